@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `patchbay` command. The CLI is compiled to dist/ by `npm run build` (run by `prepare` on npm ci).
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const main = new URL("../dist/cli/main.js", import.meta.url);
+if (!existsSync(fileURLToPath(main))) {
+  process.stderr.write("error PB_ERR_INTERNAL: Patchbay is not built (dist/cli/main.js is missing).\n  hint: run `npm run build` (or `npm ci`, which builds) in the Patchbay folder.\n");
+  process.exit(1);
+}
+const { runMain } = await import(main.href);
+await runMain(process.argv.slice(2));

@@ -1,0 +1,52 @@
+/**
+ * `patchbay boot` and `patchbay serve`: boot every instance, report one row each; boot shuts
+ * down after the report, serve stays up until SIGINT or SIGTERM and then closes gracefully.
+ */
+import { EXIT, type ExitCode } from "../../errors.js";
+import { bootFailure, createHost } from "../../host.js";
+import type { Host } from "../../host-api.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
+import { renderError, renderReport, type Output } from "../render.js";
+
+export async function bootCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
+  allowFlags(args, "boot", ["json"]);
+  const host = await createHost({ config: flagString(args, "config"), collect: true, logLevel: io.verbose ? "debug" : "warn" });
+  io.scrubber.absorb(host.scrubber);
+  try {
+    return reportOutcome(host, args, io);
+  } finally {
+    await host.close();
+  }
+}
+
+export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
+  allowFlags(args, "serve", []);
+  const host = await createHost({ config: flagString(args, "config"), collect: true, logLevel: io.verbose ? "debug" : "info" });
+  io.scrubber.absorb(host.scrubber);
+  const code = reportOutcome(host, args, io);
+  if (code !== EXIT.OK) {
+    await host.close();
+    return code;
+  }
+  io.err(`patchbay: serving ${host.instanceIds().length} instances; press Ctrl-C to stop.`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+  io.err(`patchbay: ${signal} received, stopping every instance...`);
+  await host.close();
+  io.err("patchbay: stopped.");
+  return EXIT.OK;
+}
+
+function reportOutcome(host: Host, args: ParsedArgs, io: Output): ExitCode {
+  const report = host.report();
+  const failure = bootFailure(report);
+  if (args.flags.json) {
+    io.out(JSON.stringify({ ...report, error: failure ? { code: failure.code, message: failure.message, hint: failure.hint } : null }, null, 2));
+  } else {
+    io.out(renderReport(report));
+    if (failure) io.err(renderError(failure, io.verbose));
+  }
+  return failure ? failure.exitCode : EXIT.OK;
+}

@@ -1,0 +1,54 @@
+/**
+ * `patchbay doctor`: every check boot makes, never stopping at the first problem, each failed
+ * check with its fix. Exit codes as boot.
+ */
+import { EXIT, toWire, type ExitCode, type WireError } from "../../errors.js";
+import { bootFailure, createHost } from "../../host.js";
+import { inspect } from "../../inspect.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
+import type { Output } from "../render.js";
+
+interface Check {
+  check: string;
+  ok: boolean;
+  detail: string;
+  error: WireError | null;
+}
+
+export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
+  allowFlags(args, "doctor", ["json"]);
+  const checks: Check[] = [];
+  const configPath = flagString(args, "config");
+  const inspection = await inspect({ config: configPath });
+  io.scrubber.absorb(inspection.scrubber);
+  const { config, discovery } = inspection;
+  checks.push({ check: "connectors.json", ok: true, detail: `${config.file ?? "(object)"}: valid, ${config.instances.length} instances`, error: null });
+  for (const dir of discovery.missingDirs) checks.push({ check: "plugin folder", ok: false, detail: `${dir} does not exist (warning)`, error: null });
+  checks.push({ check: "plugins", ok: discovery.errors.length === 0, detail: `${discovery.plugins.size} plugins discovered`, error: null });
+  for (const err of discovery.errors) checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
+
+  const host = await createHost({ config: configPath, collect: true, logLevel: io.verbose ? "debug" : "silent" });
+  io.scrubber.absorb(host.scrubber);
+  let report;
+  try {
+    report = host.report();
+  } finally {
+    await host.close();
+  }
+  for (const i of report.instances) {
+    const detail = i.error ? `${i.state}${i.required ? "" : " (optional)"}` : `${i.state}, health ${i.healthMs} ms`;
+    checks.push({ check: `${i.id} (${i.plugin}@${i.version})`, ok: i.error === null, detail, error: i.error });
+  }
+  const failure = bootFailure(report);
+  const exit = failure ? failure.exitCode : EXIT.OK;
+  if (args.flags.json) {
+    io.out(JSON.stringify({ ok: exit === EXIT.OK, exit, checks }, null, 2));
+  } else {
+    for (const c of checks) {
+      io.out(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
+      if (c.error) io.out(`       ${c.error.code}: ${c.error.message.split("\n").join("\n       ")}\n       fix: ${c.error.hint}`);
+    }
+    io.out(exit === EXIT.OK ? "doctor: everything required is healthy." : `doctor: problems found (exit ${exit}).`);
+  }
+  return exit;
+}

@@ -1,0 +1,60 @@
+/**
+ * Presentation: tables for humans, one JSON document for --json, and errors with their code,
+ * message and hint. Every line passes through the scrubber; stack traces only with --verbose.
+ */
+import { toWire, type WireError } from "../errors.js";
+import type { BootReport, InstanceReport } from "../host-api.js";
+import type { Scrubber } from "../secrets.js";
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+  scrubber: Scrubber;
+  verbose: boolean;
+}
+
+export function table(rows: string[][], indent = "  "): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
+  return rows.map((r) => indent + r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join("  ").trimEnd()).join("\n");
+}
+
+export function renderReport(report: BootReport): string {
+  const rows = [["INSTANCE", "PLUGIN", "STATE", "HEALTH", "NOTE"]];
+  for (const i of report.instances) rows.push([i.id, `${i.plugin}@${i.version}`, i.state, i.healthMs === null ? "-" : `${i.healthMs} ms`, note(i)]);
+  const lines = [`config: ${report.configFile ?? "(object)"}`, table(rows)];
+  const counts = countStates(report.instances);
+  lines.push(`${report.ok ? "ok" : "FAILED"}: ${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(", ")}`);
+  for (const w of report.warnings) lines.push(`warning ${w.code}: ${w.message}`);
+  return lines.join("\n");
+}
+
+function note(i: InstanceReport): string {
+  const parts: string[] = [];
+  if (i.aliases.length) parts.push(`aliases: ${i.aliases.join(", ")}`);
+  if (!i.required) parts.push("optional");
+  if (i.error) parts.push(`${i.error.code}: ${i.error.message.split("\n")[0]}`);
+  return parts.join("; ");
+}
+
+function countStates(instances: InstanceReport[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const i of instances) counts[i.state] = (counts[i.state] ?? 0) + 1;
+  return counts;
+}
+
+export function renderError(err: unknown, verbose: boolean): string {
+  const wire: WireError = toWire(err);
+  const lines = [`error ${wire.code}: ${wire.message}`];
+  const issues = wire.data.issues as { pointer?: string; field?: string; message: string }[] | undefined;
+  if (Array.isArray(issues) && !wire.message.includes(issues[0]?.message ?? "\u0000")) {
+    for (const i of issues) lines.push(`  ${i.pointer ?? i.field ?? ""}: ${i.message}`);
+  }
+  if (typeof wire.data.file === "string") lines.push(`  file: ${wire.data.file}`);
+  lines.push(`  hint: ${wire.hint}`);
+  if (verbose && err instanceof Error && err.stack) lines.push(err.stack);
+  return lines.join("\n");
+}
+
+export function errorDocument(err: unknown): Record<string, unknown> {
+  return { ok: false, error: toWire(err) };
+}

@@ -1,0 +1,46 @@
+/**
+ * plugin.json: the zod schema (source of schemas/plugin.schema.json) and its type.
+ */
+import { z } from "zod";
+import { KINDS } from "./kinds.js";
+import { portableNameProblem } from "./names.js";
+
+/** The plugin API this host provides; a plugin's "patchbay" range must include it. */
+export const PLUGIN_API_VERSION = "1.0.0";
+
+const portableName = z.string().superRefine((value, ctx) => {
+  const problem = portableNameProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: `name ${problem}` });
+});
+
+export const ManifestSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: portableName.meta({ description: "The plugin's name; instances in connectors.json refer to it." }),
+    version: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, "version must be semver, e.g. 1.0.0")
+      .meta({ description: "The plugin's own version (semver)." }),
+    kind: z.enum(KINDS).meta({ description: "Which contract the plugin implements." }),
+    entry: z.string().min(1).meta({ description: "Module inside the plugin folder whose default export is definePlugin(...)." }),
+    patchbay: z.string().min(1).meta({ description: "Semver range of the Patchbay plugin API the plugin was written for, e.g. ^1." }),
+    description: z.string().optional(),
+    capabilities: z
+      .array(z.string())
+      .default([])
+      .meta({ description: "Optional contract methods the plugin implements (e.g. write, get, embed, agent_status)." }),
+    requires: z
+      .array(z.string())
+      .default([])
+      .meta({ description: "Other instances (section/name) the plugin may call through ctx.connectors." }),
+    permissions: z
+      .strictObject({
+        env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]).meta({ description: "Environment variables the worker's process.env may hold." }),
+        net: z.array(z.string()).default([]).meta({ description: "Hosts the plugin talks to (declared for review)." }),
+        fs: z.array(z.string()).default([]).meta({ description: "Paths the plugin reads or writes (declared for review)." }),
+      })
+      .default({ env: [], net: [], fs: [] }),
+  })
+  .meta({ title: "Patchbay plugin.json", description: "The manifest of one Patchbay plugin folder." });
+
+export type Manifest = z.output<typeof ManifestSchema>;

@@ -1,0 +1,110 @@
+/**
+ * The one RPC contract between the host and a plugin worker: the task that starts a worker, and
+ * the messages each side sends over the instance's persistent MessagePort. Both sides import
+ * this file and nothing else of each other.
+ */
+import type { MessagePort } from "node:worker_threads";
+import type { WireError } from "../errors.js";
+import type { Kind } from "./kinds.js";
+
+/** The tinypool task that turns a pool thread into one instance's server. */
+export interface ServeTask {
+  port: MessagePort;
+  /** "section/name", used in every message the worker sends about itself. */
+  instance: string;
+  kind: Kind;
+  pluginName: string;
+  pluginDir: string;
+  /** Absolute path of the plugin's entry module, already checked to stay inside pluginDir. */
+  entryPath: string;
+  capabilities: string[];
+  /** The kind's required methods, checked on the created object before the worker reports ready. */
+  requiredMethods: string[];
+  /** The instance's raw config (after ${VAR} resolution); validated by the plugin's schema in the worker. */
+  config: unknown;
+  /** Folder of connectors.json: path-marked config fields resolve against it. */
+  configDir: string;
+  /** Instances this one may call through ctx.connectors ("section/name"). */
+  grants: string[];
+  /** Absolute module paths that "patchbay/plugin" and "patchbay/testing" resolve to for the plugin. */
+  aliases: Record<string, string>;
+  jitiCacheDir: string | false;
+}
+
+// --- host → worker ---
+
+export interface CallMessage {
+  t: "call";
+  id: number;
+  method: string;
+  args: unknown[];
+  /** Absolute deadline (Date.now() clock) after which the host has already given up. */
+  deadline: number;
+}
+
+export interface CancelMessage {
+  t: "cancel";
+  id: number;
+  reason: string;
+}
+
+export interface CloseMessage {
+  t: "close";
+}
+
+/** The answer to a plugin's ctx.connectors call. */
+export interface GrantResultMessage {
+  t: "grant-result";
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: WireError;
+}
+
+export type HostToWorker = CallMessage | CancelMessage | CloseMessage | GrantResultMessage;
+
+// --- worker → host ---
+
+export interface ReadyMessage {
+  t: "ready";
+  /** Values of config fields the plugin's schema marks secret: the host scrubs them everywhere. */
+  secrets: string[];
+  /** Methods the created object implements. */
+  methods: string[];
+}
+
+export interface InitFailedMessage {
+  t: "init-failed";
+  error: WireError;
+  secrets: string[];
+}
+
+export interface ResultMessage {
+  t: "result";
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: WireError;
+}
+
+export interface LogMessage {
+  t: "log";
+  level: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+  msg: string;
+  data?: Record<string, unknown>;
+}
+
+/** A plugin calling another instance through ctx.connectors. */
+export interface GrantCallMessage {
+  t: "grant-call";
+  id: number;
+  target: string;
+  method: string;
+  args: unknown[];
+}
+
+export interface ClosedMessage {
+  t: "closed";
+}
+
+export type WorkerToHost = ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage;

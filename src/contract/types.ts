@@ -1,0 +1,188 @@
+/**
+ * The TypeScript side of each kind's contract: what a plugin's create() returns. The zod
+ * schemas in schemas.ts check the same shapes at the boundary at run time.
+ */
+
+export interface PortableMemory {
+  id: string;
+  summary: string;
+  detail?: string;
+  score?: number;
+  thread_status?: string;
+  pinned?: boolean;
+  confidence?: number;
+  domain_tags?: string[];
+  payload_type?: string;
+  knowledge_type?: string;
+  recipients?: string[];
+  expires_at?: number;
+  created_at?: number;
+  agent_id?: string;
+  vault?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface QueryFilters {
+  query: string;
+  limit: number;
+  mode: string;
+  [key: string]: unknown;
+}
+
+export interface MemoryWrite {
+  summary: string;
+  detail?: string;
+  id?: string;
+  [key: string]: unknown;
+}
+
+export interface MemoryStore {
+  health_check(): Promise<boolean>;
+  query(filters: QueryFilters): Promise<PortableMemory[]>;
+  write?(record: MemoryWrite): Promise<{ id: string; created_at: number }>;
+  get?(id: string): Promise<PortableMemory | null>;
+  close?(): Promise<void>;
+}
+
+export interface RunOptions {
+  model?: string;
+  max_tokens?: number;
+  temperature?: number;
+  timeout_ms?: number;
+}
+
+export interface LocalModel {
+  health_check(): Promise<boolean>;
+  run(prompt: string, opts?: RunOptions): Promise<string>;
+  embed?(texts: string[]): Promise<number[][]>;
+  close?(): Promise<void>;
+}
+
+export interface ToolDescriptor {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+/** Per-call context for an MCP call; the instance's configured identity is merged over it. */
+export interface McpDispatchCtx {
+  agentId?: string;
+  isAdmin?: boolean;
+  [key: string]: unknown;
+}
+
+export interface McpConnector {
+  health_check(): Promise<boolean>;
+  call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx): Promise<unknown>;
+  list_tools(): Promise<ToolDescriptor[]>;
+  close?(): Promise<void>;
+}
+
+export type TriggerKind = "cron" | "session" | "webhook" | "agent" | "cli" | "dashboard" | "inline";
+
+export interface DeliveryMeta {
+  dispatch_id: string;
+  sent_at: number;
+  origin: { skill_name: string; entry_skill_name?: string; trigger_kind: TriggerKind; caller_agent_id?: string };
+  event_type?: string;
+  correlation_id?: string;
+}
+
+export interface TriggerProvenance {
+  source: "cron" | "session" | "event" | "agent-event" | "file-watch" | "sensor" | "manual";
+  name: string;
+  fired_at_ms: number;
+}
+
+interface PayloadProvenance {
+  source_skill?: string;
+  triggered_by?: TriggerProvenance;
+  delivery_context?: string;
+  templates?: string[];
+}
+
+export type DeliveryPayload =
+  | ({ kind: "augment"; content: string; format?: "text" | "markdown"; meta: DeliveryMeta } & PayloadProvenance)
+  | ({ kind: "template"; prompt: string; meta: DeliveryMeta } & PayloadProvenance);
+
+export interface DeliveryReceipt {
+  delivered_at: number;
+  delivery_id?: string;
+  delivery_skipped?: boolean;
+}
+
+export interface AgentDescriptor {
+  id: string;
+  name?: string;
+  description?: string;
+  [key: string]: unknown;
+}
+
+export interface WakeOpts {
+  reason?: string;
+  [key: string]: unknown;
+}
+
+export interface WakeReceipt {
+  woke_at: number;
+  [key: string]: unknown;
+}
+
+export interface RequestResponseOpts {
+  timeout_ms?: number;
+  correlation_id: string;
+}
+
+export interface AgentResponse {
+  correlation_id: string;
+  content: string;
+  responded_at?: number;
+  [key: string]: unknown;
+}
+
+export interface AgentStatus {
+  agent_id: string;
+  state: string;
+  [key: string]: unknown;
+}
+
+export interface AgentConnector {
+  health_check(): Promise<boolean>;
+  list_agents(): Promise<AgentDescriptor[]>;
+  deliver(agent_id: string, payload: DeliveryPayload): Promise<DeliveryReceipt>;
+  wake(agent_id: string, opts?: WakeOpts): Promise<WakeReceipt>;
+  request_response(agent_id: string, payload: DeliveryPayload, opts: RequestResponseOpts): Promise<AgentResponse>;
+  agent_status?(agent_id: string): Promise<AgentStatus>;
+  close?(): Promise<void>;
+}
+
+export interface SkillRecord {
+  name: string;
+  body: string;
+  updated_at?: number;
+  [key: string]: unknown;
+}
+
+export interface SkillStore {
+  health_check(): Promise<boolean>;
+  get(name: string): Promise<SkillRecord | null>;
+  write(name: string, body: string): Promise<void>;
+  list(): Promise<string[]>;
+  delete(name: string): Promise<boolean>;
+  close?(): Promise<void>;
+}
+
+/** Adapter plugins are specified by the adapters work; until then they are an open object. */
+export interface AdapterPlugin {
+  health_check(): Promise<boolean>;
+  [method: string]: unknown;
+}
+
+export interface KindContracts {
+  "memory-store": MemoryStore;
+  "local-model": LocalModel;
+  mcp: McpConnector;
+  agent: AgentConnector;
+  "skill-store": SkillStore;
+  adapter: AdapterPlugin;
+}

@@ -1,0 +1,145 @@
+/**
+ * Scans plugin folders and validates each plugin.json. Configured folders come first; the
+ * folder of plugins bundled with Patchbay comes last, so a configured plugin of the same name
+ * shadows a bundled one. Every problem is collected, never only the first.
+ */
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import semver from "semver";
+import { pbError, type PatchbayError } from "../errors.js";
+import { METHODS } from "../contract/kinds.js";
+import { ManifestSchema, PLUGIN_API_VERSION, type Manifest } from "../contract/manifest.js";
+
+export interface DiscoveredPlugin {
+  name: string;
+  version: string;
+  kind: Manifest["kind"];
+  /** Absolute folder of the plugin. */
+  dir: string;
+  /** Absolute path of the entry module, proven to stay inside `dir`. */
+  entryPath: string;
+  manifest: Manifest;
+  bundled: boolean;
+  /** The bundled plugin's folder this configured plugin hides, if any. */
+  shadows: string | null;
+}
+
+export interface Discovery {
+  plugins: Map<string, DiscoveredPlugin>;
+  errors: PatchbayError[];
+  /** Configured folders that do not exist: reported, not fatal (the default "./plugins" may be absent). */
+  missingDirs: string[];
+}
+
+export function scanPlugins(configuredDirs: readonly string[], bundledDir: string | null): Discovery {
+  const plugins = new Map<string, DiscoveredPlugin>();
+  const errors: PatchbayError[] = [];
+  const missingDirs: string[] = [];
+  const bundledReal = bundledDir && existsSync(bundledDir) ? realpathSync(bundledDir) : null;
+  const seenDirs = new Set<string>();
+
+  for (const dir of configuredDirs) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+      missingDirs.push(dir);
+      continue;
+    }
+    const real = realpathSync(dir);
+    if (seenDirs.has(real)) continue;
+    seenDirs.add(real);
+    for (const found of readPluginFolder(real, false, errors)) {
+      const previous = plugins.get(found.name);
+      if (previous) {
+        errors.push(pbError("PB_ERR_PLUGIN_DUPLICATE", `Plugin "${found.name}" is declared twice: in ${previous.dir} and in ${found.dir}.`, { plugin: found.name, folders: [previous.dir, found.dir] }));
+        continue;
+      }
+      plugins.set(found.name, found);
+    }
+  }
+
+  // The bundled folder is scanned last and never overrides; when it is also configured it was read above.
+  if (bundledReal && !seenDirs.has(bundledReal)) {
+    for (const found of readPluginFolder(bundledReal, true, errors)) {
+      const configured = plugins.get(found.name);
+      if (configured) configured.shadows = found.dir;
+      else plugins.set(found.name, found);
+    }
+  }
+  return { plugins, errors, missingDirs };
+}
+
+function readPluginFolder(root: string, bundled: boolean, errors: PatchbayError[]): DiscoveredPlugin[] {
+  const found: DiscoveredPlugin[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
+    const dir = path.join(root, entry.name);
+    const manifestPath = path.join(dir, "plugin.json");
+    if (!existsSync(manifestPath)) continue;
+    const result = readManifest(dir, manifestPath, bundled);
+    if ("error" in result) errors.push(result.error);
+    else found.push(result.plugin);
+  }
+  return found;
+}
+
+export function readManifest(dir: string, manifestPath: string, bundled: boolean): { plugin: DiscoveredPlugin } | { error: PatchbayError } {
+  const fail = (message: string, data: Record<string, unknown> = {}) => ({
+    error: pbError("PB_ERR_PLUGIN_MANIFEST_INVALID", `${manifestPath}: ${message}`, { file: manifestPath, ...data }),
+  });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(manifestPath, "utf8"));
+  } catch (err) {
+    return fail(`not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ pointer: "/" + i.path.map(String).join("/"), message: i.message }));
+    return fail(issues.map((i) => `${i.pointer}: ${i.message}`).join("; "), { issues });
+  }
+  const manifest = parsed.data;
+  const optional = METHODS[manifest.kind].optional;
+  const unknownCaps = manifest.capabilities.filter((c) => !optional.includes(c));
+  if (unknownCaps.length > 0) {
+    return fail(`capabilities ${unknownCaps.map((c) => `"${c}"`).join(", ")} are not optional methods of kind ${manifest.kind} (it has: ${optional.join(", ") || "none"})`);
+  }
+  const apiProblem = checkApiRange(manifest);
+  if (apiProblem) return { error: apiProblem };
+  const entry = resolveEntry(dir, manifest);
+  if ("error" in entry) return entry;
+  return {
+    plugin: { name: manifest.name, version: manifest.version, kind: manifest.kind, dir, entryPath: entry.path, manifest, bundled, shadows: null },
+  };
+}
+
+function checkApiRange(manifest: Manifest): PatchbayError | null {
+  const range = semver.validRange(manifest.patchbay);
+  if (!range) {
+    return pbError("PB_ERR_PLUGIN_MANIFEST_INVALID", `Plugin "${manifest.name}": "patchbay": "${manifest.patchbay}" is not a semver range (try "^1").`, { plugin: manifest.name });
+  }
+  if (semver.satisfies(PLUGIN_API_VERSION, range)) return null;
+  // The host is below the range: the plugin was written for a newer host.
+  const pluginIsNewer = semver.ltr(PLUGIN_API_VERSION, range);
+  const upgrade = pluginIsNewer ? "upgrade Patchbay (the host) to a version that provides it" : "upgrade the plugin to one written for this plugin API";
+  return pbError(
+    "PB_ERR_PLUGIN_API_MISMATCH",
+    `Plugin "${manifest.name}" needs plugin API ${manifest.patchbay}, but this host provides ${PLUGIN_API_VERSION}: ${upgrade}.`,
+    { plugin: manifest.name, needs: manifest.patchbay, provides: PLUGIN_API_VERSION, upgrade: pluginIsNewer ? "host" : "plugin" },
+  );
+}
+
+function resolveEntry(dir: string, manifest: Manifest): { path: string } | { error: PatchbayError } {
+  const escape = (why: string) => ({
+    error: pbError("PB_ERR_PLUGIN_ENTRY_ESCAPE", `Plugin "${manifest.name}": entry "${manifest.entry}" ${why}.`, { plugin: manifest.name, entry: manifest.entry, folder: dir }),
+  });
+  const entry = manifest.entry;
+  if (path.isAbsolute(entry) || /^[A-Za-z]:/.test(entry)) return escape("is an absolute path");
+  if (entry.split(/[\\/]/).includes("..")) return escape("uses '..' to leave the plugin folder");
+  const full = path.join(dir, entry);
+  if (!existsSync(full)) {
+    return { error: pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${manifest.name}": entry "${entry}" does not exist in ${dir}.`, { plugin: manifest.name, entry }) };
+  }
+  const realDir = realpathSync(dir);
+  const realEntry = realpathSync(full);
+  if (!realEntry.startsWith(realDir + path.sep)) return escape(`resolves through a symlink to ${realEntry}, outside the plugin folder`);
+  return { path: realEntry };
+}

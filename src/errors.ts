@@ -1,0 +1,116 @@
+/**
+ * The one error catalogue. Every error a user can meet has a stable PB_ERR_* code, a hint that
+ * says what to do, and the exit slot the CLI maps it to. Codes are never reused once retired;
+ * docs/errors.md is kept in sync by tests/errors-doc.test.ts.
+ */
+
+/** CLI exit codes: a compatibility contract, numeric slots never change meaning. */
+export const EXIT = Object.freeze({ OK: 0, UNHEALTHY: 1, USAGE: 2, PLUGIN_LOAD: 3 });
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+interface CatalogueEntry {
+  /** What kind of failure this is, in a few words. */
+  readonly title: string;
+  /** What the user should do about it. */
+  readonly hint: string;
+  readonly exit: ExitCode;
+}
+
+const entry = (title: string, hint: string, exit: ExitCode): CatalogueEntry => ({ title, hint, exit });
+
+export const CATALOGUE = Object.freeze({
+  // --- usage ---
+  PB_ERR_USAGE: entry("bad command line", "Run `patchbay --help` for the commands and their flags.", EXIT.USAGE),
+  // --- config ---
+  PB_ERR_CONFIG_NOT_FOUND: entry("connectors.json not found", "Pass --config FILE, set PATCHBAY_CONFIG, or create connectors.json in this folder or a parent.", EXIT.USAGE),
+  PB_ERR_CONFIG_PARSE: entry("connectors.json is not valid JSON", "Fix the JSON syntax at the position named in the message.", EXIT.USAGE),
+  PB_ERR_CONFIG_INVALID: entry("connectors.json does not match its schema", "Fix each key named by its JSON pointer; schemas/connectors.schema.json lists every allowed key.", EXIT.USAGE),
+  PB_ERR_CONFIG_ENV_MISSING: entry("environment variables are not set", "Export each variable named, or give a default with ${VAR:-default}.", EXIT.USAGE),
+  PB_ERR_CONFIG_ALIAS: entry("an alias does not resolve to an instance", "Point the alias at an instance defined in the same section, and make sure aliases do not form a cycle.", EXIT.USAGE),
+  PB_ERR_CONFIG_UNKNOWN_PLUGIN: entry("an instance names a plugin that was not found", "Use one of the plugins listed, or add the plugin's folder to \"plugins\" in connectors.json.", EXIT.USAGE),
+  PB_ERR_CONFIG_WRONG_KIND: entry("an instance uses a plugin of the wrong kind for its section", "Move the instance to the section of the plugin's kind, or pick a plugin of this section's kind.", EXIT.USAGE),
+  PB_ERR_INSTANCE_CONFIG_INVALID: entry("an instance's config does not match its plugin's schema", "Fix the fields named under the instance's \"config\"; the plugin's README lists its options.", EXIT.USAGE),
+  PB_ERR_INSTANCE_NOT_FOUND: entry("no such instance", "Use a section/name that connectors.json defines; `patchbay list` shows them.", EXIT.USAGE),
+  // --- plugin load ---
+  PB_ERR_PLUGIN_MANIFEST_INVALID: entry("plugin.json is invalid", "Fix plugin.json; schemas/plugin.schema.json describes every field.", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_DUPLICATE: entry("two plugin folders declare the same name", "Rename one plugin or remove one of the folders from \"plugins\".", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_ENTRY_ESCAPE: entry("a plugin's entry points outside its folder", "Make \"entry\" a relative path inside the plugin folder (no \"..\", no absolute path, no symlink out).", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_API_MISMATCH: entry("the plugin needs a plugin API this host does not provide", "Upgrade the side named in the message: the host (npm i patchbay@latest) or the plugin.", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_LOAD_FAILED: entry("the plugin could not be loaded", "Fix the error in the plugin's entry module; its default export must be definePlugin({...}).", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_START_TIMEOUT: entry("the plugin's worker did not become ready in time", "Make the plugin's create() finish quickly; move slow work into health_check or the first call.", EXIT.PLUGIN_LOAD),
+  // --- boot and health ---
+  PB_ERR_BOOT_FAILED: entry("the host could not boot", "Fix every failure listed; `patchbay doctor` shows each with its fix.", EXIT.UNHEALTHY),
+  PB_ERR_HEALTH_FAILED: entry("a required instance is unhealthy", "Make the instance's substrate reachable, or mark it \"required\": false to boot degraded.", EXIT.UNHEALTHY),
+  PB_ERR_HEALTH_TIMEOUT: entry("a health check did not answer in time", "Make the substrate answer faster, or raise defaults.health_timeout_ms.", EXIT.UNHEALTHY),
+  // --- the boundary ---
+  PB_ERR_METHOD_UNKNOWN: entry("the method is not part of the kind's contract", "Call one of the contract methods listed in the message.", EXIT.UNHEALTHY),
+  PB_ERR_METHOD_UNDECLARED: entry("the optional method is not declared by the plugin", "Add the method to \"capabilities\" in plugin.json (and implement it), or do not call it.", EXIT.UNHEALTHY),
+  PB_ERR_TOOL_DENIED: entry("the tool is not in the instance's allowed_tools", "Add the tool to allowed_tools in connectors.json, or call an allowed tool.", EXIT.UNHEALTHY),
+  PB_ERR_GRANT_DENIED: entry("the plugin called an instance it was not granted", "List the instance in the plugin's \"requires\" and grant it in the instance's \"grants\".", EXIT.UNHEALTHY),
+  PB_ERR_CONTRACT_ARGS: entry("the call's arguments do not match the contract", "Fix the arguments named in the message.", EXIT.UNHEALTHY),
+  PB_ERR_CONTRACT_VIOLATION: entry("the plugin returned a result that breaks its contract", "Fix the plugin so its result matches the contract named in the message.", EXIT.UNHEALTHY),
+  PB_ERR_NAME_INVALID: entry("the name is not allowed", "Use a name of letters, digits, '.', '_' and '-', without path separators, '..' or control characters.", EXIT.UNHEALTHY),
+  PB_ERR_CALL_TIMEOUT: entry("the call did not finish before its deadline", "Raise timeout_ms for the instance, or make the substrate answer faster.", EXIT.UNHEALTHY),
+  PB_ERR_PLUGIN_THREW: entry("the plugin's method threw an error", "Read the plugin's message; fix its substrate or its config.", EXIT.UNHEALTHY),
+  PB_ERR_NOT_IMPLEMENTED: entry("the plugin does not implement this method", "Use another connector for this method, or implement it in the plugin.", EXIT.UNHEALTHY),
+  PB_ERR_TOOL_ERROR: entry("the MCP tool reported an error", "Read the tool's message and fix the arguments or the server.", EXIT.UNHEALTHY),
+  PB_ERR_PLUGIN_CRASHED: entry("the plugin's worker died", "Check the plugin's log lines; the instance is restarted on the next call unless it keeps crashing.", EXIT.UNHEALTHY),
+  PB_ERR_INSTANCE_UNAVAILABLE: entry("the instance is not available", "Run `patchbay doctor` to see why the instance is degraded or failed.", EXIT.UNHEALTHY),
+  PB_ERR_CIRCUIT_OPEN: entry("the instance crashed too often and was stopped", "Fix the crash named in the logs, then restart the host.", EXIT.UNHEALTHY),
+  PB_ERR_HOST_CLOSED: entry("the host is closed", "Create a new host with createHost().", EXIT.UNHEALTHY),
+  PB_ERR_INTERNAL: entry("Patchbay hit an internal error", "Run again with --verbose and report the output.", EXIT.UNHEALTHY),
+} satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
+
+export type ErrorCode = keyof typeof CATALOGUE;
+
+/** An error's data crosses the worker boundary and reaches --json output: keep it plain JSON. */
+export type ErrorData = Record<string, unknown>;
+
+export class PatchbayError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string;
+  readonly data: ErrorData;
+
+  constructor(code: ErrorCode, message: string, data: ErrorData = {}, hint?: string) {
+    super(message);
+    this.name = "PatchbayError";
+    this.code = code;
+    this.hint = hint ?? CATALOGUE[code].hint;
+    this.data = data;
+  }
+
+  get exitCode(): ExitCode {
+    return typeof this.data.exit === "number" ? (this.data.exit as ExitCode) : CATALOGUE[this.code].exit;
+  }
+}
+
+export function pbError(code: ErrorCode, message: string, data?: ErrorData, hint?: string): PatchbayError {
+  return new PatchbayError(code, message, data, hint);
+}
+
+export function isPatchbayError(err: unknown): err is PatchbayError {
+  return err instanceof PatchbayError;
+}
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === "string" && Object.hasOwn(CATALOGUE, code);
+}
+
+/** Plain-data form of an error: what crosses a MessagePort and what --json prints. */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  hint: string;
+  data: ErrorData;
+}
+
+export function toWire(err: unknown): WireError {
+  if (err instanceof PatchbayError) return { code: err.code, message: err.message, hint: err.hint, data: err.data };
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: "PB_ERR_INTERNAL", message, hint: CATALOGUE.PB_ERR_INTERNAL.hint, data: {} };
+}
+
+export function fromWire(wire: WireError): PatchbayError {
+  const code = isErrorCode(wire.code) ? wire.code : "PB_ERR_INTERNAL";
+  return new PatchbayError(code, wire.message, wire.data ?? {}, wire.hint);
+}

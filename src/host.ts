@@ -1,0 +1,186 @@
+/**
+ * The composition root. createHost() = load config → discover plugins → plan → start every
+ * worker (in parallel, bounded by the cores) → health_check each under its timeout → report.
+ * A required failure stops every started worker and throws one error listing every failure.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { DestinationStream } from "pino";
+import { EXIT, pbError, PatchbayError, toWire, type WireError } from "./errors.js";
+import { KIND_OF_SECTION, METHODS } from "./contract/kinds.js";
+import { loadConfig, type ResolvedConfig } from "./config/load.js";
+import { scanPlugins, type Discovery } from "./discovery/scan.js";
+import { planInstances, type PlannedInstance } from "./discovery/plan.js";
+import { InstanceWorker } from "./spawn/instance-worker.js";
+import { Registry, type InstanceEntry } from "./registry/registry.js";
+import { runHealthPass } from "./registry/health.js";
+import { Host, type BootReport } from "./host-api.js";
+import { createLogger, type Logger } from "./log.js";
+import { Scrubber } from "./secrets.js";
+import { authoringAliases, bundledPluginsDir, jitiCacheDir } from "./paths.js";
+
+export interface CreateHostOptions {
+  /** Path of connectors.json, or an already-parsed object. Default: PATCHBAY_CONFIG, then connectors.json from cwd upwards. */
+  config?: string | Record<string, unknown>;
+  /** Base folder for an object config. */
+  dir?: string;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  logLevel?: string;
+  logDestination?: DestinationStream;
+  /** Boot only these instances ("section/name") and the instances they are granted. */
+  only?: string[];
+  /** Never throw for failed instances: return the host with every failure in its report (doctor). */
+  collect?: boolean;
+  /** How long a cancelled call may run on before its worker is terminated. @default 2000 */
+  graceMs?: number;
+  /** @default 30000 */
+  startTimeoutMs?: number;
+}
+
+export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
+  const scrubber = new Scrubber();
+  const logger = createLogger({ level: opts.logLevel, scrubber, destination: opts.logDestination });
+  const env = opts.env ?? process.env;
+  const config = await loadConfig({ config: opts.config, dir: opts.dir, cwd: opts.cwd, env });
+  scrubber.addAll(config.secrets);
+
+  const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());
+  const plan = planInstances(config, discovery);
+  const { fatal, warnings, byPlugin } = sortDiscoveryErrors(discovery, config);
+  if (fatal.length > 0 && !opts.collect) throw bootError(fatal.map(toWire), scrubber);
+
+  const registry = new Registry(config.aliases);
+  const wanted = opts.only ? closure(opts.only, config) : null;
+  for (const inst of config.instances) {
+    if (wanted && !wanted.has(inst.id)) continue;
+    const planned = plan.instances.find((p) => p.id === inst.id) ?? null;
+    const planError = plan.errors.find((e) => e.data.instance === inst.id) ?? byPlugin.get(inst.plugin) ?? null;
+    registry.add({
+      id: inst.id, section: inst.section, name: inst.name, required: inst.required, plugin: inst.plugin,
+      version: planned?.pluginInfo.version ?? "?", planned: planError ? null : planned, worker: null, target: null,
+      state: planError ? "failed" : "stopped", healthMs: null, error: planError ? toWire(planError) : null,
+    });
+  }
+
+  const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire));
+  const toStart = registry.all().filter((e) => e.planned);
+  await mapBounded(toStart, os.availableParallelism(), (entry) => startInstance(entry, host, registry, config, opts));
+  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), host);
+
+  for (const e of registry.all()) if (e.error && !e.required) e.state = "degraded";
+  const failure = bootFailure(host.report());
+  if (failure && !opts.collect) {
+    await host.close();
+    throw failure;
+  }
+  for (const e of registry.all()) {
+    logger.info({ instance: e.id, state: e.state, health_ms: e.healthMs }, e.error ? `${e.id} ${e.state}: ${e.error.message}` : `${e.id} ${e.state}`);
+  }
+  return host;
+}
+
+async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions): Promise<void> {
+  const planned = entry.planned as PlannedInstance;
+  const plugin = planned.pluginInfo;
+  const env = opts.env ?? process.env;
+  const workerEnv: Record<string, string> = {};
+  for (const name of plugin.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
+  const log = host.logger.child({ instance: entry.id, plugin: plugin.name });
+
+  entry.target = {
+    instance: entry.id, kind: plugin.kind, capabilities: plugin.manifest.capabilities,
+    allowedTools: planned.allowedTools, identity: planned.identity,
+  };
+  entry.worker = new InstanceWorker({
+    task: {
+      instance: entry.id, kind: plugin.kind, pluginName: plugin.name, pluginDir: plugin.dir, entryPath: plugin.entryPath,
+      capabilities: plugin.manifest.capabilities, requiredMethods: [...METHODS[plugin.kind].required],
+      config: planned.config, configDir: config.dir, grants: planned.grants, aliases: authoringAliases(), jitiCacheDir: jitiCacheDir(),
+    },
+    env: workerEnv,
+    maxMemoryMb: planned.maxMemoryMb,
+    startTimeoutMs: opts.startTimeoutMs ?? 30_000,
+    graceMs: opts.graceMs ?? 2_000,
+    onLog: (msg) => log[msg.level](msg.data ?? {}, msg.msg),
+    onSecrets: (values) => host.scrubber.addAll(values),
+    onGrantCall: (msg) => {
+      if (!planned.grants.includes(msg.target)) {
+        return Promise.reject(pbError("PB_ERR_GRANT_DENIED", `${entry.id} may not call "${msg.target}".`, { instance: entry.id, target: msg.target }));
+      }
+      return host.invoke(registry.get(msg.target), msg.method, msg.args);
+    },
+    onStateChange: (state, reason) => {
+      if (state === "restarting" || state === "failed") log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);
+    },
+  });
+  try {
+    await entry.worker.start();
+  } catch (err) {
+    entry.error = toWire(err);
+    entry.state = "failed";
+  }
+}
+
+/** Duplicate plugin names are always fatal; other discovery errors only matter to instances that use the plugin. */
+function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
+  const used = new Set(config.instances.map((i) => i.plugin));
+  const fatal: PatchbayError[] = [];
+  const warnings: PatchbayError[] = discovery.missingDirs.map((d) =>
+    pbError("PB_ERR_CONFIG_INVALID", `Plugin folder ${d} does not exist.`, { folder: d, file: config.file }, "Create the folder or remove it from \"plugins\" in connectors.json."));
+  const byPlugin = new Map<string, PatchbayError>();
+  for (const err of discovery.errors) {
+    const name = typeof err.data.plugin === "string" ? err.data.plugin : typeof err.data.file === "string" ? path.basename(path.dirname(err.data.file)) : "";
+    if (err.code === "PB_ERR_PLUGIN_DUPLICATE") fatal.push(err);
+    else if (used.has(name)) byPlugin.set(name, err);
+    else warnings.push(err);
+  }
+  return { fatal, warnings, byPlugin };
+}
+
+/** The instances `only` names (aliases followed) plus, transitively, what they are granted. */
+function closure(only: string[], config: ResolvedConfig): Set<string> {
+  const out = new Set<string>();
+  const queue = only.map((id) => config.aliases[id] ?? id);
+  while (queue.length > 0) {
+    const id = queue.pop()!;
+    if (out.has(id)) continue;
+    out.add(id);
+    const inst = config.instances.find((i) => i.id === id);
+    for (const g of inst?.grants ?? []) queue.push(config.aliases[g] ?? g);
+  }
+  return out;
+}
+
+/** The boot's one error listing every failure, or null when the boot succeeded. */
+export function bootFailure(report: BootReport): PatchbayError | null {
+  const failures = [...report.problems, ...report.instances.filter((i) => i.required && i.error).map((i) => i.error!)];
+  return failures.length > 0 ? bootError(failures, null) : null;
+}
+
+/** One error listing every failure; its exit code is the most basic cause (config before load before health). */
+function bootError(failures: WireError[], scrubber: Scrubber | null): PatchbayError {
+  const scrub = <T>(v: T): T => (scrubber ? scrubber.scrubValue(v) : v);
+  const exits = failures.map((f) => (f.data.exit as number | undefined) ?? exitOf(f));
+  const exit = exits.includes(EXIT.USAGE) ? EXIT.USAGE : exits.includes(EXIT.PLUGIN_LOAD) ? EXIT.PLUGIN_LOAD : EXIT.UNHEALTHY;
+  const lines = failures.map((f) => `  - ${f.data.instance ? `${String(f.data.instance)}: ` : ""}[${f.code}] ${f.message}`);
+  return new PatchbayError(
+    "PB_ERR_BOOT_FAILED",
+    scrub(`Boot failed: ${failures.length} problem${failures.length === 1 ? "" : "s"}:\n${lines.join("\n")}`),
+    scrub({ failures, exit }),
+  );
+}
+
+function exitOf(f: WireError): number {
+  return new PatchbayError(f.code, f.message).exitCode;
+}
+
+async function mapBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+export { KIND_OF_SECTION };

@@ -1,0 +1,70 @@
+/**
+ * Config and plugin discovery without starting anything: what `patchbay list` shows and what
+ * tooling needs to know about a connectors.json.
+ */
+import { loadConfig, type LoadConfigOptions, type ResolvedConfig } from "./config/load.js";
+import { scanPlugins, type DiscoveredPlugin, type Discovery } from "./discovery/scan.js";
+import { planInstances, type LoadPlan } from "./discovery/plan.js";
+import { bundledPluginsDir } from "./paths.js";
+import { Scrubber } from "./secrets.js";
+import { toWire, type WireError } from "./errors.js";
+
+export interface Inspection {
+  config: ResolvedConfig;
+  discovery: Discovery;
+  plan: LoadPlan;
+  scrubber: Scrubber;
+}
+
+export async function inspect(opts: LoadConfigOptions): Promise<Inspection> {
+  const config = await loadConfig(opts);
+  const scrubber = new Scrubber();
+  scrubber.addAll(config.secrets);
+  const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());
+  return { config, discovery, plan: planInstances(config, discovery), scrubber };
+}
+
+export interface PluginListing {
+  name: string;
+  kind: string;
+  version: string;
+  folder: string;
+  bundled: boolean;
+  /** The bundled plugin's folder this one hides. */
+  shadows: string | null;
+  description: string | null;
+  capabilities: string[];
+  requires: string[];
+  permissions: { env: string[]; net: string[]; fs: string[] };
+}
+
+export interface InstanceListing {
+  id: string;
+  plugin: string;
+  required: boolean;
+  aliases: string[];
+  allowed_tools: string[] | null;
+  error: WireError | null;
+}
+
+export function listing(inspection: Inspection): { configFile: string | null; plugins: PluginListing[]; instances: InstanceListing[]; problems: WireError[] } {
+  const { config, discovery, plan, scrubber } = inspection;
+  const plugins = [...discovery.plugins.values()].sort((a, b) => a.name.localeCompare(b.name)).map(pluginListing);
+  const instances = config.instances.map((i) => {
+    const err = plan.errors.find((e) => e.data.instance === i.id);
+    return {
+      id: i.id, plugin: i.plugin, required: i.required, allowed_tools: i.allowedTools,
+      aliases: Object.entries(config.aliases).filter(([, to]) => to === i.id).map(([from]) => from),
+      error: err ? toWire(err) : null,
+    };
+  });
+  return scrubber.scrubValue({ configFile: config.file, plugins, instances, problems: discovery.errors.map(toWire) });
+}
+
+function pluginListing(p: DiscoveredPlugin): PluginListing {
+  return {
+    name: p.name, kind: p.kind, version: p.version, folder: p.dir, bundled: p.bundled, shadows: p.shadows,
+    description: p.manifest.description ?? null, capabilities: p.manifest.capabilities, requires: p.manifest.requires,
+    permissions: p.manifest.permissions,
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Where Patchbay's own files are: the compiled worker entry, the bundled plugins, the modules
+ * "patchbay/plugin" and "patchbay/testing" resolve to for plugin folders without node_modules.
+ */
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+let root: string | null = null;
+
+export function packageRoot(): string {
+  if (root) return root;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = path.join(dir, "package.json");
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === "patchbay") return (root = dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("cannot find Patchbay's package.json above " + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+/** Workers always run compiled JavaScript (`npm run build`, run by `prepare`), even when the host runs from src under vitest. */
+export function workerEntryPath(): string {
+  return path.join(packageRoot(), "dist", "worker", "entry.js");
+}
+
+export function bundledPluginsDir(): string {
+  return path.join(packageRoot(), "plugins");
+}
+
+export function authoringAliases(): Record<string, string> {
+  const dist = path.join(packageRoot(), "dist");
+  return { "patchbay/plugin": path.join(dist, "plugin.js"), "patchbay/testing": path.join(dist, "testing", "index.js") };
+}
+
+/** jiti's transform cache: in node_modules/.cache when writable, else the temp folder. */
+export function jitiCacheDir(): string | false {
+  for (const dir of [path.join(packageRoot(), "node_modules", ".cache", "patchbay-jiti"), path.join(os.tmpdir(), "patchbay-jiti")]) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      accessSync(dir, constants.W_OK);
+      return dir;
+    } catch {
+      // try the next place
+    }
+  }
+  return false;
+}

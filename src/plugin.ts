@@ -1,0 +1,69 @@
+/**
+ * `patchbay/plugin`: the authoring API. A plugin folder imports only this module (the host
+ * resolves it for folders without node_modules), so it re-exports `z` and the contract types.
+ */
+import { z } from "zod";
+import type { Kind, } from "./contract/kinds.js";
+import type { KindContracts } from "./contract/types.js";
+
+export { z };
+export type { Kind } from "./contract/kinds.js";
+export type {
+  AdapterPlugin, AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryMeta, DeliveryPayload,
+  DeliveryReceipt, KindContracts, LocalModel, McpConnector, McpDispatchCtx, MemoryStore, MemoryWrite, PortableMemory,
+  QueryFilters, RequestResponseOpts, RunOptions, SkillRecord, SkillStore, ToolDescriptor, TriggerKind,
+  TriggerProvenance, WakeOpts, WakeReceipt,
+} from "./contract/types.js";
+
+/** Brand through the global symbol registry: the plugin and the worker may load separate copies of this module. */
+export const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
+
+export interface PluginLog {
+  trace(msg: string, data?: Record<string, unknown>): void;
+  debug(msg: string, data?: Record<string, unknown>): void;
+  info(msg: string, data?: Record<string, unknown>): void;
+  warn(msg: string, data?: Record<string, unknown>): void;
+  error(msg: string, data?: Record<string, unknown>): void;
+}
+
+/** A granted instance, callable method by method: `await ctx.connectors.get("memoryStores/primary").query({...})`. */
+export type GrantedConnector = Record<string, (...args: unknown[]) => Promise<unknown>>;
+
+export interface PluginContext {
+  /** "section/name" of this instance. */
+  readonly instance: string;
+  readonly log: PluginLog;
+  /**
+   * Aborts when the call in progress passes its deadline or is cancelled. Read it inside a method;
+   * outside a call it is the instance's signal, which aborts when the instance closes.
+   */
+  readonly signal: AbortSignal;
+  /** Milliseconds left before the current call's deadline (Infinity outside a call). */
+  remainingMs(): number;
+  /** Instances this plugin's manifest `requires` and its connectors.json entry `grants`. */
+  readonly connectors: { get(target: string): GrantedConnector; list(): string[] };
+}
+
+export interface PluginDefinition<K extends Kind, S extends z.ZodType> {
+  kind: K;
+  /** The instance's config schema; mark secret fields with `.meta({ secret: true })`. */
+  config: S;
+  create(config: z.output<S>, ctx: PluginContext): KindContracts[K] | Promise<KindContracts[K]>;
+}
+
+export type DefinedPlugin<K extends Kind = Kind, S extends z.ZodType = z.ZodType> = Readonly<PluginDefinition<K, S>> & {
+  readonly [PLUGIN_BRAND]: true;
+};
+
+export function definePlugin<K extends Kind, S extends z.ZodType>(definition: PluginDefinition<K, S>): DefinedPlugin<K, S> {
+  return Object.freeze({ ...definition, [PLUGIN_BRAND]: true as const });
+}
+
+/** Throw from a contract method the plugin does not support (e.g. an agent's request_response). */
+export class NotImplementedError extends Error {
+  readonly code = "PB_ERR_NOT_IMPLEMENTED";
+  constructor(method: string) {
+    super(`${method} is not implemented by this plugin`);
+    this.name = "NotImplementedError";
+  }
+}

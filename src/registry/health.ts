@@ -1,0 +1,33 @@
+/**
+ * The boot health pass: every started instance's health_check() under its health_timeout_ms.
+ * false, a throw and a timeout all count as unhealthy, each with its own reason.
+ */
+import { pbError, toWire } from "../errors.js";
+import type { Host } from "../host-api.js";
+import type { InstanceEntry } from "./registry.js";
+
+export async function runHealthPass(entries: InstanceEntry[], host: Host): Promise<void> {
+  await Promise.all(entries.map((e) => checkOne(e, host)));
+}
+
+async function checkOne(entry: InstanceEntry, host: Host): Promise<void> {
+  const timeoutMs = entry.planned!.healthTimeoutMs;
+  const started = performance.now();
+  try {
+    const healthy = await host.invoke(entry, "health_check", [], { timeoutMs });
+    entry.healthMs = Math.round(performance.now() - started);
+    if (healthy === true) {
+      entry.state = "ready";
+      entry.error = null;
+      return;
+    }
+    entry.error = toWire(pbError("PB_ERR_HEALTH_FAILED", `${entry.id} (plugin "${entry.plugin}"): health_check() returned false.`, { instance: entry.id, plugin: entry.plugin }));
+  } catch (err) {
+    entry.healthMs = Math.round(performance.now() - started);
+    const wire = toWire(err);
+    entry.error = wire.code === "PB_ERR_CALL_TIMEOUT"
+      ? toWire(pbError("PB_ERR_HEALTH_TIMEOUT", `${entry.id} (plugin "${entry.plugin}"): health_check() did not answer within ${timeoutMs} ms.`, { instance: entry.id, plugin: entry.plugin, timeout_ms: timeoutMs }))
+      : toWire(pbError("PB_ERR_HEALTH_FAILED", `${entry.id} (plugin "${entry.plugin}"): health_check() failed: ${wire.message}`, { instance: entry.id, plugin: entry.plugin, cause: wire.code }));
+  }
+  entry.state = "failed";
+}

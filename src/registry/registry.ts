@@ -1,0 +1,55 @@
+/**
+ * What is loaded: one entry per configured instance with its worker, its guard target and its
+ * health, and the aliases that point at entries. Lookups follow aliases.
+ */
+import { pbError } from "../errors.js";
+import type { WireError } from "../errors.js";
+import type { Section } from "../contract/kinds.js";
+import type { PlannedInstance } from "../discovery/plan.js";
+import type { GuardTarget } from "../rpc/guard.js";
+import type { InstanceWorker } from "../spawn/instance-worker.js";
+
+export type InstanceState = "ready" | "degraded" | "failed" | "stopped";
+
+export interface InstanceEntry {
+  id: string;
+  section: Section;
+  name: string;
+  required: boolean;
+  plugin: string;
+  version: string;
+  planned: PlannedInstance | null;
+  worker: InstanceWorker | null;
+  target: GuardTarget | null;
+  state: InstanceState;
+  healthMs: number | null;
+  error: WireError | null;
+}
+
+export class Registry {
+  private readonly entries = new Map<string, InstanceEntry>();
+
+  constructor(private readonly aliases: Readonly<Record<string, string>>) {}
+
+  add(entry: InstanceEntry): void {
+    this.entries.set(entry.id, entry);
+  }
+
+  all(): InstanceEntry[] {
+    return [...this.entries.values()];
+  }
+
+  aliasesOf(id: string): string[] {
+    return Object.entries(this.aliases).filter(([, to]) => to === id).map(([from]) => from);
+  }
+
+  /** Finds "section/name" (following aliases) or throws PB_ERR_INSTANCE_NOT_FOUND listing what exists. */
+  get(id: string): InstanceEntry {
+    const resolved = this.aliases[id] ?? id;
+    const entry = this.entries.get(resolved);
+    if (entry) return entry;
+    const section = id.split("/")[0];
+    const known = [...this.entries.keys(), ...Object.keys(this.aliases)].filter((k) => k.startsWith(section + "/"));
+    throw pbError("PB_ERR_INSTANCE_NOT_FOUND", `No instance "${id}". ${known.length ? `Instances in ${section}: ${known.join(", ")}.` : `Known instances: ${[...this.entries.keys()].join(", ") || "none"}.`}`, { instance: id, known });
+  }
+}

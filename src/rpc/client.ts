@@ -1,0 +1,110 @@
+/**
+ * The host's end of one worker's persistent MessagePort: id-correlated calls with deadlines,
+ * cancellation, and rejection of every pending call the moment the worker goes away.
+ */
+import type { MessagePort } from "node:worker_threads";
+import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
+import type { HostToWorker, WorkerToHost } from "../contract/rpc.js";
+import { DeadlineWheel } from "./deadlines.js";
+
+interface Pending {
+  method: string;
+  timeoutMs: number;
+  resolve(value: unknown): void;
+  reject(err: PatchbayError): void;
+}
+
+export interface RpcClientOptions {
+  instance: string;
+  /** Messages that are not call results (logs, grant calls, lifecycle) go here. */
+  onMessage(msg: WorkerToHost): void;
+  /** How long a cancelled call may take to settle before the worker counts as stuck. */
+  graceMs: number;
+  /** A cancelled call did not settle within the grace period (a busy loop, a hung native call). */
+  onStuck(method: string): void;
+  /** The port closed while we did not expect it: the worker is gone. */
+  onClose(): void;
+}
+
+export class RpcClient {
+  private readonly pending = new Map<number, Pending>();
+  private readonly wheel: DeadlineWheel;
+  /** Calls the host gave up on, still waiting for the plugin to notice its cancellation. */
+  private readonly cancelled = new Map<number, NodeJS.Timeout>();
+  private nextId = 1;
+  private closedError: PatchbayError | null = null;
+
+  constructor(private readonly port: MessagePort, private readonly opts: RpcClientOptions) {
+    this.wheel = new DeadlineWheel((id) => this.expire(id));
+    port.on("message", (msg: WorkerToHost) => {
+      if (msg.t === "result") this.settle(msg.id, msg.ok, msg.value, msg.error);
+      else opts.onMessage(msg);
+    });
+    port.on("close", () => opts.onClose());
+  }
+
+  get inflight(): number {
+    return this.pending.size;
+  }
+
+  call(method: string, args: unknown[], timeoutMs: number): Promise<unknown> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const id = this.nextId++;
+    const deadline = Date.now() + timeoutMs;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { method, timeoutMs, resolve, reject });
+      this.wheel.add(id, deadline);
+      this.post({ t: "call", id, method, args, deadline });
+    });
+  }
+
+  post(msg: HostToWorker): void {
+    try {
+      this.port.postMessage(msg);
+    } catch (err) {
+      if (msg.t === "call") {
+        this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_ARGS", `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ${(err as Error).message}`, { instance: this.opts.instance, method: msg.method }));
+      }
+    }
+  }
+
+  /** Rejects every pending call with `err` and refuses new ones. */
+  rejectAll(err: PatchbayError): void {
+    this.closedError ??= err;
+    this.wheel.clear();
+    for (const t of this.cancelled.values()) clearTimeout(t);
+    this.cancelled.clear();
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of waiting) p.reject(err);
+  }
+
+  private expire(id: number): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    p.reject(pbError("PB_ERR_CALL_TIMEOUT", `${this.opts.instance}.${p.method}() did not finish within ${p.timeoutMs} ms.`, { instance: this.opts.instance, method: p.method, timeout_ms: p.timeoutMs }));
+    this.post({ t: "cancel", id, reason: `deadline of ${p.timeoutMs} ms passed` });
+    const grace = setTimeout(() => {
+      if (this.cancelled.delete(id)) this.opts.onStuck(p.method);
+    }, this.opts.graceMs);
+    grace.unref();
+    this.cancelled.set(id, grace);
+  }
+
+  private settle(id: number, ok: boolean, value: unknown, wire?: WireError, local?: PatchbayError): void {
+    const grace = this.cancelled.get(id);
+    if (grace) {
+      // The plugin noticed its cancellation: it is responsive, its late answer is dropped.
+      clearTimeout(grace);
+      this.cancelled.delete(id);
+      return;
+    }
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    this.wheel.remove(id);
+    if (ok) p.resolve(value);
+    else p.reject(local ?? fromWire(wire!));
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The capability check, in one place, before anything crosses the boundary: which methods an
+ * instance may be asked for, which MCP tools, whether the arguments fit the contract; and on the
+ * way back, whether the result does. Unknown, undeclared and denied calls get distinct codes.
+ */
+import { randomUUID } from "node:crypto";
+import { pbError, type PatchbayError } from "../errors.js";
+import { callableMethods, METHODS, type Kind } from "../contract/kinds.js";
+import { portableNameProblem } from "../contract/names.js";
+import { CURATED_MEMORY_FIELDS, methodSchema } from "../contract/schemas.js";
+
+export interface GuardTarget {
+  instance: string;
+  kind: Kind;
+  capabilities: readonly string[];
+  /** null = every tool; [] = none. */
+  allowedTools: readonly string[] | null;
+  identity: Readonly<Record<string, unknown>> | null;
+}
+
+/** Checks a call and returns the arguments to send (identity merged, delivery meta filled). */
+export function checkCall(target: GuardTarget, method: string, args: unknown[]): unknown[] {
+  const { instance, kind } = target;
+  const table = METHODS[kind];
+  if (![...table.required, ...table.optional, "close"].includes(method) || method === "close") {
+    throw pbError("PB_ERR_METHOD_UNKNOWN", `${instance}: "${method}" is not a method of the ${kind} contract (methods: ${[...table.required, ...table.optional].join(", ")}).`, { instance, method, kind });
+  }
+  if (!callableMethods(kind, target.capabilities).has(method)) {
+    throw pbError("PB_ERR_METHOD_UNDECLARED", `${instance}: the plugin does not declare the optional method "${method}" (declared: ${target.capabilities.join(", ") || "none"}).`, { instance, method });
+  }
+  const schema = methodSchema(kind, method);
+  let checked = prefill(target, method, args);
+  if (schema) {
+    const parsed = schema.args.safeParse(checked);
+    if (!parsed.success) throw argsError(instance, method, parsed.error.issues);
+    checked = parsed.data as unknown[];
+  }
+  return prepare(target, method, checked);
+}
+
+function prepare(target: GuardTarget, method: string, args: unknown[]): unknown[] {
+  const { instance, kind } = target;
+  if (kind === "mcp" && method === "call") {
+    const tool = args[0] as string;
+    if (target.allowedTools && !target.allowedTools.includes(tool)) {
+      throw pbError("PB_ERR_TOOL_DENIED", `${instance}: tool "${tool}" is not allowed (allowed_tools: ${target.allowedTools.join(", ") || "none"}).`, { instance, tool });
+    }
+    // The configured identity is a partial merge: keys it names win over the caller's, others flow through.
+    const overrides = { ...((args[2] as Record<string, unknown> | undefined) ?? {}), ...(target.identity ?? {}) };
+    return Object.keys(overrides).length > 0 ? [tool, args[1], overrides] : [tool, args[1]];
+  }
+  if (kind === "skill-store" && ["get", "write", "delete"].includes(method)) assertName(instance, method, args[0], "skill name");
+  return args;
+}
+
+/** What the host fills before the arguments are checked: the delivery meta callers never construct. */
+function prefill(target: GuardTarget, method: string, args: unknown[]): unknown[] {
+  if (target.kind !== "agent" || (method !== "deliver" && method !== "request_response")) return args;
+  const payload = args[1];
+  if (!payload || typeof payload !== "object") return args;
+  return [args[0], withHostMeta(payload as Record<string, unknown>), ...args.slice(2)];
+}
+
+/**
+ * The host owns DeliveryMeta: a fresh dispatch_id and the host's emit clock on every call,
+ * whatever the caller passed. A broadcast passes the dispatch_id it shares on purpose.
+ */
+export function withHostMeta(payload: Record<string, unknown>, dispatchId: string = randomUUID(), sentAt: number = Date.now()): Record<string, unknown> {
+  const meta = (payload.meta ?? {}) as Record<string, unknown>;
+  const origin = meta.origin ?? { skill_name: "patchbay", trigger_kind: "inline" };
+  return { ...payload, meta: { ...meta, origin, dispatch_id: dispatchId, sent_at: sentAt } };
+}
+
+export function assertName(instance: string, method: string, name: unknown, what: string): void {
+  const problem = portableNameProblem(name);
+  if (problem) throw pbError("PB_ERR_NAME_INVALID", `${instance}.${method}(): ${what} ${JSON.stringify(name)} ${problem}.`, { instance, method });
+}
+
+/** Checks a plugin's result against the contract; returns it, filtered where the host filters. */
+export function checkResult(target: GuardTarget, method: string, args: unknown[], result: unknown): unknown {
+  const { instance, kind } = target;
+  const schema = methodSchema(kind, method);
+  if (schema) {
+    const parsed = schema.result.safeParse(result);
+    if (!parsed.success) throw violation(instance, method, parsed.error.issues.map((i) => `${i.path.join(".") || "(result)"}: ${i.message}`).join("; "));
+  }
+  if (kind === "mcp" && method === "list_tools" && target.allowedTools) {
+    const allowed = target.allowedTools;
+    return (result as { name: string }[]).filter((t) => allowed.includes(t.name));
+  }
+  if (kind === "mcp" && method === "call" && isToolError(result)) {
+    throw pbError("PB_ERR_TOOL_ERROR", `${instance}: tool "${String(args[0])}" reported an error: ${toolErrorText(result)}`, { instance, tool: args[0], result: result as Record<string, unknown> });
+  }
+  if (kind === "memory-store" && (method === "query" || method === "get")) checkMemories(instance, method, args, result);
+  return result;
+}
+
+function checkMemories(instance: string, method: string, args: unknown[], result: unknown): void {
+  const records = method === "query" ? (result as Record<string, unknown>[]) : result ? [result as Record<string, unknown>] : [];
+  if (method === "query") {
+    const limit = (args[0] as { limit: number }).limit;
+    if (records.length > limit) throw violation(instance, method, `returned ${records.length} records for limit ${limit}`);
+  }
+  for (const record of records) {
+    const metadata = record.metadata as Record<string, unknown> | undefined;
+    const dup = metadata ? CURATED_MEMORY_FIELDS.find((f) => Object.hasOwn(metadata, f)) : undefined;
+    if (dup) throw violation(instance, method, `record "${String(record.id)}" duplicates the curated field "${dup}" into metadata (curated fields belong at the top level only)`, { field: dup });
+  }
+}
+
+function isToolError(result: unknown): boolean {
+  return !!result && typeof result === "object" && (result as { isError?: unknown }).isError === true;
+}
+
+function toolErrorText(result: unknown): string {
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content)) return "(no message)";
+  return content.filter((c) => c && c.type === "text").map((c) => String(c.text)).join("\n") || "(no message)";
+}
+
+function violation(instance: string, method: string, detail: string, extra: Record<string, unknown> = {}): PatchbayError {
+  return pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}.${method}() broke its contract: ${detail}.`, { instance, method, ...extra });
+}
+
+function argsError(instance: string, method: string, issues: { path: PropertyKey[]; message: string }[]): PatchbayError {
+  const detail = issues.map((i) => `argument ${i.path.length ? i.path.map(String).join(".") : "list"}: ${i.message}`).join("; ");
+  return pbError("PB_ERR_CONTRACT_ARGS", `${instance}.${method}(): ${detail}.`, { instance, method });
+}

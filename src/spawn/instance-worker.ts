@@ -1,0 +1,229 @@
+/**
+ * One plugin instance's worker: tinypool starts, limits and stops the thread; calls travel on a
+ * persistent MessagePort (rpc/client.ts). An explicit state machine owns the lifecycle:
+ *
+ *   idle → starting → ready → stopping → stopped
+ *                  ↘ failed      ↘ restarting → starting (after a crash, with backoff)
+ *                                 ↘ failed (circuit open: too many crashes)
+ */
+import { MessageChannel } from "node:worker_threads";
+import { Tinypool } from "tinypool";
+import { pbError, PatchbayError, fromWire } from "../errors.js";
+import type { GrantCallMessage, LogMessage, ServeTask, WorkerToHost } from "../contract/rpc.js";
+import { RpcClient } from "../rpc/client.js";
+import { workerEntryPath } from "../paths.js";
+import { RestartPolicy } from "./restart-policy.js";
+
+export type WorkerState = "idle" | "starting" | "ready" | "restarting" | "stopping" | "stopped" | "failed";
+
+export interface InstanceWorkerOptions {
+  task: Omit<ServeTask, "port">;
+  /** The worker's whole process.env: only the variables the manifest's permissions.env names. */
+  env: Record<string, string>;
+  maxMemoryMb: number;
+  startTimeoutMs: number;
+  graceMs: number;
+  restartPolicy?: RestartPolicy;
+  onLog(msg: LogMessage): void;
+  onSecrets(values: string[]): void;
+  onGrantCall(msg: GrantCallMessage): Promise<unknown>;
+  onStateChange?(state: WorkerState, reason?: PatchbayError): void;
+}
+
+const STOP_TIMEOUT_MS = 3_000;
+
+export class InstanceWorker {
+  state: WorkerState = "idle";
+  /** Why the instance is failed, or the last crash. */
+  lastError: PatchbayError | null = null;
+  private pool: Tinypool | null = null;
+  private client: RpcClient | null = null;
+  private ready: Promise<void> | null = null;
+  private generation = 0;
+  private readonly policy: RestartPolicy;
+
+  constructor(private readonly opts: InstanceWorkerOptions) {
+    this.policy = opts.restartPolicy ?? new RestartPolicy();
+  }
+
+  get instance(): string {
+    return this.opts.task.instance;
+  }
+
+  /** Starts the worker; resolves when the plugin is created and ready, rejects with its load or config error. */
+  start(): Promise<void> {
+    this.setState("starting");
+    this.ready = this.spawn();
+    return this.ready;
+  }
+
+  async call(method: string, args: unknown[], timeoutMs: number): Promise<unknown> {
+    const deadline = Date.now() + timeoutMs;
+    if (this.state === "restarting" || this.state === "starting") {
+      await withDeadline(this.ready!, deadline, () => this.timeoutError(method, timeoutMs)).catch((err) => {
+        throw err instanceof PatchbayError && err.code === "PB_ERR_CALL_TIMEOUT" ? err : this.unavailableError();
+      });
+    }
+    if (this.state !== "ready" || !this.client) throw this.unavailableError();
+    return this.client.call(method, args, Math.max(1, deadline - Date.now()));
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === "stopped" || this.state === "stopping") return;
+    const wasRunning = this.state === "ready" && this.client;
+    this.setState("stopping");
+    const client = this.client;
+    if (wasRunning && client) {
+      const closed = new Promise<void>((resolve) => this.onClosed = resolve);
+      client.post({ t: "close" });
+      // A worker stuck in a busy loop never answers: give it the same grace as a cancelled call.
+      await Promise.race([closed, sleep(Math.min(STOP_TIMEOUT_MS, this.opts.graceMs))]);
+    }
+    client?.rejectAll(pbError("PB_ERR_HOST_CLOSED", `${this.instance} was stopped.`, { instance: this.instance }));
+    await this.destroyPool();
+    this.setState("stopped");
+  }
+
+  private onClosed: (() => void) | null = null;
+
+  private async spawn(): Promise<void> {
+    const generation = ++this.generation;
+    const { port1, port2 } = new MessageChannel();
+    const pool = new Tinypool({
+      filename: workerEntryPath(),
+      minThreads: 0,
+      maxThreads: 1,
+      // Atomics.wait would freeze the plugin's sockets and timers between tasks; the serve task never ends anyway.
+      useAtomics: false,
+      isolateWorkers: false,
+      idleTimeout: 2 ** 31 - 1,
+      env: this.opts.env,
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.maxMemoryMb },
+      terminateTimeout: STOP_TIMEOUT_MS,
+    });
+    this.pool = pool;
+    let settleStart!: (err?: PatchbayError) => void;
+    const started = new Promise<void>((resolve, reject) => (settleStart = (err) => (err ? reject(err) : resolve())));
+    let exitReason: string | null = null;
+
+    const client = new RpcClient(port1, {
+      instance: this.instance,
+      graceMs: this.opts.graceMs,
+      onMessage: (msg) => this.onMessage(msg, client, settleStart),
+      onStuck: (method) => void this.crashed(generation, `it did not stop ${method}() within ${this.opts.graceMs} ms of its deadline, so its worker was terminated`),
+      onClose: () => {
+        if (this.onClosed) return this.onClosed();
+        // Let the serve task's rejection (which carries an out-of-memory or uncaught error) arrive first.
+        setTimeout(() => {
+          const reason = exitReason ?? "its worker exited";
+          settleStart(pbError("PB_ERR_PLUGIN_CRASHED", `${this.instance}: ${reason} before it was ready.`, { instance: this.instance }));
+          void this.crashed(generation, reason);
+        }, 20);
+      },
+    });
+    this.client = client;
+    pool.run({ ...this.opts.task, port: port2 } satisfies ServeTask, { transferList: [port2] as never }).catch((err: Error) => {
+      exitReason = describeExit(err);
+    });
+
+    const timer = setTimeout(() => settleStart(pbError("PB_ERR_PLUGIN_START_TIMEOUT", `${this.instance}: the plugin was not ready within ${this.opts.startTimeoutMs} ms.`, { instance: this.instance })), this.opts.startTimeoutMs);
+    try {
+      await started;
+      if (generation === this.generation && this.state !== "stopping") this.setState("ready");
+    } catch (err) {
+      this.lastError = err as PatchbayError;
+      if (generation === this.generation) {
+        await this.destroyPool();
+        this.setState("failed", err as PatchbayError);
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private onMessage(msg: WorkerToHost, client: RpcClient, settleStart: (err?: PatchbayError) => void): void {
+    switch (msg.t) {
+      case "log":
+        return this.opts.onLog(msg);
+      case "ready":
+        this.opts.onSecrets(msg.secrets);
+        return settleStart();
+      case "init-failed":
+        this.opts.onSecrets(msg.secrets);
+        return settleStart(fromWire(msg.error));
+      case "grant-call":
+        this.opts.onGrantCall(msg).then(
+          (value) => client.post({ t: "grant-result", id: msg.id, ok: true, value }),
+          (err: unknown) => client.post({ t: "grant-result", id: msg.id, ok: false, error: err instanceof PatchbayError ? { code: err.code, message: err.message, hint: err.hint, data: err.data } : { code: "PB_ERR_INTERNAL", message: String(err), hint: "", data: {} } }),
+        );
+        return;
+      case "closed":
+        return this.onClosed?.();
+    }
+  }
+
+  /** The worker of `generation` died or was killed: reject its calls at once, then restart or open the circuit. */
+  private async crashed(generation: number, reason: string): Promise<void> {
+    // Only a ready worker "crashes": one that dies while starting fails its start instead, and a
+    // worker we are already replacing or stopping reports its exit a second time.
+    if (generation !== this.generation || this.state !== "ready") return;
+    const err = pbError("PB_ERR_PLUGIN_CRASHED", `${this.instance}: ${reason}.`, { instance: this.instance, reason });
+    this.lastError = err;
+    const delay = this.policy.recordCrash();
+    if (delay === null) {
+      const open = pbError("PB_ERR_CIRCUIT_OPEN", `${this.instance} crashed ${this.policy.recentCrashes} times recently and will not be restarted (last: ${reason}).`, { instance: this.instance, reason });
+      this.lastError = open;
+      this.setState("failed", open);
+    } else {
+      this.setState("restarting", err);
+    }
+    this.client?.rejectAll(err);
+    await this.destroyPool();
+    if (delay === null) return;
+    this.ready = sleep(delay).then(() => {
+      if (this.state !== "restarting") throw this.unavailableError();
+      return this.spawn();
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  private async destroyPool(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    // tinypool's destroy() waits for an 'exit' that a worker which already exited never emits again.
+    if (pool) await Promise.race([pool.destroy().catch(() => undefined), sleep(STOP_TIMEOUT_MS)]);
+  }
+
+  private unavailableError(): PatchbayError {
+    if (this.state === "failed" && this.lastError?.code === "PB_ERR_CIRCUIT_OPEN") return this.lastError;
+    if (this.state === "stopped" || this.state === "stopping") return pbError("PB_ERR_HOST_CLOSED", `${this.instance} is stopped.`, { instance: this.instance });
+    const why = this.lastError ? ` (${this.lastError.message})` : "";
+    return pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${this.instance} is ${this.state}${why}.`, { instance: this.instance, state: this.state });
+  }
+
+  private timeoutError(method: string, timeoutMs: number): PatchbayError {
+    return pbError("PB_ERR_CALL_TIMEOUT", `${this.instance}.${method}() did not finish within ${timeoutMs} ms (the instance was restarting).`, { instance: this.instance, method, timeout_ms: timeoutMs });
+  }
+
+  private setState(state: WorkerState, reason?: PatchbayError): void {
+    this.state = state;
+    this.opts.onStateChange?.(state, reason);
+  }
+}
+
+function describeExit(err: Error & { code?: string }): string {
+  if (err.code === "ERR_WORKER_OUT_OF_MEMORY") return "its worker ran out of memory";
+  return `its worker died: ${err.message.split("\n")[0]}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function withDeadline<T>(promise: Promise<T>, deadline: number, onTimeout: () => Error): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(onTimeout()), Math.max(0, deadline - Date.now()));
+    promise.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * The PluginContext a plugin's create() receives. `signal` and `remainingMs()` read the call in
+ * progress through AsyncLocalStorage, so one ctx object serves every concurrent call correctly.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { MessagePort } from "node:worker_threads";
+import { fromWire, pbError } from "../errors.js";
+import type { GrantResultMessage, LogMessage, WorkerToHost } from "../contract/rpc.js";
+
+export interface CallScope {
+  signal: AbortSignal;
+  deadline: number;
+}
+
+export const callScope = new AsyncLocalStorage<CallScope>();
+
+type Level = LogMessage["level"];
+
+export function sendLog(port: MessagePort, level: Level, msg: unknown, data?: unknown): void {
+  const message: WorkerToHost = { t: "log", level, msg: typeof msg === "string" ? msg : safeString(msg) };
+  if (data && typeof data === "object") message.data = toPlain(data) as Record<string, unknown>;
+  port.postMessage(message);
+}
+
+export interface ContextOptions {
+  port: MessagePort;
+  instance: string;
+  grants: readonly string[];
+  /** Aborts when the instance closes; the signal seen outside any call. */
+  instanceSignal: AbortSignal;
+}
+
+export function createContext(opts: ContextOptions) {
+  const { port, instance, grants } = opts;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  let nextId = 1;
+
+  const onGrantResult = (msg: GrantResultMessage) => {
+    const waiter = pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id);
+    if (msg.ok) waiter.resolve(msg.value);
+    else waiter.reject(fromWire(msg.error!));
+  };
+
+  const log = Object.freeze({
+    trace: (msg: string, data?: Record<string, unknown>) => sendLog(port, "trace", msg, data),
+    debug: (msg: string, data?: Record<string, unknown>) => sendLog(port, "debug", msg, data),
+    info: (msg: string, data?: Record<string, unknown>) => sendLog(port, "info", msg, data),
+    warn: (msg: string, data?: Record<string, unknown>) => sendLog(port, "warn", msg, data),
+    error: (msg: string, data?: Record<string, unknown>) => sendLog(port, "error", msg, data),
+  });
+
+  const connectors = Object.freeze({
+    list: () => [...grants],
+    get(target: string) {
+      if (!grants.includes(target)) {
+        throw pbError("PB_ERR_GRANT_DENIED", `${instance} may not call "${target}": it is not granted (granted: ${grants.join(", ") || "none"}).`, { instance, target });
+      }
+      return new Proxy({}, {
+        get: (_t, method) => (typeof method !== "string" || method === "then")
+          ? undefined
+          : (...args: unknown[]) => new Promise((resolve, reject) => {
+            const id = nextId++;
+            pending.set(id, { resolve, reject });
+            port.postMessage({ t: "grant-call", id, target, method, args } satisfies WorkerToHost);
+          }),
+      });
+    },
+  });
+
+  const ctx = Object.freeze({
+    instance,
+    log,
+    connectors,
+    get signal(): AbortSignal {
+      return callScope.getStore()?.signal ?? opts.instanceSignal;
+    },
+    remainingMs(): number {
+      const scope = callScope.getStore();
+      return scope ? Math.max(0, scope.deadline - Date.now()) : Infinity;
+    },
+  });
+  return { ctx, onGrantResult };
+}
+
+/** Routes console.* to the host logger: a plugin's stray console.log must not corrupt stdout (--json). */
+export function captureConsole(port: MessagePort): void {
+  const route = (level: Level) => (...args: unknown[]) => sendLog(port, level, args.map(safeString).join(" "));
+  console.log = route("info");
+  console.info = route("info");
+  console.debug = route("debug");
+  console.trace = route("trace");
+  console.warn = route("warn");
+  console.error = route("error");
+}
+
+function safeString(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Error) return value.message;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function toPlain(value: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(value, (_k, v) => (v instanceof Error ? { message: v.message, name: v.name } : v)));
+  } catch {
+    return { unserializable: String(value) };
+  }
+}

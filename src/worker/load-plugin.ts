@@ -1,0 +1,96 @@
+/**
+ * Inside the worker: imports the plugin's entry with jiti, checks that it is a definePlugin()
+ * of the manifest's kind, validates the instance config against the plugin's own schema, and
+ * resolves path-marked fields against the connectors.json folder.
+ */
+import path from "node:path";
+import { createJiti } from "jiti";
+import { pbError, PatchbayError } from "../errors.js";
+import type { ServeTask } from "../contract/rpc.js";
+import { walkMarkedFields } from "./schema-walk.js";
+
+const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
+
+/** Packages a plugin imports from node_modules are loaded natively: transpiling them is slow and pointless. */
+const NATIVE_MODULES = ["zod", "better-sqlite3", "@modelcontextprotocol/sdk", "pg", "pino"];
+
+export interface LoadedDefinition {
+  kind: string;
+  config: { safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: ZodIssueLike[] } } };
+  create(config: unknown, ctx: unknown): unknown;
+}
+
+interface ZodIssueLike {
+  path: PropertyKey[];
+  message: string;
+}
+
+export async function importDefinition(task: ServeTask): Promise<LoadedDefinition> {
+  const jiti = createJiti(import.meta.url, {
+    fsCache: task.jitiCacheDir,
+    alias: task.aliases,
+    interopDefault: true,
+    nativeModules: NATIVE_MODULES,
+  });
+  let mod: unknown;
+  try {
+    mod = await jiti.import(task.entryPath, { default: true });
+  } catch (err) {
+    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}) failed to load ${path.relative(task.pluginDir, task.entryPath)}: ${firstLine(err)}`, {
+      instance: task.instance, plugin: task.pluginName,
+    });
+  }
+  const def = mod as Partial<LoadedDefinition> & { [PLUGIN_BRAND]?: boolean };
+  if (!def || typeof def !== "object" || def[PLUGIN_BRAND] !== true || typeof def.create !== "function" || !def.config || typeof def.config.safeParse !== "function") {
+    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): the default export of ${path.relative(task.pluginDir, task.entryPath)} is not definePlugin({ kind, config, create }).`, {
+      instance: task.instance, plugin: task.pluginName,
+    });
+  }
+  if (def.kind !== task.kind) {
+    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}": plugin.json says kind "${task.kind}" but definePlugin says "${String(def.kind)}".`, {
+      instance: task.instance, plugin: task.pluginName,
+    });
+  }
+  return def as LoadedDefinition;
+}
+
+export interface ParsedConfig {
+  config: unknown;
+  secrets: string[];
+}
+
+/** Validates and prepares the instance config; the secrets are returned even when validation fails. */
+export function parseInstanceConfig(def: LoadedDefinition, task: ServeTask): ParsedConfig | { error: PatchbayError; secrets: string[] } {
+  const secrets: string[] = [];
+  walkMarkedFields(def.config, structuredClone(task.config), (f) => {
+    if (f.marks.secret) secrets.push(f.value as string);
+  });
+  const parsed = def.config.safeParse(task.config);
+  if (!parsed.success) {
+    const issues = (parsed.error?.issues ?? []).map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
+    const lines = issues.map((i) => `config.${i.field || "(root)"}: ${i.message}`);
+    return {
+      secrets,
+      error: pbError("PB_ERR_INSTANCE_CONFIG_INVALID", `${task.instance} (plugin "${task.pluginName}"): ${lines.join("; ")}`, {
+        instance: task.instance, plugin: task.pluginName, issues,
+      }),
+    };
+  }
+  const config = parsed.data;
+  walkMarkedFields(def.config, config, (f) => {
+    if (f.marks.secret) secrets.push(f.value as string);
+    if (f.marks.path) f.set(resolveConfigPath(task.configDir, f.value as string));
+  });
+  return { config, secrets };
+}
+
+/** Relative paths are relative to connectors.json; ":memory:"-style names are passed through. */
+function resolveConfigPath(base: string, value: string): string {
+  if (value === "" || value.startsWith(":") || path.isAbsolute(value)) return value;
+  return path.resolve(base, value);
+}
+
+export function firstLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split("\n")[0] ?? text;
+}
