@@ -55,7 +55,11 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   for (const inst of config.instances) {
     if (wanted && !wanted.has(inst.id)) continue;
     const planned = plan.instances.find((p) => p.id === inst.id) ?? null;
-    const planError = plan.errors.find((e) => e.data.instance === inst.id) ?? byPlugin.get(inst.plugin) ?? null;
+    // A plugin that failed to load explains an instance's "unknown plugin" better than the plan can.
+    const loadError = byPlugin.get(inst.plugin);
+    const planError = loadError
+      ? pbError(loadError.code, `${inst.id}: ${loadError.message}`, { ...loadError.data, instance: inst.id }, loadError.hint)
+      : plan.errors.find((e) => e.data.instance === inst.id) ?? null;
     registry.add({
       id: inst.id, section: inst.section, name: inst.name, required: inst.required, plugin: inst.plugin,
       version: planned?.pluginInfo.version ?? "?", planned: planError ? null : planned, worker: null, target: null,

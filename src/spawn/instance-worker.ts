@@ -179,7 +179,8 @@ export class InstanceWorker {
       this.setState("restarting", err);
     }
     this.client?.rejectAll(err);
-    await this.destroyPool();
+    // Not awaited: a worker that exited by itself may never report its exit to tinypool.
+    void this.destroyPool();
     if (delay === null) return;
     this.ready = sleep(delay).then(() => {
       if (this.state !== "restarting") throw this.unavailableError();

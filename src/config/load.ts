@@ -1,0 +1,91 @@
+/**
+ * loadConfig: connectors.json → a validated, frozen ResolvedConfig, or one PatchbayError that
+ * lists every problem of the first stage that fails.
+ *
+ * Where the file comes from (see source.ts): opts.config (a path relative to cwd, or an object)
+ * > env.PATCHBAY_CONFIG > connectors.json in cwd or a parent, up to the folder holding `.git`.
+ *
+ * Stages, in order; the first with problems throws:
+ *   1. parse            PB_ERR_CONFIG_PARSE       (line:column)
+ *   2. forbidden keys   PB_ERR_CONFIG_INVALID     (__proto__, constructor, prototype, anywhere)
+ *   3. ${VAR}           PB_ERR_CONFIG_INVALID for malformed references, then
+ *                       PB_ERR_CONFIG_ENV_MISSING listing every unset variable
+ *   4. schema           PB_ERR_CONFIG_INVALID     (every issue, unknown keys with "did you mean")
+ *   5. aliases          PB_ERR_CONFIG_ALIAS       (cycles and dangling targets)
+ *   6. grants           PB_ERR_CONFIG_INVALID     (grants naming no instance)
+ * Env runs before the schema so a missing variable is reported as what it is, not as the odd
+ * value the schema would see. `_` comment keys are stripped before stage 3: their text is
+ * discarded anyway, so a `${VAR}` mentioned in a comment must not demand the variable.
+ *
+ * Every message is passed through a Scrubber holding the resolved ${VAR} values.
+ */
+import path from "node:path";
+import { pbError } from "../errors.js";
+import { Scrubber } from "../secrets.js";
+import { resolveAliases } from "./aliases.js";
+import { stripComments } from "./comments.js";
+import { findForbiddenKeys, resolveEnv, type Env } from "./env.js";
+import { fromZodIssues, issuesError } from "./issues.js";
+import { buildResolved, grantIssues } from "./resolve.js";
+import { ConnectorsFileSchema } from "./schema.js";
+import { readConfigFile, resolveConfigPath } from "./source.js";
+import type { LoadConfigOptions, ResolvedConfig } from "./types.js";
+
+export type { LoadConfigOptions, ResolvedConfig, ResolvedInstance } from "./types.js";
+export { resolveConfigPath, type ConfigLocation, type ConfigVia, type ResolveConfigPathOptions } from "./source.js";
+export type { ConfigIssue } from "./issues.js";
+
+export async function loadConfig(opts: LoadConfigOptions = {}): Promise<ResolvedConfig> {
+  const cwd = path.resolve(opts.cwd ?? process.cwd());
+  const env = opts.env ?? process.env;
+  if (opts.config !== undefined && typeof opts.config !== "string") {
+    if (opts.config === null || typeof opts.config !== "object" || Array.isArray(opts.config)) {
+      throw pbError("PB_ERR_CONFIG_INVALID", "The config must be a path to connectors.json or a plain object.", { file: null, issues: [] });
+    }
+    return resolveConfigValue(opts.config, { file: null, dir: path.resolve(cwd, opts.dir ?? "."), env });
+  }
+  const { file } = resolveConfigPath({ config: opts.config, cwd, env });
+  return resolveConfigValue(await readConfigFile(file), { file, dir: path.dirname(file), env });
+}
+
+export interface ResolveConfigValueOptions {
+  /** Absolute path of the file the value came from, or null. */
+  file: string | null;
+  /** Absolute folder that relative paths resolve against. */
+  dir: string;
+  env: Env;
+}
+
+/** Stages 2–6 on an already-parsed value (the raw JSON, comments and all). */
+export function resolveConfigValue(raw: unknown, { file, dir, env }: ResolveConfigValueOptions): ResolvedConfig {
+  const forbidden = findForbiddenKeys(raw);
+  if (forbidden.length > 0) throw issuesError("PB_ERR_CONFIG_INVALID", "Forbidden keys", forbidden, file);
+
+  const resolved = resolveEnv(stripComments(raw), env);
+  const scrubber = new Scrubber();
+  scrubber.addAll(resolved.secrets);
+  const scrub = (text: string): string => scrubber.scrub(text);
+  if (resolved.malformed.length > 0) {
+    throw issuesError("PB_ERR_CONFIG_INVALID", "Malformed ${VAR} references", resolved.malformed, file, scrub);
+  }
+  if (resolved.missing.length > 0) {
+    const variables = [...new Set(resolved.missing.map((m) => m.variable))];
+    throw issuesError("PB_ERR_CONFIG_ENV_MISSING", `Environment variables not set (${variables.join(", ")})`, resolved.missing, file, scrub, {
+      variables,
+    });
+  }
+
+  const result = ConnectorsFileSchema.safeParse(resolved.value, { reportInput: false });
+  if (!result.success) {
+    throw issuesError("PB_ERR_CONFIG_INVALID", "Invalid config", fromZodIssues(result.error.issues), file, scrub);
+  }
+  const parsed = result.data;
+
+  const aliasResult = resolveAliases(parsed);
+  if (aliasResult.issues.length > 0) throw issuesError("PB_ERR_CONFIG_ALIAS", "Broken aliases", aliasResult.issues, file, scrub);
+
+  const grants = grantIssues(parsed);
+  if (grants.length > 0) throw issuesError("PB_ERR_CONFIG_INVALID", "Grants to unknown instances", grants, file, scrub);
+
+  return buildResolved({ file, dir, parsed, aliases: aliasResult.aliases, secrets: resolved.secrets });
+}

@@ -1,0 +1,55 @@
+/**
+ * The resolved config: what every later stage (discovery, spawn, registry, cli) reads. It is
+ * produced once by loadConfig, validated, and deeply frozen, so no stage can change what
+ * another stage sees.
+ */
+import type { Section } from "../contract/kinds.js";
+
+export interface LoadConfigOptions {
+  /** A path to connectors.json, or an already-parsed object (then `dir` is its base folder, default cwd). */
+  config?: string | Record<string, unknown>;
+  /** Base folder for relative paths when `config` is an object; ignored for a file (its own folder is used). */
+  dir?: string;
+  /** Default process.cwd(). */
+  cwd?: string;
+  /** Default process.env. */
+  env?: Record<string, string | undefined>;
+}
+
+export interface ResolvedInstance {
+  /** "memoryStores/primary" */
+  id: string;
+  section: Section;
+  name: string;
+  /** "/memoryStores/primary" */
+  pointer: string;
+  plugin: string;
+  required: boolean;
+  /** The instance's value, else defaults. */
+  timeoutMs: number;
+  healthTimeoutMs: number;
+  maxMemoryMb: number;
+  /** null = every tool (mcpConnectors only; always null elsewhere). */
+  allowedTools: string[] | null;
+  identity: Record<string, unknown> | null;
+  /** "section/name" references, as written (they may name aliases; see ResolvedConfig.aliases). */
+  grants: string[];
+  /** After ${VAR} resolution; `_` keys are kept, they belong to the plugin. */
+  config: Record<string, unknown>;
+}
+
+export interface ResolvedConfig {
+  /** Absolute path; null when given an object. */
+  file: string | null;
+  /** The folder relative paths resolve against. */
+  dir: string;
+  /** Absolute, in order, duplicates removed. */
+  pluginDirs: string[];
+  defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number };
+  /** In file order within a section, sections in SECTIONS order. Aliases are not instances. */
+  instances: ResolvedInstance[];
+  /** "localModels/default" → "localModels/gemma2": always the final instance. */
+  aliases: Record<string, string>;
+  /** Every value that came from ${VAR}: scrub these from all output. */
+  secrets: string[];
+}

@@ -1,0 +1,97 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createHost, type Host } from "../../src/index.js";
+import { cleanupTempDirs, logSink, writeConfig } from "../helpers.js";
+
+const SECRET = "s3cr3t-token-value";
+let host: Host;
+const sink = logSink();
+
+beforeAll(async () => {
+  const { file } = writeConfig({
+    mcpConnectors: {
+      echo: { plugin: "fx-echo", config: { prefix: "> ", token: "${FX_TOKEN}", dir: "data" }, identity: { agentId: "ops-bot" }, timeout_ms: 2000 },
+      narrow: { plugin: "fx-echo", allowed_tools: ["echo"] },
+      none: { plugin: "fx-echo", allowed_tools: [] },
+    },
+    memoryStores: { liar: { plugin: "fx-liar" } },
+  });
+  host = await createHost({ config: file, env: { FX_TOKEN: SECRET, FX_ALLOWED: "yes", OTHER_SECRET: "not-for-plugins" }, logDestination: sink.stream, logLevel: "debug" });
+});
+afterAll(async () => {
+  await host?.close();
+  cleanupTempDirs();
+});
+
+describe("calls through the boundary", () => {
+  it("answers a contract call from the worker", async () => {
+    await expect(host.mcp("echo").call("echo", { text: "hi" })).resolves.toMatchObject({ text: "> hi" });
+  });
+
+  it("merges the configured identity over per-call overrides: named keys win, others flow through", async () => {
+    const result = (await host.mcp("echo").call("echo", { text: "x" }, { agentId: "intruder", isAdmin: true })) as { overrides: unknown };
+    expect(result.overrides).toEqual({ agentId: "ops-bot", isAdmin: true });
+  });
+
+  it("refuses a method outside the contract with its own code", async () => {
+    await expect(host.call("mcpConnectors/echo", "delete_everything", [])).rejects.toMatchObject({ code: "PB_ERR_METHOD_UNKNOWN" });
+  });
+
+  it("refuses an optional method the manifest does not declare", async () => {
+    await expect(host.memory("liar").write({ summary: "x" })).rejects.toMatchObject({ code: "PB_ERR_METHOD_UNDECLARED" });
+  });
+
+  it("checks arguments against the contract before sending", async () => {
+    await expect(host.call("memoryStores/liar", "query", [{ query: "x", limit: -1, mode: "fts" }])).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS" });
+  });
+
+  it("denies a tool outside allowed_tools before the plugin sees it, and filters list_tools", async () => {
+    await expect(host.mcp("narrow").call("env", {})).rejects.toMatchObject({ code: "PB_ERR_TOOL_DENIED" });
+    await expect(host.mcp("narrow").list_tools()).resolves.toEqual([{ name: "echo" }]);
+    await expect(host.mcp("none").call("echo", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_TOOL_DENIED" });
+    await expect(host.mcp("none").list_tools()).resolves.toEqual([]);
+    expect(sink.text()).not.toContain('"tool":"env"');
+  });
+
+  it("gives the worker only the environment its manifest names", async () => {
+    const { env } = (await host.mcp("echo").call("env", {})) as { env: Record<string, string> };
+    expect(env).toEqual({ FX_ALLOWED: "yes" });
+  });
+
+  it("resolves path-marked config fields against the connectors.json folder", async () => {
+    const { config } = (await host.mcp("echo").call("config", {})) as { config: { dir: string } };
+    expect(config.dir).toMatch(/^\/.*\/data$/);
+  });
+
+  it("rejects results that break the memory contract", async () => {
+    const q = (query: string) => host.memory("liar").query({ query, limit: 2, mode: "fts" });
+    await expect(q("no-summary")).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION" });
+    await expect(q("over-limit")).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION" });
+    await expect(q("dup-curated")).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION", data: { field: "pinned" } });
+    await expect(q("function")).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION" });
+    await expect(q("fine")).resolves.toEqual([{ id: "m1", summary: "memory 1" }]);
+  });
+
+  it("scrubs a secret the plugin throws or logs", async () => {
+    const err = await host.mcp("echo").call("throw", {}).catch((e: Error) => e);
+    expect(err).toMatchObject({ code: "PB_ERR_PLUGIN_THREW" });
+    expect((err as Error).message).not.toContain(SECRET);
+    expect((err as Error).message).toContain("[REDACTED]");
+    await host.mcp("echo").call("log", {});
+    await host.mcp("echo").call("console", {});
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sink.text()).toContain("leaking [REDACTED]");
+    expect(sink.text()).toContain("console from plugin [REDACTED]");
+    expect(sink.text()).not.toContain(SECRET);
+  });
+
+  it("binds the instance name to plugin log lines", async () => {
+    const line = sink.lines.map((l) => JSON.parse(l)).find((l) => String(l.msg).startsWith("fx-echo created"));
+    expect(line).toMatchObject({ instance: "mcpConnectors/echo", plugin: "fx-echo" });
+  });
+
+  it("names unknown instances and lists the known ones", async () => {
+    await expect(host.mcp("nope").list_tools()).rejects.toMatchObject({ code: "PB_ERR_INSTANCE_NOT_FOUND" });
+  });
+});
+
+afterEach(() => undefined);

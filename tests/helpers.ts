@@ -1,0 +1,77 @@
+/**
+ * Shared test helpers: temp folders with a real connectors.json, the fixture plugins folder,
+ * a log sink that records what the host's logger wrote, and the real CLI as a child process.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Writable } from "node:stream";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const FIXTURE_PLUGINS = path.join(ROOT, "tests", "fixtures", "plugins");
+export const BIN = path.join(ROOT, "bin", "patchbay.mjs");
+
+const made: string[] = [];
+
+export function tempDir(prefix = "pb-test-"): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+export function cleanupTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Writes `config` as connectors.json in a fresh temp folder (plugins default to the fixtures). */
+export function writeConfig(config: Record<string, unknown>, dir = tempDir()): { dir: string; file: string } {
+  const file = path.join(dir, "connectors.json");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, JSON.stringify({ plugins: [FIXTURE_PLUGINS], ...config }, null, 2));
+  return { dir, file };
+}
+
+/** A pino destination that keeps every line, to assert what reached the log. */
+export function logSink(): { stream: Writable & { write(chunk: string): boolean }; lines: string[]; text(): string } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+  return { stream: stream as never, lines, text: () => lines.join("\n") };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `patchbay` bin in `cwd`. */
+export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`patchbay ${args.join(" ")} did not exit within ${opts.timeoutMs ?? 30_000} ms\n${stdout}\n${stderr}`));
+    }, opts.timeoutMs ?? 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? "");
+  });
+}
