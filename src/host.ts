@@ -28,6 +28,8 @@ export interface CreateHostOptions {
   env?: Record<string, string | undefined>;
   logLevel?: string;
   logDestination?: DestinationStream;
+  /** Human-readable log lines instead of JSON. */
+  prettyLogs?: boolean;
   /** Boot only these instances ("section/name") and the instances they are granted. */
   only?: string[];
   /** Never throw for failed instances: return the host with every failure in its report (doctor). */
@@ -40,7 +42,7 @@ export interface CreateHostOptions {
 
 export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const scrubber = new Scrubber();
-  const logger = createLogger({ level: opts.logLevel, scrubber, destination: opts.logDestination });
+  const logger = createLogger({ level: opts.logLevel, scrubber, destination: opts.logDestination, pretty: opts.prettyLogs });
   const env = opts.env ?? process.env;
   const config = await loadConfig({ config: opts.config, dir: opts.dir, cwd: opts.cwd, env });
   scrubber.addAll(config.secrets);

@@ -12,6 +12,8 @@ export interface LoggerOptions {
   scrubber: Scrubber;
   /** Where lines go; default stderr, so stdout stays free for command output and --json. */
   destination?: DestinationStream;
+  /** One readable line per entry instead of JSON (the CLI's human mode). */
+  pretty?: boolean;
 }
 
 export function createLogger(opts: LoggerOptions): Logger {
@@ -20,7 +22,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     {
       level: opts.level ?? process.env.PATCHBAY_LOG_LEVEL ?? "info",
       base: { name: "patchbay" },
-      hooks: { streamWrite: (line: string) => opts.scrubber.scrub(line) },
+      hooks: { streamWrite: (line: string) => (opts.pretty ? prettyLine(opts.scrubber.scrub(line)) : opts.scrubber.scrub(line)) },
     },
     destination,
   );
@@ -28,3 +30,22 @@ export function createLogger(opts: LoggerOptions): Logger {
 
 export const PLUGIN_LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 export type PluginLogLevel = (typeof PLUGIN_LOG_LEVELS)[number];
+
+const LEVEL_NAMES: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+const HIDDEN_KEYS = new Set(["level", "time", "name", "msg", "instance", "plugin", "pid", "hostname"]);
+
+/** `[warn] localModels/gemma2 (ollama): health check failed  error="..."`; scrubbing happened before. */
+export function prettyLine(line: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return line;
+  }
+  const who = entry.instance ? `${String(entry.instance)}${entry.plugin ? ` (${String(entry.plugin)})` : ""}: ` : "";
+  const extra = Object.entries(entry)
+    .filter(([k]) => !HIDDEN_KEYS.has(k))
+    .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)}`)
+    .join(" ");
+  return `[${LEVEL_NAMES[entry.level as number] ?? "log"}] ${who}${String(entry.msg ?? "")}${extra ? "  " + extra : ""}\n`;
+}

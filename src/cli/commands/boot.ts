@@ -10,7 +10,7 @@ import { renderError, renderReport, type Output } from "../render.js";
 
 export async function bootCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "boot", ["json"]);
-  const host = await createHost({ config: flagString(args, "config"), collect: true, logLevel: io.verbose ? "debug" : "warn" });
+  const host = await createHost({ config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "warn" });
   io.scrubber.absorb(host.scrubber);
   try {
     return reportOutcome(host, args, io);
@@ -21,7 +21,7 @@ export async function bootCommand(args: ParsedArgs, io: Output): Promise<ExitCod
 
 export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "serve", []);
-  const host = await createHost({ config: flagString(args, "config"), collect: true, logLevel: io.verbose ? "debug" : "info" });
+  const host = await createHost({ config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "info" });
   io.scrubber.absorb(host.scrubber);
   const code = reportOutcome(host, args, io);
   if (code !== EXIT.OK) {

@@ -24,7 +24,7 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   const timeoutMs = timeoutFlag === undefined ? undefined : Number(timeoutFlag);
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw pbError("PB_ERR_USAGE", "--timeout-ms must be a positive integer.", {});
 
-  const host = await createHost({ config: flagString(args, "config"), only: [target], collect: true, logLevel: io.verbose ? "debug" : "warn" });
+  const host = await createHost({ config: flagString(args, "config"), only: [target], collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "warn" });
   io.scrubber.absorb(host.scrubber);
   try {
     const result = await host.call(target, method, callArgs, { timeoutMs });

@@ -27,7 +27,7 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   checks.push({ check: "plugins", ok: discovery.errors.length === 0, detail: `${discovery.plugins.size} plugins discovered`, error: null });
   for (const err of discovery.errors) checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
 
-  const host = await createHost({ config: configPath, collect: true, logLevel: io.verbose ? "debug" : "silent" });
+  const host = await createHost({ config: configPath, collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "silent" });
   io.scrubber.absorb(host.scrubber);
   let report;
   try {
