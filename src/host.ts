@@ -72,7 +72,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire));
   const toStart = registry.all().filter((e) => e.planned);
   await mapBounded(toStart, os.availableParallelism(), (entry) => startInstance(entry, host, registry, config, opts));
-  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), host);
+  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o));
 
   for (const e of registry.all()) if (e.error && !e.required) e.state = "degraded";
   const failure = bootFailure(host.report());

@@ -3,18 +3,20 @@
  * false, a throw and a timeout all count as unhealthy, each with its own reason.
  */
 import { pbError, toWire } from "../errors.js";
-import type { Host } from "../host-api.js";
 import type { InstanceEntry } from "./registry.js";
 
-export async function runHealthPass(entries: InstanceEntry[], host: Host): Promise<void> {
-  await Promise.all(entries.map((e) => checkOne(e, host)));
+/** How the pass calls an instance: through the same guard and deadline as every other call. */
+export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs: number }) => Promise<unknown>;
+
+export async function runHealthPass(entries: InstanceEntry[], invoke: Invoke): Promise<void> {
+  await Promise.all(entries.map((e) => checkOne(e, invoke)));
 }
 
-async function checkOne(entry: InstanceEntry, host: Host): Promise<void> {
+async function checkOne(entry: InstanceEntry, invoke: Invoke): Promise<void> {
   const timeoutMs = entry.planned!.healthTimeoutMs;
   const started = performance.now();
   try {
-    const healthy = await host.invoke(entry, "health_check", [], { timeoutMs });
+    const healthy = await invoke(entry, "health_check", [], { timeoutMs });
     entry.healthMs = Math.round(performance.now() - started);
     if (healthy === true) {
       entry.state = "ready";

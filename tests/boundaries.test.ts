@@ -1,0 +1,89 @@
+/**
+ * Keeps the import rules of ARCHITECTURE.md true: a stage imports only leaves and stages before
+ * it; the worker program imports leaves only. Fails on a missing or empty stage folder, so it
+ * cannot pass on nothing.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./helpers.js";
+
+const SRC = path.join(ROOT, "src");
+
+/** Rank of each stage; a file may import files of the same or a lower rank. */
+const RANKS: Record<string, number> = {
+  leaf: 0, config: 1, discovery: 2, rpc: 3, spawn: 4, registry: 5, host: 6, adapter: 7, testing: 7, cli: 8,
+};
+const LEAF_FILES = ["errors.ts", "log.ts", "secrets.ts", "paths.ts", "plugin.ts"];
+const HOST_FILES = ["host.ts", "host-api.ts", "inspect.ts", "index.ts"];
+
+function stageOf(rel: string): string {
+  const [top] = rel.replace(/\.js$/, ".ts").split(path.sep);
+  if (top === "contract" || LEAF_FILES.includes(top)) return "leaf";
+  if (HOST_FILES.includes(top)) return "host";
+  return top;
+}
+
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).map((f) => path.join(dir, f));
+}
+
+function relativeImports(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.[^"']+)["']/g)].map((m) => m[1]);
+}
+
+describe("import boundaries", () => {
+  it("has every stage folder, none empty", () => {
+    for (const stage of ["contract", "config", "discovery", "rpc", "spawn", "registry", "worker", "cli", "testing"]) {
+      const dir = path.join(SRC, stage);
+      expect(existsSync(dir) && statSync(dir).isDirectory(), `src/${stage} is missing`).toBe(true);
+      expect(filesUnder(dir).length, `src/${stage} is empty`).toBeGreaterThan(0);
+    }
+  });
+
+  it("stages import only leaves and earlier stages", () => {
+    const violations: string[] = [];
+    for (const file of filesUnder(SRC)) {
+      const rel = path.relative(SRC, file);
+      const from = stageOf(rel);
+      if (from === "worker") continue;
+      expect(RANKS[from], `${rel}: unknown stage "${from}"; add it to RANKS and ARCHITECTURE.md`).toBeDefined();
+      for (const spec of relativeImports(file)) {
+        const target = path.relative(SRC, path.resolve(path.dirname(file), spec));
+        const to = stageOf(target);
+        if (to === "worker" && from === "spawn") continue; // spawn names the worker's entry file, it never imports it
+        if (to === "worker" || RANKS[to] > RANKS[from]) violations.push(`${rel} (${from}) imports ${target} (${to})`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("the worker program imports leaves and itself only", () => {
+    const violations: string[] = [];
+    const files = filesUnder(path.join(SRC, "worker"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      for (const spec of relativeImports(file)) {
+        const target = path.relative(SRC, path.resolve(path.dirname(file), spec));
+        const to = stageOf(target);
+        if (to !== "leaf" && to !== "worker") violations.push(`${path.relative(SRC, file)} imports ${target}`);
+        if (to === "leaf" && !target.startsWith("contract") && !target.startsWith("errors.")) violations.push(`${path.relative(SRC, file)} imports ${target}: the worker may use errors and contract only`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("the public entry uses named exports, never export *", () => {
+    for (const entry of ["index.ts", "plugin.ts", path.join("testing", "index.ts")]) {
+      expect(readFileSync(path.join(SRC, entry), "utf8")).not.toMatch(/export \* from/);
+    }
+  });
+
+  it("catches a planted violation (the check is not vacuous)", () => {
+    const rel = path.join("config", "planted.ts");
+    const from = stageOf(rel);
+    const to = stageOf(path.join("cli", "main.js"));
+    expect(RANKS[to] > RANKS[from]).toBe(true);
+  });
+});
