@@ -59,6 +59,17 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_CIRCUIT_OPEN: entry("the instance crashed too often and was stopped", "Fix the crash named in the logs, then restart the host.", EXIT.UNHEALTHY),
   PB_ERR_HOST_CLOSED: entry("the host is closed", "Create a new host with createHost().", EXIT.UNHEALTHY),
   PB_ERR_INTERNAL: entry("Patchbay hit an internal error", "Run again with --verbose and report the output.", EXIT.UNHEALTHY),
+  // --- adapters (hook runner, install, inbox) ---
+  PB_ERR_ADAPTER_MANIFEST_INVALID: entry("an adapter's defineAdapter() manifest is invalid", "Fix the key named in the message in the adapter's defineAdapter({...}); docs/adapters.md lists every capability and the methods it needs.", EXIT.PLUGIN_LOAD),
+  PB_ERR_ADAPTER_UNKNOWN: entry("no such adapter instance", "Use an instance name from the \"adapters\" section of connectors.json; `patchbay list` shows them.", EXIT.USAGE),
+  PB_ERR_HOOK_PAYLOAD_INVALID: entry("the hook payload is not one the adapter recognises", "Check that the client's hook calls `patchbay hook <adapter> <event>` for an event the adapter maps; the hook failed open.", EXIT.UNHEALTHY),
+  PB_ERR_HOOK_TIMEOUT: entry("the hook did not finish within its time bound", "Raise hook_timeout_ms in the adapter instance's config (or PATCHBAY_HOOK_TIMEOUT_MS), or make the adapter faster; the hook failed open.", EXIT.UNHEALTHY),
+  PB_ERR_INSTALL_PLAN_INVALID: entry("the adapter's install plan is invalid", "Fix the adapter's planInstall(): artifacts need absolute paths inside the home, project or state folder, and must not overlap.", EXIT.UNHEALTHY),
+  PB_ERR_INSTALL_CONFLICT: entry("a path the install would write is not Patchbay's", "Move or remove the file named in the message (or uninstall first), then install again.", EXIT.UNHEALTHY),
+  PB_ERR_INSTALL_RECORD_CORRUPT: entry("the install record cannot be read", "Nothing was changed. Fix or remove the install record named in the message; without it uninstall cannot tell what Patchbay owns.", EXIT.UNHEALTHY),
+  PB_ERR_INSTALL_RUNNER_MISSING: entry("refusing to install: the hook runner does not exist", "Run `npm run build` in the Patchbay folder so bin/patchbay.mjs and dist/cli/main.js exist, then install again.", EXIT.UNHEALTHY),
+  PB_ERR_INBOX_NOT_CONFIGURED: entry("the adapter has no inbox", "Set \"inbox\" in the adapter instance's config to an adapter-inbox instance, e.g. \"agentConnectors/inbox\".", EXIT.USAGE),
+  PB_ERR_INBOX_MESSAGE_NOT_FOUND: entry("no such message in the inbox", "List the pending messages with `patchbay adapter inbox <adapter>` and use one of their ids.", EXIT.USAGE),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

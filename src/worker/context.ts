@@ -7,9 +7,26 @@ import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError } from "../errors.js";
 import type { GrantResultMessage, LogMessage, WorkerToHost } from "../contract/rpc.js";
 
-export interface CallScope {
-  signal: AbortSignal;
-  deadline: number;
+/**
+ * One call in progress. The AbortController is made only when the plugin reads ctx.signal:
+ * most calls never do, and creating one per call was a measurable share of a round trip.
+ */
+export class CallScope {
+  private controller: AbortController | null = null;
+  private reason: Error | null = null;
+
+  constructor(readonly deadline: number) {}
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.reason && !this.controller.signal.aborted) this.controller.abort(this.reason);
+    return this.controller.signal;
+  }
+
+  abort(reason: Error): void {
+    this.reason ??= reason;
+    this.controller?.abort(reason);
+  }
 }
 
 export const callScope = new AsyncLocalStorage<CallScope>();

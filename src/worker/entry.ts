@@ -6,7 +6,7 @@
 import { isMainThread, type MessagePort } from "node:worker_threads";
 import { pbError, toWire, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, ServeTask, WorkerToHost } from "../contract/rpc.js";
-import { callScope, captureConsole, createContext } from "./context.js";
+import { CallScope, callScope, captureConsole, createContext } from "./context.js";
 import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
 
 /** How long the plugin's close() may take before the worker reports closed anyway. */
@@ -20,7 +20,7 @@ export default async function serve(task: ServeTask): Promise<void> {
 
   const instanceAbort = new AbortController();
   const { ctx, onGrantResult } = createContext({ port, instance: task.instance, grants: task.grants, instanceSignal: instanceAbort.signal });
-  const inflight = new Map<number, AbortController>();
+  const inflight = new Map<number, CallScope>();
   let impl: Record<string, unknown> | null = null;
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -43,12 +43,12 @@ export default async function serve(task: ServeTask): Promise<void> {
   });
 
   async function handleCall(msg: CallMessage): Promise<void> {
-    const controller = new AbortController();
-    inflight.set(msg.id, controller);
+    const scope = new CallScope(msg.deadline);
+    inflight.set(msg.id, scope);
     try {
       const fn = impl?.[msg.method];
       if (typeof fn !== "function") throw pbError("PB_ERR_METHOD_UNDECLARED", `${task.instance}: the plugin does not implement ${msg.method}().`, { instance: task.instance, method: msg.method });
-      const value = await callScope.run({ signal: controller.signal, deadline: msg.deadline }, () => fn.apply(impl, msg.args));
+      const value = await callScope.run(scope, () => fn.apply(impl, msg.args));
       reply(msg.id, true, value);
     } catch (err) {
       reply(msg.id, false, undefined, pluginErrorToWire(err, task.instance, msg.method));
