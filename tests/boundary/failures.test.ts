@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
-import { cleanupTempDirs, writeConfig } from "../helpers.js";
+import { cleanupTempDirs, logSink, writeConfig } from "../helpers.js";
 
 const hosts: Host[] = [];
 async function boot(instances: Record<string, unknown>, opts: { graceMs?: number; maxMemory?: number } = {}): Promise<Host> {
@@ -16,9 +16,14 @@ afterAll(async () => {
 
 describe("a misbehaving plugin never takes down the host or its neighbours", () => {
   it("times out at the deadline, aborts the plugin's signal, and keeps serving", async () => {
-    const host = await boot({ a: { plugin: "fx-echo", timeout_ms: 200 } });
+    const sink = logSink();
+    const { file } = writeConfig({ mcpConnectors: { a: { plugin: "fx-echo", timeout_ms: 200 } } });
+    const host = await createHost({ config: file, logLevel: "info", logDestination: sink.stream });
+    hosts.push(host);
     await expect(host.mcp("a").call("slow", { ms: 5000 })).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", data: { instance: "mcpConnectors/a" } });
     await expect(host.mcp("a").call("echo", { text: "still here" })).resolves.toMatchObject({ text: "still here" });
+    // The plugin saw its ctx.signal abort (it logs when it does).
+    expect(sink.text()).toContain("slow call aborted");
   });
 
   it("honours a per-call timeout override", async () => {
