@@ -28,11 +28,13 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
     await host.close();
     return code;
   }
-  io.err(`patchbay: serving ${host.instanceIds().length} instances; press Ctrl-C to stop.`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+  // Listen before announcing: a supervisor may signal the moment it reads the line.
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
   });
+  io.err(`patchbay: serving ${host.instanceIds().length} instances; press Ctrl-C to stop.`);
+  const signal = await stopped;
   io.err(`patchbay: ${signal} received, stopping every instance...`);
   await host.close();
   io.err("patchbay: stopped.");

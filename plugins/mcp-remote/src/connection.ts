@@ -1,0 +1,223 @@
+/**
+ * One lazily opened MCP client session, replaced when it is lost.
+ *
+ * Invariants:
+ * - Every request carries an explicit timeout derived from the caller's deadline, so the SDK's
+ *   60 s default never applies, and the caller's AbortSignal.
+ * - A lost connection (child exited, HTTP session unknown after a server restart, connection
+ *   refused) is dropped and reopened once. A request is retried on the new connection only when
+ *   it cannot have reached the server, or when it is idempotent (list, ping): a tool call that
+ *   may have run is never silently run twice.
+ * - A failed connect is never cached; the next use tries again.
+ */
+import { createInterface } from "node:readline";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { PluginContext } from "patchbay/plugin";
+
+/** The largest delay setTimeout accepts; used when the caller has no deadline at all. */
+const NO_DEADLINE_TIMEOUT_MS = 2_147_483_647;
+/** Time kept back from the caller's deadline so the SDK times out (and cancels) first. */
+const MAX_MARGIN_MS = 50;
+const MAX_STDERR_LINE = 2_000;
+
+export interface ConnectionConfig {
+  url?: string;
+  headers?: Record<string, string>;
+  command?: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+  connect_timeout_ms: number;
+}
+
+interface Session {
+  client: Client;
+  transport: Transport;
+  lost: boolean;
+}
+
+type Loss = "none" | "not-sent" | "maybe-sent";
+
+/** The per-request timeout for a deadline `deadline` (ms since epoch, or Infinity). */
+export function requestTimeout(deadline: number): number {
+  if (!Number.isFinite(deadline)) return NO_DEADLINE_TIMEOUT_MS;
+  const left = deadline - Date.now();
+  const margin = Math.min(MAX_MARGIN_MS, left * 0.1);
+  return Math.min(NO_DEADLINE_TIMEOUT_MS, Math.max(1, Math.floor(left - margin)));
+}
+
+function deadlineError(what: string): Error {
+  return new McpError(ErrorCode.RequestTimeout, `${what}: no time left before the call's deadline`);
+}
+
+/** Waits for `promise`, but no longer than `ms` and not past `signal`. */
+function bounded<T>(promise: Promise<T>, ms: number, signal: AbortSignal, what: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const timer = Number.isFinite(ms) ? setTimeout(() => finish(() => reject(new McpError(ErrorCode.RequestTimeout, `${what} timed out after ${Math.round(ms)} ms`))), ms) : undefined;
+    const onAbort = () => finish(() => reject(signal.reason));
+    signal.addEventListener("abort", onAbort, { once: true });
+    function finish(settle: () => void) {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      settle();
+    }
+    promise.then((v) => finish(() => resolve(v)), (e) => finish(() => reject(e)));
+  });
+}
+
+export class Connection {
+  private session: Session | null = null;
+  private opening: Promise<Session> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly cfg: ConnectionConfig,
+    private readonly ctx: PluginContext,
+  ) {}
+
+  /** Where this connection goes, safe to log: no query string, no args (they may hold secrets). */
+  get target(): string {
+    if (this.cfg.url) {
+      const u = new URL(this.cfg.url);
+      return `${u.origin}${u.pathname}`;
+    }
+    return `command "${this.cfg.command}"`;
+  }
+
+  /**
+   * Runs `op` on a live session before `deadline`, reconnecting once if the session was lost.
+   * `idempotent` ops are retried after a loss even if the server may have seen them.
+   */
+  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw deadlineError(what);
+      const session = await this.acquire(left);
+      try {
+        return await op(session.client, requestTimeout(deadline));
+      } catch (err) {
+        const loss = this.classify(err, session);
+        if (loss === "none") throw err;
+        this.drop(session);
+        const retry = attempt === 0 && !this.ctx.signal.aborted && (loss === "not-sent" || idempotent);
+        if (!retry) {
+          if (loss === "maybe-sent" && !idempotent) {
+            throw new Error(`${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${(err as Error).message})`, { cause: err });
+          }
+          throw err;
+        }
+        this.ctx.log.info("connection lost; reconnecting once", { target: this.target, during: what, error: (err as Error).message });
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pending = this.opening;
+    const current = this.session;
+    this.session = null;
+    if (current) await this.shutdown(current);
+    if (pending) await pending.then((s) => this.shutdown(s), () => {});
+  }
+
+  private acquire(budgetMs: number): Promise<Session> {
+    if (this.closed) return Promise.reject(new Error("mcp-remote: the connector is closed"));
+    if (this.session && !this.session.lost) return Promise.resolve(this.session);
+    if (!this.opening) {
+      this.opening = this.open().finally(() => {
+        this.opening = null;
+      });
+    }
+    // The connect runs on its own timeout (connect_timeout_ms) and outlives a caller that gives up.
+    return bounded(this.opening, budgetMs, this.ctx.signal, `connecting to ${this.target}`);
+  }
+
+  private async open(): Promise<Session> {
+    const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: {} });
+    const transport = this.makeTransport();
+    const session: Session = { client, transport, lost: false };
+    client.onclose = () => {
+      session.lost = true;
+      if (this.session === session) this.session = null;
+    };
+    client.onerror = (err) => this.ctx.log.debug("transport error", { target: this.target, error: err.message });
+    try {
+      await client.connect(transport, { timeout: this.cfg.connect_timeout_ms });
+    } catch (err) {
+      session.lost = true;
+      await client.close().catch(() => {});
+      throw new Error(`mcp-remote: cannot connect to ${this.target}: ${(err as Error).message}`, { cause: err });
+    }
+    if (this.closed) {
+      await this.shutdown(session);
+      throw new Error("mcp-remote: the connector was closed while connecting");
+    }
+    this.session = session;
+    this.ctx.log.debug("connected", { target: this.target, server: client.getServerVersion()?.name });
+    return session;
+  }
+
+  private makeTransport(): Transport {
+    if (this.cfg.url) {
+      return new StreamableHTTPClientTransport(new URL(this.cfg.url), { requestInit: { headers: this.cfg.headers ?? {} } });
+    }
+    const command = this.cfg.command!;
+    const transport = new StdioClientTransport({
+      // "node" means this Node: works without PATH and matches the host's version.
+      command: command === "node" ? process.execPath : command,
+      args: this.cfg.args,
+      cwd: this.cfg.cwd,
+      // Merged over the SDK's safe default environment (PATH, HOME, ...), never the whole process.env.
+      env: this.cfg.env ?? {},
+      stderr: "pipe",
+    });
+    const stderr = transport.stderr;
+    if (stderr) {
+      // Forwarded through ctx.log so the host scrubs secrets, instead of inheriting our stderr.
+      // stderr: "pipe" makes it a PassThrough (typed as the base Stream).
+      createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
+        this.ctx.log.info("server stderr", { line: line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line });
+      });
+    }
+    return transport;
+  }
+
+  private drop(session: Session): void {
+    session.lost = true;
+    if (this.session === session) this.session = null;
+    void this.shutdown(session);
+  }
+
+  private async shutdown(session: Session): Promise<void> {
+    session.lost = true;
+    const transport = session.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      // Polite: tell the server the session is over, but never wait long for a server that is gone.
+      await bounded(transport.terminateSession(), 1_000, new AbortController().signal, "terminating the session").catch(() => {});
+    }
+    await session.client.close().catch(() => {});
+  }
+
+  /** Whether `err` means the session is gone, and whether the request can have reached the server. */
+  private classify(err: unknown, session: Session): Loss {
+    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return "none";
+    if (this.ctx.signal.aborted) return "none";
+    if (err instanceof StreamableHTTPError) {
+      const status = err.code ?? 0;
+      // 404 is the spec's "unknown session" (server restarted); SDK-example servers answer 400 "No valid session ID".
+      if (status === 404 || (status === 400 && /session/i.test(err.message))) return "not-sent";
+      return "none";
+    }
+    if (err instanceof Error && err.message === "Not connected") return "not-sent";
+    const code = (err as { cause?: { code?: unknown } })?.cause?.code;
+    if (err instanceof TypeError && code === "ECONNREFUSED") return "not-sent";
+    if (err instanceof TypeError && /fetch failed|terminated|socket/i.test(err.message)) return "maybe-sent";
+    if (session.lost) return "maybe-sent";
+    return "none";
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Every bundled plugin folder is complete and consistent: plugin.json is valid, its kind matches
+ * definePlugin's, the methods an instance has are exactly the kind's required methods plus the
+ * declared capabilities, and the README documents every config option.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { METHODS, type Kind } from "../../src/contract/kinds.js";
+import { ManifestSchema } from "../../src/contract/manifest.js";
+import { makeCtx } from "./_ctx.js";
+
+const PLUGINS = fileURLToPath(new URL("../../plugins/", import.meta.url));
+
+const minimalConfig = (dir: string): Record<string, Record<string, unknown>> => ({
+  "sqlite-memory": { path: ":memory:" },
+  "fs-skill-store": { dir: join(dir, "skills") },
+  "file-drop-agent": { dir: join(dir, "outbox") },
+  "noop-agent": {},
+  ollama: { model: "gemma2:9b" },
+  "mcp-remote": { url: "http://127.0.0.1:9/mcp" },
+});
+
+interface ShapeLike {
+  _zod: { def: { shape?: Record<string, unknown> } };
+}
+
+describe.each(Object.keys(minimalConfig("")))("bundled plugin %s", (name) => {
+  const folder = join(PLUGINS, name);
+  const manifest = ManifestSchema.parse(JSON.parse(readFileSync(join(folder, "plugin.json"), "utf8")));
+
+  it("has a valid plugin.json, a README and an entry", () => {
+    expect(manifest.name).toBe(name);
+    expect(manifest.patchbay).toBe("^1");
+    expect(existsSync(join(folder, manifest.entry))).toBe(true);
+    expect(existsSync(join(folder, "README.md"))).toBe(true);
+  });
+
+  it("implements exactly the kind's methods plus its declared capabilities", async () => {
+    const mod = (await import(join(folder, manifest.entry))) as { default: { kind: Kind; config: { parse(v: unknown): unknown }; create: (c: unknown, ctx: unknown) => unknown } };
+    const def = mod.default;
+    expect(def.kind).toBe(manifest.kind);
+    const table = METHODS[manifest.kind];
+    for (const cap of manifest.capabilities) expect(table.optional).toContain(cap);
+
+    const dir = mkdtempSync(join(tmpdir(), "pb-manifest-"));
+    try {
+      const instance = (await def.create(def.config.parse(minimalConfig(dir)[name]), makeCtx().ctx)) as Record<string, unknown>;
+      for (const method of table.required) expect(typeof instance[method], method).toBe("function");
+      for (const method of table.optional) {
+        expect(typeof instance[method] === "function", `${method} implemented iff declared`).toBe(manifest.capabilities.includes(method));
+      }
+      await (instance.close as (() => Promise<void>) | undefined)?.();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("documents every config option in its README", async () => {
+    const mod = (await import(join(folder, manifest.entry))) as { default: { config: ShapeLike } };
+    const shape = mod.default.config._zod.def.shape ?? {};
+    const readme = readFileSync(join(folder, "README.md"), "utf8");
+    for (const key of Object.keys(shape)) expect(readme, `README mentions ${key}`).toContain(`\`${key}\``);
+    expect(readme).toContain(`"plugin": "${name}"`);
+  });
+});
