@@ -8,12 +8,11 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { definePlugin, NotImplementedError, z } from "patchbay/plugin";
+import { definePlugin, NotImplementedError, z, portableNameProblem } from "patchbay/plugin";
 import type { AgentConnector, AgentStatus, DeliveryPayload, WakeOpts } from "patchbay/plugin";
-import { fileNameProblem } from "./names.js";
 
 const agentId = z.string().superRefine((value, issue) => {
-  const problem = fileNameProblem(value);
+  const problem = portableNameProblem(value);
   if (problem) issue.addIssue({ code: "custom", message: `agent id ${problem}` });
 });
 
@@ -126,7 +125,7 @@ export default definePlugin({
           throw new Error(`cannot deliver a payload of kind ${JSON.stringify((payload as { kind?: unknown })?.kind)}; file-drop-agent handles "augment" and "template"`);
         }
         const dispatchId = payload.meta?.dispatch_id;
-        const problem = fileNameProblem(dispatchId);
+        const problem = portableNameProblem(dispatchId);
         if (problem) throw new Error(`invalid meta.dispatch_id ${JSON.stringify(dispatchId)}: ${problem}`);
         const delivered_at = Date.now();
         const file: DeliveryFile = { type: "delivery", agent_id, delivered_at, payload };

@@ -7,9 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
-import { definePlugin, z } from "patchbay/plugin";
+import { definePlugin, z, portableNameProblem } from "patchbay/plugin";
 import type { SkillRecord, SkillStore } from "patchbay/plugin";
-import { skillNameProblem } from "./names.js";
 
 const EXT = ".md";
 
@@ -29,7 +28,7 @@ export default definePlugin({
 
     /** The file of skill `name`; throws for a name that must not become a path. */
     function fileOf(name: string): string {
-      const problem = skillNameProblem(name);
+      const problem = portableNameProblem(name);
       if (problem) throw new Error(`invalid skill name ${JSON.stringify(name)}: ${problem}`);
       const file = resolve(root, name + EXT);
       if (dirname(file) !== root) throw new Error(`invalid skill name ${JSON.stringify(name)}: it leaves the skill folder`);
@@ -127,7 +126,7 @@ export default definePlugin({
         for (const entry of entries) {
           if (!entry.name.endsWith(EXT) || !(entry.isFile() || entry.isSymbolicLink())) continue;
           const name = entry.name.slice(0, -EXT.length);
-          if (skillNameProblem(name) === null) names.push(name);
+          if (portableNameProblem(name) === null) names.push(name);
         }
         return names.sort();
       },
