@@ -17,7 +17,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   boot: { run: bootCommand, usage: "boot [--config F] [--json]        boot every instance, print one row each, shut down" },
   serve: { run: serveCommand, usage: "serve [--config F]               boot and stay up until SIGINT/SIGTERM" },
   doctor: { run: doctorCommand, usage: "doctor [--config F] [--json]     every check boot makes, each with its fix" },
-  list: { run: listCommand, usage: "list [--config F] [--json]       discovered plugins and configured instances" },
+  list: { run: listCommand, usage: "list [--config F] [--json] [--live]  discovered plugins and configured instances (--live: boot them for health, tools, agents)" },
   call: { run: callCommand, usage: "call <section>/<name> <method> [ARG_JSON ...] [--timeout-ms N]" },
 };
 
@@ -44,15 +44,19 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
     args = parseArgs(argv);
     io.verbose = args.flags.verbose === true;
     const [name, sub] = args.positionals;
-    if (!name || (args.flags.help && !SUBCOMMANDS[name])) {
+    if (!name) {
       io.out(usage());
-      return name || args.flags.help ? EXIT.OK : EXIT.USAGE;
+      return args.flags.help ? EXIT.OK : EXIT.USAGE;
     }
     let command = COMMANDS[name];
     let rest = args.positionals.slice(1);
     if (!command && SUBCOMMANDS[name]) {
       command = SUBCOMMANDS[name][sub ?? ""];
       rest = args.positionals.slice(2);
+      if (!command && !sub && args.flags.help) {
+        io.out(usage());
+        return EXIT.OK;
+      }
       if (!command) throw pbError("PB_ERR_USAGE", `Unknown command "patchbay ${name}${sub ? " " + sub : ""}". ${name} has: ${Object.keys(SUBCOMMANDS[name]).join(", ")}.`, {});
     }
     if (!command) throw pbError("PB_ERR_USAGE", `Unknown command "${name}". Commands: ${[...Object.keys(COMMANDS), ...Object.keys(SUBCOMMANDS)].join(", ")}.`, {});
