@@ -26,6 +26,32 @@ export function workerEntryPath(): string {
   return path.join(packageRoot(), "dist", "worker", "entry.js");
 }
 
+/** The program a process-isolated instance's child runs (compiled, like the thread entry). */
+export function processEntryPath(): string {
+  return path.join(packageRoot(), "dist", "worker", "process-entry.js");
+}
+
+/**
+ * What a process-isolated child must be able to read to run at all: Patchbay's compiled code
+ * and package.json, and the node_modules folders that hold the packages the worker and the
+ * authoring API load (jiti, zod). Installed as a dependency, those are hoisted next to
+ * Patchbay rather than inside it, so each is found the way Node's resolution finds it.
+ */
+export function runtimeReadPaths(): string[] {
+  const rootDir = packageRoot();
+  const out = new Set([path.join(rootDir, "dist"), path.join(rootDir, "package.json")]);
+  for (const dep of ["jiti", "zod"]) {
+    for (let dir = rootDir; ; dir = path.dirname(dir)) {
+      if (existsSync(path.join(dir, "node_modules", dep, "package.json"))) {
+        out.add(path.join(dir, "node_modules"));
+        break;
+      }
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return [...out];
+}
+
 export function bundledPluginsDir(): string {
   return path.join(packageRoot(), "plugins");
 }

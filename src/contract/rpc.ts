@@ -1,15 +1,15 @@
 /**
  * The one RPC contract between the host and a plugin worker: the task that starts a worker, and
- * the messages each side sends over the instance's persistent MessagePort. Both sides import
- * this file and nothing else of each other.
+ * the messages each side sends over the instance's persistent channel (a MessagePort for a
+ * thread, the IPC channel for a process-isolated instance). Both sides import this file and
+ * nothing else of each other.
  */
 import type { MessagePort } from "node:worker_threads";
 import type { WireError } from "../errors.js";
 import type { Kind } from "./kinds.js";
 
-/** The tinypool task that turns a pool thread into one instance's server. */
-export interface ServeTask {
-  port: MessagePort;
+/** What a worker needs to load and serve one instance, whichever runtime carries it. */
+export interface InstanceTask {
   /** "section/name", used in every message the worker sends about itself. */
   instance: string;
   kind: Kind;
@@ -30,6 +30,29 @@ export interface ServeTask {
   aliases: Record<string, string>;
   jitiCacheDir: string | false;
 }
+
+/** The tinypool task that turns a pool thread into one instance's server. */
+export interface ServeTask extends InstanceTask {
+  port: MessagePort;
+}
+
+// --- process isolation: the child's IPC channel, before the serve loop ---
+
+/**
+ * The first message a process-isolated child receives: its task (secrets travel here, never in
+ * argv or env). Node queues IPC messages until the child's entry attaches its listener.
+ */
+export interface TaskMessage {
+  t: "task";
+  task: InstanceTask;
+}
+
+/**
+ * A child that dies of an uncaught error writes one line starting with this to its stderr just
+ * before Node prints the stack; the host quotes it as the crash reason, as a thread's serve
+ * task rejection would say.
+ */
+export const FATAL_LINE_PREFIX = "patchbay-worker-fatal: ";
 
 // --- host → worker ---
 

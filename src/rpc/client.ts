@@ -1,6 +1,8 @@
 /**
- * The host's end of one worker's persistent MessagePort: id-correlated calls with deadlines,
- * cancellation, and rejection of every pending call the moment the worker goes away.
+ * The host's end of one worker's persistent channel: id-correlated calls with deadlines,
+ * cancellation, and rejection of every pending call the moment the worker goes away. The
+ * channel is a small transport (a thread's MessagePort, a child process's IPC channel), so
+ * both isolation modes share every rule here.
  */
 import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
@@ -14,6 +16,23 @@ interface Pending {
   reject(err: PatchbayError): void;
 }
 
+/** What RpcClient needs of a channel. */
+export interface RpcTransport {
+  /** Must throw synchronously when `msg` cannot be serialized (structured clone rules). */
+  post(msg: HostToWorker): void;
+  onMessage(fn: (msg: WorkerToHost) => void): void;
+  /** The channel is gone: the worker exited, was killed, or closed its end. */
+  onClose(fn: () => void): void;
+}
+
+export function portTransport(port: MessagePort): RpcTransport {
+  return {
+    post: (msg) => port.postMessage(msg),
+    onMessage: (fn) => port.on("message", fn),
+    onClose: (fn) => port.on("close", fn),
+  };
+}
+
 export interface RpcClientOptions {
   instance: string;
   /** Messages that are not call results (logs, grant calls, lifecycle) go here. */
@@ -22,7 +41,7 @@ export interface RpcClientOptions {
   graceMs: number;
   /** A cancelled call did not settle within the grace period (a busy loop, a hung native call). */
   onStuck(method: string): void;
-  /** The port closed while we did not expect it: the worker is gone. */
+  /** The channel closed: the worker is gone (or was stopped). */
   onClose(): void;
 }
 
@@ -34,13 +53,13 @@ export class RpcClient {
   private nextId = 1;
   private closedError: PatchbayError | null = null;
 
-  constructor(private readonly port: MessagePort, private readonly opts: RpcClientOptions) {
+  constructor(private readonly transport: RpcTransport, private readonly opts: RpcClientOptions) {
     this.wheel = new DeadlineWheel((id) => this.expire(id));
-    port.on("message", (msg: WorkerToHost) => {
+    transport.onMessage((msg: WorkerToHost) => {
       if (msg.t === "result") this.settle(msg.id, msg.ok, msg.value, msg.error);
       else opts.onMessage(msg);
     });
-    port.on("close", () => opts.onClose());
+    transport.onClose(() => opts.onClose());
   }
 
   get inflight(): number {
@@ -60,7 +79,7 @@ export class RpcClient {
 
   post(msg: HostToWorker): void {
     try {
-      this.port.postMessage(msg);
+      this.transport.post(msg);
     } catch (err) {
       if (msg.t === "call") {
         this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_ARGS", `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ${(err as Error).message}`, { instance: this.opts.instance, method: msg.method }));

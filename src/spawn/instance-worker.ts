@@ -1,25 +1,30 @@
 /**
- * One plugin instance's worker: tinypool starts, limits and stops the thread; calls travel on a
- * persistent MessagePort (rpc/client.ts). An explicit state machine owns the lifecycle:
+ * One plugin instance's worker, whichever runtime carries it (thread-runtime.ts: tinypool and a
+ * persistent MessagePort; process-runtime.ts: a forked child under Node's permission model);
+ * calls travel through rpc/client.ts either way. An explicit state machine owns the lifecycle:
  *
  *   idle → starting → ready → stopping → stopped
  *                  ↘ failed      ↘ restarting → starting (after a crash, with backoff)
  *                                 ↘ failed (circuit open: too many crashes)
  */
-import { MessageChannel } from "node:worker_threads";
-import { Tinypool } from "tinypool";
 import { pbError, PatchbayError, fromWire } from "../errors.js";
-import type { GrantCallMessage, LogMessage, ServeTask, WorkerToHost } from "../contract/rpc.js";
+import type { GrantCallMessage, InstanceTask, LogMessage, WorkerToHost } from "../contract/rpc.js";
 import { RpcClient } from "../rpc/client.js";
-import { workerEntryPath } from "../paths.js";
 import { RestartPolicy } from "./restart-policy.js";
+import { sleep, STOP_TIMEOUT_MS, type Isolation, type WorkerRuntime } from "./runtime.js";
+import { startThread } from "./thread-runtime.js";
+import { startProcess } from "./process-runtime.js";
 
 export type WorkerState = "idle" | "starting" | "ready" | "restarting" | "stopping" | "stopped" | "failed";
 
 export interface InstanceWorkerOptions {
-  task: Omit<ServeTask, "port">;
+  task: InstanceTask;
   /** The worker's whole process.env: only the variables the manifest's permissions.env names. */
   env: Record<string, string>;
+  /** @default "thread" */
+  isolation?: Isolation;
+  /** "process" only: the manifest's permissions.fs (relative to task.configDir); the child may read and write them. */
+  fsPaths?: readonly string[];
   maxMemoryMb: number;
   startTimeoutMs: number;
   graceMs: number;
@@ -30,13 +35,11 @@ export interface InstanceWorkerOptions {
   onStateChange?(state: WorkerState, reason?: PatchbayError): void;
 }
 
-const STOP_TIMEOUT_MS = 3_000;
-
 export class InstanceWorker {
   state: WorkerState = "idle";
   /** Why the instance is failed, or the last crash. */
   lastError: PatchbayError | null = null;
-  private pool: Tinypool | null = null;
+  private runtime: WorkerRuntime | null = null;
   private client: RpcClient | null = null;
   private ready: Promise<void> | null = null;
   private generation = 0;
@@ -80,7 +83,7 @@ export class InstanceWorker {
       await Promise.race([closed, sleep(Math.min(STOP_TIMEOUT_MS, this.opts.graceMs))]);
     }
     client?.rejectAll(pbError("PB_ERR_HOST_CLOSED", `${this.instance} was stopped.`, { instance: this.instance }));
-    await this.destroyPool();
+    await this.destroyRuntime();
     this.setState("stopped");
   }
 
@@ -88,43 +91,27 @@ export class InstanceWorker {
 
   private async spawn(): Promise<void> {
     const generation = ++this.generation;
-    const { port1, port2 } = new MessageChannel();
-    const pool = new Tinypool({
-      filename: workerEntryPath(),
-      minThreads: 0,
-      maxThreads: 1,
-      // Atomics.wait would freeze the plugin's sockets and timers between tasks; the serve task never ends anyway.
-      useAtomics: false,
-      isolateWorkers: false,
-      idleTimeout: 2 ** 31 - 1,
-      env: this.opts.env,
-      resourceLimits: { maxOldGenerationSizeMb: this.opts.maxMemoryMb },
-      terminateTimeout: STOP_TIMEOUT_MS,
-    });
-    this.pool = pool;
+    const runtime = this.startRuntime();
+    this.runtime = runtime;
     let settleStart!: (err?: PatchbayError) => void;
     const started = new Promise<void>((resolve, reject) => (settleStart = (err) => (err ? reject(err) : resolve())));
-    let exitReason: string | null = null;
 
-    const client = new RpcClient(port1, {
+    const client = new RpcClient(runtime.transport, {
       instance: this.instance,
       graceMs: this.opts.graceMs,
       onMessage: (msg) => this.onMessage(msg, client, settleStart),
       onStuck: (method) => void this.crashed(generation, `it did not stop ${method}() within ${this.opts.graceMs} ms of its deadline, so its worker was terminated`),
       onClose: () => {
         if (this.onClosed) return this.onClosed();
-        // Let the serve task's rejection (which carries an out-of-memory or uncaught error) arrive first.
-        setTimeout(() => {
-          const reason = exitReason ?? "its worker exited";
+        // Let the runtime learn why (the serve task's rejection, the child's stderr) first.
+        void runtime.exitReason().then((why) => {
+          const reason = why ?? "its worker exited";
           settleStart(pbError("PB_ERR_PLUGIN_CRASHED", `${this.instance}: ${reason} before it was ready.`, { instance: this.instance }));
           void this.crashed(generation, reason);
-        }, 20);
+        });
       },
     });
     this.client = client;
-    pool.run({ ...this.opts.task, port: port2 } satisfies ServeTask, { transferList: [port2] as never }).catch((err: Error) => {
-      exitReason = describeExit(err);
-    });
 
     const timer = setTimeout(() => settleStart(pbError("PB_ERR_PLUGIN_START_TIMEOUT", `${this.instance}: the plugin was not ready within ${this.opts.startTimeoutMs} ms.`, { instance: this.instance })), this.opts.startTimeoutMs);
     try {
@@ -133,13 +120,22 @@ export class InstanceWorker {
     } catch (err) {
       this.lastError = err as PatchbayError;
       if (generation === this.generation) {
-        await this.destroyPool();
+        await this.destroyRuntime();
         this.setState("failed", err as PatchbayError);
       }
       throw err;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private startRuntime(): WorkerRuntime {
+    const { task, env, maxMemoryMb } = this.opts;
+    if (this.opts.isolation !== "process") return startThread({ task, env, maxMemoryMb });
+    return startProcess({
+      task, env, maxMemoryMb, fsPaths: this.opts.fsPaths ?? [],
+      onOutput: (stream, line) => this.opts.onLog({ t: "log", level: stream === "stderr" ? "warn" : "info", msg: line, data: { stream } }),
+    });
   }
 
   private onMessage(msg: WorkerToHost, client: RpcClient, settleStart: (err?: PatchbayError) => void): void {
@@ -179,8 +175,8 @@ export class InstanceWorker {
       this.setState("restarting", err);
     }
     this.client?.rejectAll(err);
-    // Not awaited: a worker that exited by itself may never report its exit to tinypool.
-    void this.destroyPool();
+    // Not awaited: a thread that exited by itself may never report its exit to tinypool.
+    void this.destroyRuntime();
     if (delay === null) return;
     this.ready = sleep(delay).then(() => {
       if (this.state !== "restarting") throw this.unavailableError();
@@ -189,11 +185,10 @@ export class InstanceWorker {
     this.ready.catch(() => undefined);
   }
 
-  private async destroyPool(): Promise<void> {
-    const pool = this.pool;
-    this.pool = null;
-    // tinypool's destroy() waits for an 'exit' that a worker which already exited never emits again.
-    if (pool) await Promise.race([pool.destroy().catch(() => undefined), sleep(STOP_TIMEOUT_MS)]);
+  private async destroyRuntime(): Promise<void> {
+    const runtime = this.runtime;
+    this.runtime = null;
+    await runtime?.destroy();
   }
 
   private unavailableError(): PatchbayError {
@@ -211,15 +206,6 @@ export class InstanceWorker {
     this.state = state;
     this.opts.onStateChange?.(state, reason);
   }
-}
-
-function describeExit(err: Error & { code?: string }): string {
-  if (err.code === "ERR_WORKER_OUT_OF_MEMORY") return "its worker ran out of memory";
-  return `its worker died: ${err.message.split("\n")[0]}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function withDeadline<T>(promise: Promise<T>, deadline: number, onTimeout: () => Error): Promise<T> {

@@ -3,7 +3,6 @@
  * progress through AsyncLocalStorage, so one ctx object serves every concurrent call correctly.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError } from "../errors.js";
 import type { GrantResultMessage, LogMessage, WorkerToHost } from "../contract/rpc.js";
 
@@ -33,14 +32,17 @@ export const callScope = new AsyncLocalStorage<CallScope>();
 
 type Level = LogMessage["level"];
 
-export function sendLog(port: MessagePort, level: Level, msg: unknown, data?: unknown): void {
+/** Posts one message to the host, over whichever channel carries this worker (a port or IPC). */
+export type Send = (msg: WorkerToHost) => void;
+
+export function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
   const message: WorkerToHost = { t: "log", level, msg: typeof msg === "string" ? msg : safeString(msg) };
   if (data && typeof data === "object") message.data = toPlain(data) as Record<string, unknown>;
-  port.postMessage(message);
+  send(message);
 }
 
 export interface ContextOptions {
-  port: MessagePort;
+  send: Send;
   instance: string;
   grants: readonly string[];
   /** Aborts when the instance closes; the signal seen outside any call. */
@@ -48,7 +50,7 @@ export interface ContextOptions {
 }
 
 export function createContext(opts: ContextOptions) {
-  const { port, instance, grants } = opts;
+  const { send, instance, grants } = opts;
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
   let nextId = 1;
 
@@ -61,11 +63,11 @@ export function createContext(opts: ContextOptions) {
   };
 
   const log = Object.freeze({
-    trace: (msg: string, data?: Record<string, unknown>) => sendLog(port, "trace", msg, data),
-    debug: (msg: string, data?: Record<string, unknown>) => sendLog(port, "debug", msg, data),
-    info: (msg: string, data?: Record<string, unknown>) => sendLog(port, "info", msg, data),
-    warn: (msg: string, data?: Record<string, unknown>) => sendLog(port, "warn", msg, data),
-    error: (msg: string, data?: Record<string, unknown>) => sendLog(port, "error", msg, data),
+    trace: (msg: string, data?: Record<string, unknown>) => sendLog(send, "trace", msg, data),
+    debug: (msg: string, data?: Record<string, unknown>) => sendLog(send, "debug", msg, data),
+    info: (msg: string, data?: Record<string, unknown>) => sendLog(send, "info", msg, data),
+    warn: (msg: string, data?: Record<string, unknown>) => sendLog(send, "warn", msg, data),
+    error: (msg: string, data?: Record<string, unknown>) => sendLog(send, "error", msg, data),
   });
 
   const connectors = Object.freeze({
@@ -80,7 +82,7 @@ export function createContext(opts: ContextOptions) {
           : (...args: unknown[]) => new Promise((resolve, reject) => {
             const id = nextId++;
             pending.set(id, { resolve, reject });
-            port.postMessage({ t: "grant-call", id, target, method, args } satisfies WorkerToHost);
+            send({ t: "grant-call", id, target, method, args });
           }),
       });
     },
@@ -102,8 +104,8 @@ export function createContext(opts: ContextOptions) {
 }
 
 /** Routes console.* to the host logger: a plugin's stray console.log must not corrupt stdout (--json). */
-export function captureConsole(port: MessagePort): void {
-  const route = (level: Level) => (...args: unknown[]) => sendLog(port, level, args.map(safeString).join(" "));
+export function captureConsole(send: Send): void {
+  const route = (level: Level) => (...args: unknown[]) => sendLog(send, level, args.map(safeString).join(" "));
   console.log = route("info");
   console.info = route("info");
   console.debug = route("debug");

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { createJiti } from "jiti";
 import { pbError, PatchbayError } from "../errors.js";
-import type { ServeTask } from "../contract/rpc.js";
+import type { InstanceTask } from "../contract/rpc.js";
 import { walkMarkedFields } from "./schema-walk.js";
 
 const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
@@ -25,7 +25,7 @@ interface ZodIssueLike {
   message: string;
 }
 
-export async function importDefinition(task: ServeTask): Promise<LoadedDefinition> {
+export async function importDefinition(task: InstanceTask): Promise<LoadedDefinition> {
   const jiti = createJiti(import.meta.url, {
     fsCache: task.jitiCacheDir,
     alias: task.aliases,
@@ -60,7 +60,7 @@ export interface ParsedConfig {
 }
 
 /** Validates and prepares the instance config; the secrets are returned even when validation fails. */
-export function parseInstanceConfig(def: LoadedDefinition, task: ServeTask): ParsedConfig | { error: PatchbayError; secrets: string[] } {
+export function parseInstanceConfig(def: LoadedDefinition, task: InstanceTask): ParsedConfig | { error: PatchbayError; secrets: string[] } {
   const secrets: string[] = [];
   walkMarkedFields(def.config, structuredClone(task.config), (f) => {
     if (f.marks.secret) secrets.push(f.value as string);

@@ -85,8 +85,10 @@ describe("calls through the boundary", () => {
   });
 
   it("binds the instance name to plugin log lines", async () => {
-    const line = sink.lines.map((l) => JSON.parse(l)).find((l) => String(l.msg).startsWith("fx-echo created"));
-    expect(line).toMatchObject({ instance: "mcpConnectors/echo", plugin: "fx-echo" });
+    // Three instances run fx-echo and start in parallel: each line must carry its own instance.
+    const lines = sink.lines.map((l) => JSON.parse(l)).filter((l) => String(l.msg).startsWith("fx-echo created"));
+    expect(lines.map((l) => l.instance).sort()).toEqual(["mcpConnectors/echo", "mcpConnectors/narrow", "mcpConnectors/none"]);
+    expect(lines.every((l) => l.plugin === "fx-echo")).toBe(true);
   });
 
   it("names unknown instances and lists the known ones", async () => {

@@ -1,0 +1,56 @@
+/**
+ * The default runtime: one tinypool pool of one thread per instance, whose single serve task
+ * never ends; calls travel on a persistent MessagePort transferred in that task.
+ */
+import { MessageChannel } from "node:worker_threads";
+import { Tinypool } from "tinypool";
+import type { InstanceTask, ServeTask } from "../contract/rpc.js";
+import { portTransport } from "../rpc/client.js";
+import { workerEntryPath } from "../paths.js";
+import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
+
+export interface ThreadRuntimeOptions {
+  task: InstanceTask;
+  /** The thread's whole process.env. */
+  env: Record<string, string>;
+  maxMemoryMb: number;
+}
+
+export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
+  const { port1, port2 } = new MessageChannel();
+  const pool = new Tinypool({
+    filename: workerEntryPath(),
+    minThreads: 0,
+    maxThreads: 1,
+    // Atomics.wait would freeze the plugin's sockets and timers between tasks; the serve task never ends anyway.
+    useAtomics: false,
+    isolateWorkers: false,
+    idleTimeout: 2 ** 31 - 1,
+    env: opts.env,
+    resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb },
+    terminateTimeout: STOP_TIMEOUT_MS,
+  });
+  let exitReason: string | null = null;
+  // The serve task settles only when the thread dies (its rejection carries an out-of-memory or
+  // uncaught error) or after the instance closed. A clean process.exit() never settles it: the
+  // port's close is what reports that.
+  pool.run({ ...opts.task, port: port2 } satisfies ServeTask, { transferList: [port2] as never }).catch((err: Error) => {
+    exitReason = describeExit(err);
+  });
+  // A dying Worker emits 'error' (which rejects the task) before 'exit': once 'exit' has been
+  // seen and the rejection's callbacks have run, the reason is final. The port's close can come
+  // first, and by an unbounded margin on a loaded machine.
+  const thread = pool.threads[0];
+  const exited = new Promise<void>((resolve) => (thread ? thread.on("exit", () => setImmediate(resolve)) : resolve()));
+  return {
+    transport: portTransport(port1),
+    exitReason: () => Promise.race([exited, sleep(REASON_WAIT_MS)]).then(() => exitReason),
+    // tinypool's destroy() waits for an 'exit' that a worker which already exited never emits again.
+    destroy: () => Promise.race([pool.destroy().catch(() => undefined), sleep(STOP_TIMEOUT_MS)]),
+  };
+}
+
+function describeExit(err: Error & { code?: string }): string {
+  if (err.code === "ERR_WORKER_OUT_OF_MEMORY") return "its worker ran out of memory";
+  return `its worker died: ${err.message.split("\n")[0]}`;
+}

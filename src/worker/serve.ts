@@ -1,0 +1,142 @@
+/**
+ * The serve loop every plugin worker runs, whichever runtime carries it: load the plugin,
+ * answer calls, cancel them, relay grant calls, close. The runtime only supplies a channel
+ * (entry.ts: the serve task's MessagePort in a thread; process-entry.ts: the IPC channel of a
+ * process-isolated child), so both runtimes behave the same to the host.
+ */
+import { pbError, toWire, type WireError } from "../errors.js";
+import type { CallMessage, HostToWorker, InstanceTask, WorkerToHost } from "../contract/rpc.js";
+import { CallScope, callScope, captureConsole, createContext } from "./context.js";
+import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
+
+/** How long the plugin's close() may take before the worker reports closed anyway. */
+const CLOSE_GRACE_MS = 2_000;
+
+/** The worker's end of its channel to the host. */
+export interface WorkerChannel {
+  /** Called unbound (a closure). Throws synchronously when `msg` cannot be serialized (structured clone rules on both runtimes). */
+  send(msg: WorkerToHost): void;
+  onMessage(fn: (msg: HostToWorker) => void): void;
+  /**
+   * Sends `last`, then ends the channel: a thread closes its port (tinypool tears the thread
+   * down); a child process exits once `last` has been flushed to the host.
+   */
+  end(last: WorkerToHost): void;
+}
+
+/** Resolves when the host asks the instance to close, or at once when loading it failed. */
+export async function serve(task: InstanceTask, channel: WorkerChannel): Promise<void> {
+  const { send } = channel;
+  captureConsole(send);
+
+  const instanceAbort = new AbortController();
+  const { ctx, onGrantResult } = createContext({ send, instance: task.instance, grants: task.grants, instanceSignal: instanceAbort.signal });
+  const inflight = new Map<number, CallScope>();
+  let impl: Record<string, unknown> | null = null;
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+
+  channel.onMessage((msg: HostToWorker) => {
+    switch (msg.t) {
+      case "call":
+        void handleCall(msg);
+        break;
+      case "cancel":
+        inflight.get(msg.id)?.abort(new Error(msg.reason));
+        break;
+      case "grant-result":
+        onGrantResult(msg);
+        break;
+      case "close":
+        void close();
+        break;
+    }
+  });
+
+  async function handleCall(msg: CallMessage): Promise<void> {
+    const scope = new CallScope(msg.deadline);
+    inflight.set(msg.id, scope);
+    try {
+      const fn = impl?.[msg.method];
+      if (typeof fn !== "function") throw pbError("PB_ERR_METHOD_UNDECLARED", `${task.instance}: the plugin does not implement ${msg.method}().`, { instance: task.instance, method: msg.method });
+      const value = await callScope.run(scope, () => fn.apply(impl, msg.args));
+      reply(msg.id, true, value);
+    } catch (err) {
+      reply(msg.id, false, undefined, pluginErrorToWire(err, task.instance, msg.method));
+    } finally {
+      inflight.delete(msg.id);
+    }
+  }
+
+  function reply(id: number, ok: boolean, value?: unknown, error?: WireError): void {
+    try {
+      send(ok ? { t: "result", id, ok, value } : { t: "result", id, ok, error });
+    } catch {
+      // The result holds something structured clone cannot carry (a function, a socket...).
+      send({ t: "result", id, ok: false, error: toWire(pbError("PB_ERR_CONTRACT_VIOLATION", `${task.instance}: the result could not be sent across the boundary (it must be plain data).`, { instance: task.instance })) });
+    }
+  }
+
+  async function close(): Promise<void> {
+    instanceAbort.abort(new Error("instance closing"));
+    for (const c of inflight.values()) c.abort(new Error("instance closing"));
+    const closeFn = impl?.close;
+    if (typeof closeFn === "function") {
+      await Promise.race([Promise.resolve().then(() => closeFn.call(impl)).catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref())]);
+    }
+    channel.end({ t: "closed" });
+    finish();
+  }
+
+  let secrets: string[] = [];
+  try {
+    const def = await importDefinition(task);
+    const parsed = parseInstanceConfig(def, task);
+    secrets = parsed.secrets;
+    if ("error" in parsed) throw parsed.error;
+    const created = await def.create(parsed.config, ctx);
+    impl = checkImplementation(created, task);
+    send({ t: "ready", secrets, methods: Object.keys(impl).filter((k) => typeof impl![k] === "function") });
+  } catch (err) {
+    channel.end({ t: "init-failed", secrets, error: initErrorToWire(err, task) });
+    return;
+  }
+  await finished;
+}
+
+function checkImplementation(created: unknown, task: InstanceTask): Record<string, unknown> {
+  if (!created || typeof created !== "object") {
+    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}": create() must return an object of contract methods.`, { instance: task.instance, plugin: task.pluginName });
+  }
+  const obj = created as Record<string, unknown>;
+  const missing = [...task.requiredMethods, ...task.capabilities].filter((m) => typeof obj[m] !== "function");
+  if (missing.length > 0) {
+    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}) does not implement ${missing.map((m) => `${m}()`).join(", ")}, which its kind or its declared capabilities require.`, {
+      instance: task.instance, plugin: task.pluginName, missing,
+    });
+  }
+  return obj;
+}
+
+function initErrorToWire(err: unknown, task: InstanceTask): WireError {
+  if (err instanceof Error && "code" in err && typeof (err as { code: unknown }).code === "string" && String((err as { code: string }).code).startsWith("PB_ERR_")) {
+    return toWire(err);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return toWire(pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): create() failed: ${message}`, { instance: task.instance, plugin: task.pluginName }));
+}
+
+/** A plugin's own error becomes plain data; its stack stays in the worker. */
+function pluginErrorToWire(err: unknown, instance: string, method: string): WireError {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "PB_ERR_NOT_IMPLEMENTED") {
+    return toWire(pbError("PB_ERR_NOT_IMPLEMENTED", `${instance}: ${method}() is not implemented by this plugin.`, { instance, method }));
+  }
+  if (typeof code === "string" && code.startsWith("PB_ERR_") && err instanceof Error) {
+    const wire = toWire(err);
+    if (wire.code !== "PB_ERR_INTERNAL") return wire;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const name = err instanceof Error ? err.name : typeof err;
+  return toWire(pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, { instance, method, name }));
+}
