@@ -21,6 +21,12 @@ const entry = (title: string, hint: string, exit: ExitCode): CatalogueEntry => (
 export const CATALOGUE = Object.freeze({
   // --- usage ---
   PB_ERR_USAGE: entry("bad command line", "Run `patchbay --help` for the commands and their flags.", EXIT.USAGE),
+  // --- plugin authoring (plugin new, plugin test) ---
+  PB_ERR_SCAFFOLD_NAME: entry("the plugin name is not a portable id", "Use lower-case letters, digits, '.', '_' and '-', starting with a letter (at most 64 characters, no path separators), e.g. github-issues.", EXIT.USAGE),
+  PB_ERR_SCAFFOLD_KIND: entry("there is no template for this kind", "Use one of the kinds named in the message: `patchbay plugin new <kind> <name>`.", EXIT.USAGE),
+  PB_ERR_SCAFFOLD_EXISTS: entry("the plugin folder already exists", "Nothing was changed. Pick another name, pass --dir to create it elsewhere, or move the existing folder away first.", EXIT.USAGE),
+  PB_ERR_PLUGIN_NOT_FOUND: entry("no plugin by that name or path", "Pass a plugin folder (one holding plugin.json) or the name of a plugin in a folder connectors.json scans; `patchbay list` shows them.", EXIT.USAGE),
+  PB_ERR_PLUGIN_TEST_FIXTURE: entry("the plugin's test.config.json is invalid", "Make test.config.json a JSON object with \"valid\" (a config the plugin accepts) and optionally \"invalid\" (one it must refuse).", EXIT.USAGE),
   // --- config ---
   PB_ERR_CONFIG_NOT_FOUND: entry("connectors.json not found", "Pass --config FILE, set PATCHBAY_CONFIG, or create connectors.json in this folder or a parent.", EXIT.USAGE),
   PB_ERR_CONFIG_PARSE: entry("connectors.json is not valid JSON", "Fix the JSON syntax at the position named in the message.", EXIT.USAGE),
@@ -59,6 +65,10 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_CIRCUIT_OPEN: entry("the instance crashed too often and was stopped", "Fix the crash named in the logs, then restart the host.", EXIT.UNHEALTHY),
   PB_ERR_HOST_CLOSED: entry("the host is closed", "Create a new host with createHost().", EXIT.UNHEALTHY),
   PB_ERR_INTERNAL: entry("Patchbay hit an internal error", "Run again with --verbose and report the output.", EXIT.UNHEALTHY),
+  // --- connector contracts (memory modes and filters, agent broadcast) ---
+  PB_ERR_MODE_UNDECLARED: entry("the memory store does not declare this query mode", "Use one of the modes named in the message, or add the mode to \"modes\" in the plugin's plugin.json (and implement it).", EXIT.UNHEALTHY),
+  PB_ERR_FILTER_UNDECLARED: entry("the memory store does not declare this query filter", "Drop the filter, or add the key to \"filters\" in the plugin's plugin.json (and implement it): undeclared filters are refused, never silently ignored.", EXIT.UNHEALTHY),
+  PB_ERR_AGENT_NOT_FOUND: entry("no agent connector lists this agent", "Use an agent id that an agent connector's list_agents() returns (`patchbay list --live` shows them), or configure a connector for it.", EXIT.UNHEALTHY),
   // --- adapters (hook runner, install, inbox) ---
   PB_ERR_ADAPTER_MANIFEST_INVALID: entry("an adapter's defineAdapter() manifest is invalid", "Fix the key named in the message in the adapter's defineAdapter({...}); docs/adapters.md lists every capability and the methods it needs.", EXIT.PLUGIN_LOAD),
   PB_ERR_ADAPTER_UNKNOWN: entry("no such adapter instance", "Use an instance name from the \"adapters\" section of connectors.json; `patchbay list` shows them.", EXIT.USAGE),

@@ -1,12 +1,18 @@
 /**
  * The embedder's API over a booted registry: typed accessors per section, calls through the
- * guard with deadlines, the boot report, and close(). Every error that leaves here is scrubbed.
+ * guard with deadlines, discovery (capabilities, list), agent broadcast and delivery receipts,
+ * the boot report, and close(). Every error and value that leaves here is scrubbed.
  */
 import { pbError, PatchbayError, toWire, type WireError } from "./errors.js";
 import type { Section } from "./contract/kinds.js";
-import type { AgentConnector, LocalModel, McpConnector, MemoryStore, SkillStore, AdapterPlugin } from "./contract/types.js";
-import { checkCall, checkResult } from "./rpc/guard.js";
+import type {
+  AgentConnector, AgentResponse, DeliveryReceipt, LocalModel, McpConnector, MemoryStore, OutgoingPayload, RequestResponseOpts, SkillStore, AdapterPlugin,
+} from "./contract/types.js";
+import { checkCall, checkResult, contractTimeout, type HostMeta } from "./rpc/guard.js";
 import type { InstanceEntry, InstanceState, Registry } from "./registry/registry.js";
+import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
+import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
+import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
 import type { Scrubber } from "./secrets.js";
 import type { Logger } from "./log.js";
 
@@ -22,6 +28,8 @@ export interface InstanceReport {
   plugin: string;
   version: string;
   required: boolean;
+  /** "thread" or "process" (connectors.json "isolation"). */
+  isolation: "thread" | "process";
   state: InstanceState;
   healthMs: number | null;
   aliases: string[];
@@ -38,11 +46,18 @@ export interface BootReport {
   warnings: WireError[];
 }
 
-/** A connector proxy: contract methods become calls through the boundary. */
-type Remote<T> = { [K in keyof T as K extends "close" ? never : K]-?: T[K] extends (...a: infer A) => Promise<infer R> ? (...a: A) => Promise<R> : never };
+/** A connector proxy: contract methods (optional ones included) become calls through the boundary. */
+type Remote<T> = { [K in keyof T as K extends "close" ? never : K]-?: NonNullable<T[K]> extends (...a: infer A) => Promise<infer R> ? (...a: A) => Promise<R> : never };
+
+/** The agent proxy takes payloads whose meta the host completes (callers never construct DeliveryMeta). */
+export type AgentClient = Omit<Remote<AgentConnector>, "deliver" | "request_response"> & {
+  deliver(agent_id: string, payload: OutgoingPayload): Promise<DeliveryReceipt>;
+  request_response(agent_id: string, payload: OutgoingPayload, opts: RequestResponseOpts): Promise<AgentResponse>;
+};
 
 export class Host {
   private closed = false;
+  private readonly receiptLog = new ReceiptLog();
 
   constructor(
     private readonly registry: Registry,
@@ -62,8 +77,8 @@ export class Host {
   mcp(name = "primary"): Remote<McpConnector> {
     return this.proxy("mcpConnectors", name);
   }
-  agent(name = "primary"): Remote<AgentConnector> {
-    return this.proxy("agentConnectors", name);
+  agent(name = "primary"): AgentClient {
+    return this.proxy<AgentClient>("agentConnectors", name);
   }
   skills(name = "primary"): Remote<SkillStore> {
     return this.proxy("skillStores", name);
@@ -81,6 +96,33 @@ export class Host {
     } catch (err) {
       throw this.scrubError(err);
     }
+  }
+
+  /** Per instance: kind, plugin@version, methods, modes, health state, MCP tools (after allowed_tools), agents. */
+  async capabilities(): Promise<InstanceCapabilities[]> {
+    return this.scrubber.scrubValue(await describeInstances(this.registry.all(), (id) => this.registry.aliasesOf(id), (e, m, a, o) => this.invoke(e, m, a, o)));
+  }
+
+  /** capabilities() of one section's instances. */
+  async list(section: Section): Promise<InstanceCapabilities[]> {
+    const entries = this.registry.all().filter((e) => e.section === section);
+    return this.scrubber.scrubValue(await describeInstances(entries, (id) => this.registry.aliasesOf(id), (e, m, a, o) => this.invoke(e, m, a, o)));
+  }
+
+  /** Delivers to every agent connector whose list_agents() includes `agent_id`, all with one dispatch_id. */
+  async broadcast(agent_id: string, payload: OutgoingPayload, opts: CallOptions = {}): Promise<BroadcastResult> {
+    try {
+      if (this.closed) throw pbError("PB_ERR_HOST_CLOSED", "The host is closed.", {});
+      const invoke = (e: InstanceEntry, m: string, a: unknown[], o: CallOptions, meta?: HostMeta) => this.invoke(e, m, a, o, meta);
+      return this.scrubber.scrubValue(await broadcast(this.registry.all(), invoke, agent_id, payload, opts.timeoutMs));
+    } catch (err) {
+      throw this.scrubError(err);
+    }
+  }
+
+  /** Every recorded delivery (oldest first) with the host's sent_at and the plugin's delivered_at. */
+  receipts(filter: ReceiptFilter = {}): DeliveryRecord[] {
+    return this.scrubber.scrubValue(this.receiptLog.list(filter));
   }
 
   report(): BootReport {
@@ -108,14 +150,24 @@ export class Host {
   }
 
   /** Internal: used by the health pass and by grants (plugin → host calls). */
-  async invoke(entry: InstanceEntry, method: string, args: unknown[], opts: CallOptions = {}): Promise<unknown> {
+  async invoke(entry: InstanceEntry, method: string, args: unknown[], opts: CallOptions = {}, hostMeta?: HostMeta): Promise<unknown> {
     if (!entry.worker || !entry.target || !entry.planned) {
       throw pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${entry.id} is ${entry.state}${entry.error ? ` (${entry.error.message})` : ""}.`, { instance: entry.id, state: entry.state });
     }
-    const sent = checkCall(entry.target, method, args);
-    const timeoutMs = opts.timeoutMs ?? entry.planned.timeoutMs;
-    const result = await entry.worker.call(method, sent, timeoutMs);
-    return checkResult(entry.target, method, sent, result);
+    const sent = checkCall(entry.target, method, args, hostMeta);
+    const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
+    if (entry.target.kind !== "agent" || method !== "deliver") {
+      return checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+    }
+    // Every delivery that crossed is recorded, acknowledged or not.
+    try {
+      const receipt = checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+      this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
+      return receipt;
+    } catch (err) {
+      this.receiptLog.recordDelivery(entry.id, sent, { error: err });
+      throw err;
+    }
   }
 
   private proxy<T>(section: Section, name: string): Remote<T> {
@@ -129,7 +181,7 @@ export class Host {
 
   private instanceReport(e: InstanceEntry): InstanceReport {
     return {
-      id: e.id, section: e.section, name: e.name, plugin: e.plugin, version: e.version, required: e.required,
+      id: e.id, section: e.section, name: e.name, plugin: e.plugin, version: e.version, required: e.required, isolation: e.isolation,
       state: e.state, healthMs: e.healthMs, aliases: this.registry.aliasesOf(e.id), error: e.error,
     };
   }

@@ -8,10 +8,12 @@ import path from "node:path";
 import type { DestinationStream } from "pino";
 import { EXIT, pbError, PatchbayError, toWire, type WireError } from "./errors.js";
 import { KIND_OF_SECTION, METHODS } from "./contract/kinds.js";
+import { declaredFilters, declaredModes } from "./contract/manifest.js";
 import { loadConfig, type ResolvedConfig } from "./config/load.js";
 import { scanPlugins, type Discovery } from "./discovery/scan.js";
 import { planInstances, type PlannedInstance } from "./discovery/plan.js";
 import { InstanceWorker } from "./spawn/instance-worker.js";
+import { expandFsGrants } from "./spawn/fs-grants.js";
 import { Registry, type InstanceEntry } from "./registry/registry.js";
 import { runHealthPass } from "./registry/health.js";
 import { Host, type BootReport } from "./host-api.js";
@@ -63,7 +65,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
       ? pbError(loadError.code, `${inst.id}: ${loadError.message}`, { ...loadError.data, instance: inst.id }, loadError.hint)
       : plan.errors.find((e) => e.data.instance === inst.id) ?? null;
     registry.add({
-      id: inst.id, section: inst.section, name: inst.name, required: inst.required, plugin: inst.plugin,
+      id: inst.id, section: inst.section, name: inst.name, required: inst.required, plugin: inst.plugin, isolation: inst.isolation,
       version: planned?.pluginInfo.version ?? "?", planned: planError ? null : planned, worker: null, target: null,
       state: planError ? "failed" : "stopped", healthMs: null, error: planError ? toWire(planError) : null,
     });
@@ -97,6 +99,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
   entry.target = {
     instance: entry.id, kind: plugin.kind, capabilities: plugin.manifest.capabilities,
     allowedTools: planned.allowedTools, identity: planned.identity,
+    ...(plugin.kind === "memory-store" ? { modes: declaredModes(plugin.manifest), filters: declaredFilters(plugin.manifest) } : {}),
   };
   entry.worker = new InstanceWorker({
     task: {
@@ -105,6 +108,8 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
       config: planned.config, configDir: config.dir, grants: planned.grants, aliases: authoringAliases(), jitiCacheDir: jitiCacheDir(),
     },
     env: workerEnv,
+    isolation: planned.isolation,
+    fsPaths: expandFsGrants(plugin.manifest.permissions.fs, planned.config),
     maxMemoryMb: planned.maxMemoryMb,
     startTimeoutMs: opts.startTimeoutMs ?? 30_000,
     graceMs: opts.graceMs ?? 2_000,

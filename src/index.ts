@@ -2,7 +2,10 @@
  * `patchbay`: the embedder's API. Named exports only: adding a symbol here makes it public.
  */
 export { createHost, type CreateHostOptions } from "./host.js";
-export { Host, type BootReport, type CallOptions, type InstanceReport } from "./host-api.js";
+export { Host, type AgentClient, type BootReport, type CallOptions, type InstanceReport } from "./host-api.js";
+export type { InstanceCapabilities } from "./registry/capabilities.js";
+export type { BroadcastBranch, BroadcastResult } from "./registry/broadcast.js";
+export type { DeliveryRecord, ReceiptFilter } from "./registry/receipts.js";
 export { CATALOGUE, EXIT, PatchbayError, isPatchbayError, type ErrorCode, type WireError } from "./errors.js";
 export { KINDS, SECTION_OF_KIND, type Kind, type Section } from "./contract/kinds.js";
 export { PLUGIN_API_VERSION, type Manifest } from "./contract/manifest.js";

@@ -8,6 +8,7 @@ import { planInstances, type LoadPlan } from "./discovery/plan.js";
 import { bundledPluginsDir } from "./paths.js";
 import { Scrubber } from "./secrets.js";
 import { toWire, type WireError } from "./errors.js";
+import { describeUnstarted, type InstanceCapabilities } from "./registry/capabilities.js";
 
 export interface Inspection {
   config: ResolvedConfig;
@@ -45,17 +46,21 @@ export interface InstanceListing {
   aliases: string[];
   allowed_tools: string[] | null;
   error: WireError | null;
+  /** What host.capabilities() reports, from the declarations alone (state "not-started", no tools yet). */
+  capabilities: InstanceCapabilities;
 }
 
 export function listing(inspection: Inspection): { configFile: string | null; plugins: PluginListing[]; instances: InstanceListing[]; problems: WireError[] } {
   const { config, discovery, plan, scrubber } = inspection;
   const plugins = [...discovery.plugins.values()].sort((a, b) => a.name.localeCompare(b.name)).map(pluginListing);
-  const instances = config.instances.map((i) => {
+  const instances = config.instances.map((i): InstanceListing => {
     const err = plan.errors.find((e) => e.data.instance === i.id);
+    const aliases = Object.entries(config.aliases).filter(([, to]) => to === i.id).map(([from]) => from);
+    const error = err ? toWire(err) : null;
+    const planned = plan.instances.find((p) => p.id === i.id);
     return {
-      id: i.id, plugin: i.plugin, required: i.required, allowed_tools: i.allowedTools,
-      aliases: Object.entries(config.aliases).filter(([, to]) => to === i.id).map(([from]) => from),
-      error: err ? toWire(err) : null,
+      id: i.id, plugin: i.plugin, required: i.required, allowed_tools: i.allowedTools, aliases, error,
+      capabilities: describeUnstarted(i, planned?.pluginInfo ?? null, aliases, error),
     };
   });
   return scrubber.scrubValue({ configFile: config.file, plugins, instances, problems: discovery.errors.map(toWire) });

@@ -29,6 +29,8 @@ export interface ResolvedInstance {
   timeoutMs: number;
   healthTimeoutMs: number;
   maxMemoryMb: number;
+  /** "process": a child process under Node's permission model instead of a worker thread. */
+  isolation: "thread" | "process";
   /** null = every tool (mcpConnectors only; always null elsewhere). */
   allowedTools: string[] | null;
   identity: Record<string, unknown> | null;

@@ -102,6 +102,7 @@ function usage(message: string, key: string): PatchbayError {
 
 export function defineAdapter<S extends z.ZodObject = z.ZodObject<Record<never, never>>>(definition: AdapterDefinition<S>): DefinedAdapter<S> {
   const own = definition.config ?? z.strictObject({});
+  if (typeof (own as { extend?: unknown }).extend !== "function") throw usage("adapter config must be a z.object({...}) (the standard keys are added to it)", "config");
   const clash = Object.keys(STANDARD_ADAPTER_CONFIG).filter((k) => Object.hasOwn((own as z.ZodObject).shape ?? {}, k));
   if (clash.length > 0) throw usage(`adapter config must not redefine the standard keys ${clash.join(", ")}`, `config.${clash[0]}`);
   const config = (own as z.ZodObject).extend(STANDARD_ADAPTER_CONFIG);

@@ -4,6 +4,7 @@
  * crosses the boundary between the hook runner/installer and an adapter worker. A leaf: zod only.
  */
 import { z } from "zod";
+import { METHODS } from "./kinds.js";
 
 /**
  * Capability → the methods a `true` needs. The first is the backing method; `denyOutcome` and
@@ -53,11 +54,8 @@ export function capabilityRequires(key: string): readonly string[] {
 }
 
 /** The methods every adapter implements, and the ones it may (each listed in plugin.json "capabilities"). */
-export const ADAPTER_REQUIRED_METHODS = ["health_check", "manifest", "detect", "doctor", "normalizeHook", "renderContext", "planInstall"] as const;
-export const ADAPTER_OPTIONAL_METHODS = [
-  "denyOutcome", "injectOutcome", "startSession", "resumeSession", "endSession", "heartbeat", "mapChildSession",
-  "guardRead", "guardWrite", "guardShell", "offerMessage", "routeReply",
-] as const;
+export const ADAPTER_REQUIRED_METHODS: readonly string[] = METHODS.adapter.required;
+export const ADAPTER_OPTIONAL_METHODS: readonly string[] = METHODS.adapter.optional;
 
 // --- the normalized event ---
 

@@ -35,9 +35,13 @@ export const METHODS: Readonly<Record<Kind, MethodTable>> = Object.freeze({
   mcp: { required: ["health_check", "call", "list_tools"], optional: [] },
   agent: { required: ["health_check", "list_agents", "deliver", "wake", "request_response"], optional: ["agent_status"] },
   "skill-store": { required: ["health_check", "get", "write", "list", "delete"], optional: [] },
+  // Adapters: the capability-backing methods are optional (src/contract/adapter.ts maps each capability to them).
   adapter: {
-    required: ["health_check", "detect", "doctor", "normalizeHook", "renderContext"],
-    optional: ["planInstall", "denyOutcome", "injectOutcome"],
+    required: ["health_check", "manifest", "detect", "doctor", "normalizeHook", "renderContext", "planInstall"],
+    optional: [
+      "denyOutcome", "injectOutcome", "startSession", "resumeSession", "endSession", "heartbeat", "mapChildSession",
+      "guardRead", "guardWrite", "guardShell", "offerMessage", "routeReply",
+    ],
   },
 });
 

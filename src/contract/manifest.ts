@@ -29,6 +29,15 @@ export const ManifestSchema = z
       .array(z.string())
       .default([])
       .meta({ description: "Optional contract methods the plugin implements (e.g. write, get, embed, agent_status)." }),
+    modes: z
+      .array(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "a mode is lower-case letters, digits, '_' and '-'"))
+      .min(1)
+      .optional()
+      .meta({ description: 'memory-store only: the query modes the plugin answers ("fts", "semantic", "rerank" or its own). Default ["fts"]. The host refuses any other mode.' }),
+    filters: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "a filter key is letters, digits and '_'"))
+      .optional()
+      .meta({ description: "memory-store only: the query filter keys the plugin understands beyond query, limit and mode. Default []. The host refuses any other key instead of letting it be silently dropped." }),
     requires: z
       .array(z.string())
       .default([])
@@ -37,10 +46,23 @@ export const ManifestSchema = z
       .strictObject({
         env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]).meta({ description: "Environment variables the worker's process.env may hold." }),
         net: z.array(z.string()).default([]).meta({ description: "Hosts the plugin talks to (declared for review)." }),
-        fs: z.array(z.string()).default([]).meta({ description: "Paths the plugin reads or writes (declared for review)." }),
+        fs: z.array(z.string()).default([]).meta({ description: "Paths the plugin reads or writes, relative ones resolved against connectors.json's folder. \"${config.dir}\" names the path an instance's config field holds. Declared for review; for an instance with \"isolation\": \"process\" they are the only paths outside its folder it may read or write." }),
       })
       .default({ env: [], net: [], fs: [] }),
   })
   .meta({ title: "Patchbay plugin.json", description: "The manifest of one Patchbay plugin folder." });
 
 export type Manifest = z.output<typeof ManifestSchema>;
+
+/** Keys every memory query has; a plugin's `filters` add to them. */
+export const CORE_QUERY_KEYS: readonly string[] = Object.freeze(["query", "limit", "mode"]);
+
+/** The query modes a memory-store plugin answers ("fts" when plugin.json does not say). */
+export function declaredModes(manifest: Pick<Manifest, "modes">): string[] {
+  return manifest.modes ? [...manifest.modes] : ["fts"];
+}
+
+/** The filter keys a memory-store plugin understands beyond query, limit and mode. */
+export function declaredFilters(manifest: Pick<Manifest, "filters">): string[] {
+  return manifest.filters ? [...manifest.filters] : [];
+}

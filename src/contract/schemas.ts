@@ -5,6 +5,10 @@
  */
 import { z } from "zod";
 import type { Kind } from "./kinds.js";
+import {
+  AdapterEnvSchema, AdapterManifestSchema, ClientProbeSchema, DetectResultSchema, DoctorResultSchema, GuardDecisionSchema,
+  HookOutcomeSchema, InstallPlanSchema, NormalizedEventSchema, PeerMessageSchema, RenderInputSchema, RenderOptionsSchema, RenderResultSchema,
+} from "./adapter.js";
 
 const json = z.unknown();
 const nonEmpty = z.string().min(1);
@@ -14,7 +18,8 @@ export const CURATED_MEMORY_FIELDS = [
   "recipients", "expires_at", "created_at", "agent_id", "vault",
 ] as const;
 
-export const PortableMemorySchema = z.looseObject({
+/** Seed 001 PortableMemory: core fields, the curated subset (top level only), and the metadata bag. */
+const memoryFields = {
   id: nonEmpty,
   summary: z.string(),
   detail: z.string().optional(),
@@ -31,7 +36,10 @@ export const PortableMemorySchema = z.looseObject({
   agent_id: z.string().optional(),
   vault: z.string().optional(),
   metadata: z.record(z.string(), json).optional(),
-});
+};
+
+// Loose: a store may return substrate fields beyond the seed's; only the seed's are typed here.
+export const PortableMemorySchema = z.looseObject(memoryFields);
 
 export const QueryFiltersSchema = z.looseObject({
   query: z.string(),
@@ -39,7 +47,10 @@ export const QueryFiltersSchema = z.looseObject({
   mode: nonEmpty,
 });
 
-export const MemoryWriteSchema = z.looseObject({ summary: z.string(), detail: z.string().optional(), id: nonEmpty.optional() });
+/** write(): a PortableMemory without `score` (a query computes it); `id` optional (the store assigns one). */
+export const MemoryWriteSchema = z.looseObject({ ...memoryFields, id: nonEmpty.optional(), score: z.never().optional() });
+
+export const MemoryWriteResultSchema = z.looseObject({ id: nonEmpty, created_at: z.number() });
 
 export const ToolDescriptorSchema = z.looseObject({
   name: nonEmpty,
@@ -88,6 +99,49 @@ export const DeliveryReceiptSchema = z.looseObject({
 
 export const SkillRecordSchema = z.looseObject({ name: nonEmpty, body: z.string(), updated_at: z.number().optional() });
 
+/** Seed 001 AgentDescriptor. */
+export const AgentDescriptorSchema = z.looseObject({
+  agent_id: nonEmpty,
+  agent_name: z.string().optional(),
+  capabilities: z.array(z.enum(["deliver", "wake", "augment", "template"])).optional(),
+});
+
+export const WakeOptsSchema = z.strictObject({
+  context: z.string().optional(),
+  when: z.union([z.literal("immediate"), z.number().int().nonnegative()]).optional(),
+});
+
+export const WakeReceiptSchema = z.looseObject({ woken_at: z.number(), session_id: z.string().optional() });
+
+export const RequestResponseOptsSchema = z.strictObject({
+  correlation_id: nonEmpty,
+  timeout_ms: z.number().int().positive().optional(),
+});
+
+export const AgentResponseSchema = z.looseObject({ correlation_id: nonEmpty, content: z.string(), responded_at: z.number().optional() });
+
+export const AgentStatusSchema = z.enum(["active", "idle", "asleep", "unknown"]);
+
+export const RunOptionsSchema = z.strictObject({
+  model: z.string().min(1).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  timeout_ms: z.number().int().positive().optional(),
+});
+
+/**
+ * Non-empty vectors of finite numbers; the host checks count and dimension. A plain loop, not
+ * z.array(z.number()): embeddings are large (32 × 768 numbers took zod ~740 µs, the loop ~20 µs).
+ */
+export const EmbeddingsSchema = z.custom<number[][]>((value) => {
+  if (!Array.isArray(value)) return false;
+  for (const row of value) {
+    if (!Array.isArray(row) || row.length === 0) return false;
+    for (let i = 0; i < row.length; i++) if (typeof row[i] !== "number" || !Number.isFinite(row[i])) return false;
+  }
+  return true;
+}, "must be an array of non-empty vectors of finite numbers");
+
 export interface MethodSchema {
   /** The positional arguments, as a tuple. */
   args: z.ZodType;
@@ -101,16 +155,13 @@ export const CONTRACT_SCHEMAS: Readonly<Record<Kind, Readonly<Record<string, Met
   "memory-store": {
     health_check: health,
     query: m(z.tuple([QueryFiltersSchema]), z.array(PortableMemorySchema)),
-    write: m(z.tuple([MemoryWriteSchema]), z.looseObject({ id: nonEmpty, created_at: z.number() })),
+    write: m(z.tuple([MemoryWriteSchema]), MemoryWriteResultSchema),
     get: m(z.tuple([nonEmpty]), PortableMemorySchema.nullable()),
   },
   "local-model": {
     health_check: health,
-    run: m(
-      z.tuple([z.string()], z.strictObject({ model: z.string().optional(), max_tokens: z.number().int().positive().optional(), temperature: z.number().min(0).max(2).optional(), timeout_ms: z.number().int().positive().optional() }).optional()),
-      z.string(),
-    ),
-    embed: m(z.tuple([z.array(z.string()).min(1)]), z.array(z.array(z.number()))),
+    run: m(z.tuple([z.string()], RunOptionsSchema.optional()), z.string()),
+    embed: m(z.tuple([z.array(z.string()).min(1).max(10_000)]), EmbeddingsSchema),
   },
   mcp: {
     health_check: health,
@@ -119,28 +170,37 @@ export const CONTRACT_SCHEMAS: Readonly<Record<Kind, Readonly<Record<string, Met
   },
   agent: {
     health_check: health,
-    list_agents: m(z.tuple([]), z.array(z.looseObject({ id: nonEmpty, name: z.string().optional(), description: z.string().optional() }))),
+    list_agents: m(z.tuple([]), z.array(AgentDescriptorSchema)),
     deliver: m(z.tuple([nonEmpty, DeliveryPayloadSchema]), DeliveryReceiptSchema),
-    wake: m(z.tuple([nonEmpty], z.record(z.string(), json).optional()), z.looseObject({ woke_at: z.number() })),
-    request_response: m(
-      z.tuple([nonEmpty, DeliveryPayloadSchema, z.looseObject({ correlation_id: nonEmpty, timeout_ms: z.number().int().positive().optional() })]),
-      z.looseObject({ correlation_id: nonEmpty, content: z.string(), responded_at: z.number().optional() }),
-    ),
-    agent_status: m(z.tuple([nonEmpty]), z.looseObject({ agent_id: nonEmpty, state: z.string() })),
+    wake: m(z.tuple([nonEmpty], WakeOptsSchema.optional()), WakeReceiptSchema),
+    request_response: m(z.tuple([nonEmpty, DeliveryPayloadSchema, RequestResponseOptsSchema]), AgentResponseSchema),
+    agent_status: m(z.tuple([nonEmpty]), AgentStatusSchema),
   },
   "skill-store": {
     health_check: health,
     get: m(z.tuple([nonEmpty]), SkillRecordSchema.nullable()),
-    write: m(z.tuple([nonEmpty, z.string()]), z.unknown()),
+    write: m(z.tuple([nonEmpty, z.string()]), z.union([z.undefined(), z.null()])),
     list: m(z.tuple([]), z.array(z.string())),
     delete: m(z.tuple([nonEmpty]), z.boolean()),
   },
   adapter: {
     health_check: health,
+    manifest: m(z.tuple([]), AdapterManifestSchema),
+    detect: m(z.tuple([ClientProbeSchema, AdapterEnvSchema]), DetectResultSchema),
+    doctor: m(z.tuple([AdapterEnvSchema]), DoctorResultSchema),
+    normalizeHook: m(z.tuple([json, z.strictObject({ event: z.string().nullable() })]), NormalizedEventSchema),
+    renderContext: m(z.tuple([RenderInputSchema, RenderOptionsSchema]), RenderResultSchema),
+    planInstall: m(z.tuple([AdapterEnvSchema]), InstallPlanSchema),
+    denyOutcome: m(z.tuple([z.string()], NormalizedEventSchema.nullable().optional()), HookOutcomeSchema),
+    injectOutcome: m(z.tuple([z.string()], NormalizedEventSchema.nullable().optional()), HookOutcomeSchema),
+    ...Object.fromEntries(["guardRead", "guardWrite", "guardShell"].map((g) => [g, m(z.tuple([NormalizedEventSchema]), GuardDecisionSchema)])),
+    ...Object.fromEntries(["startSession", "resumeSession", "endSession", "heartbeat", "mapChildSession"].map((l) => [l, m(z.tuple([NormalizedEventSchema]), json)])),
+    offerMessage: m(z.tuple([PeerMessageSchema]), json),
+    routeReply: m(z.tuple([PeerMessageSchema]), json),
   },
 };
 
-/** The schema of one method, or undefined for a method the table does not describe (adapters). */
+/** The schema of one method, or undefined for a method the table does not describe. */
 export function methodSchema(kind: Kind, method: string): MethodSchema | undefined {
   const table = CONTRACT_SCHEMAS[kind];
   return Object.hasOwn(table, method) ? table[method] : undefined;

@@ -29,9 +29,8 @@ export interface QueryFilters {
   [key: string]: unknown;
 }
 
-export interface MemoryWrite {
-  summary: string;
-  detail?: string;
+/** What write() takes: a PortableMemory without `score` (a query computes it), `id` optional. */
+export interface MemoryWrite extends Omit<PortableMemory, "id" | "score"> {
   id?: string;
   [key: string]: unknown;
 }
@@ -105,46 +104,54 @@ export type DeliveryPayload =
   | ({ kind: "augment"; content: string; format?: "text" | "markdown"; meta: DeliveryMeta } & PayloadProvenance)
   | ({ kind: "template"; prompt: string; meta: DeliveryMeta } & PayloadProvenance);
 
+/** The meta a caller may set; the host fills dispatch_id and sent_at (and origin when absent) on every call. */
+export type CallerMeta = Partial<Omit<DeliveryMeta, "dispatch_id" | "sent_at">>;
+
+/** What a caller hands to deliver()/broadcast()/request_response(): a payload whose meta the host completes. */
+export type OutgoingPayload =
+  | ({ kind: "augment"; content: string; format?: "text" | "markdown"; meta?: CallerMeta } & PayloadProvenance)
+  | ({ kind: "template"; prompt: string; meta?: CallerMeta } & PayloadProvenance);
+
 export interface DeliveryReceipt {
   delivered_at: number;
   delivery_id?: string;
   delivery_skipped?: boolean;
 }
 
+/** Seed 001: who a connector can deliver to. */
 export interface AgentDescriptor {
-  id: string;
-  name?: string;
-  description?: string;
-  [key: string]: unknown;
+  agent_id: string;
+  agent_name?: string;
+  capabilities?: ("deliver" | "wake" | "augment" | "template")[];
 }
 
 export interface WakeOpts {
-  reason?: string;
-  [key: string]: unknown;
+  /** Why the agent is woken, in prose the agent reads. */
+  context?: string;
+  /** "immediate" (default) or a unix-ms time to wake at. */
+  when?: "immediate" | number;
 }
 
 export interface WakeReceipt {
-  woke_at: number;
-  [key: string]: unknown;
+  woken_at: number;
+  session_id?: string;
 }
 
 export interface RequestResponseOpts {
-  timeout_ms?: number;
+  /** Required: the receiver echoes it on its reply (seed 000, meta.correlation_id). The host copies it into payload.meta. */
   correlation_id: string;
+  timeout_ms?: number;
 }
 
 export interface AgentResponse {
+  /** Must equal the request's correlation_id; the host refuses a reply that does not echo it. */
   correlation_id: string;
   content: string;
   responded_at?: number;
-  [key: string]: unknown;
 }
 
-export interface AgentStatus {
-  agent_id: string;
-  state: string;
-  [key: string]: unknown;
-}
+/** Seed 001: pure metadata; the host never gates delivery on it. */
+export type AgentStatus = "active" | "idle" | "asleep" | "unknown";
 
 export interface AgentConnector {
   health_check(): Promise<boolean>;

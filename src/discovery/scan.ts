@@ -8,7 +8,7 @@ import path from "node:path";
 import semver from "semver";
 import { pbError, type PatchbayError } from "../errors.js";
 import { METHODS } from "../contract/kinds.js";
-import { ManifestSchema, PLUGIN_API_VERSION, type Manifest } from "../contract/manifest.js";
+import { CORE_QUERY_KEYS, ManifestSchema, PLUGIN_API_VERSION, type Manifest } from "../contract/manifest.js";
 
 export interface DiscoveredPlugin {
   name: string;
@@ -102,6 +102,8 @@ export function readManifest(dir: string, manifestPath: string, bundled: boolean
   if (unknownCaps.length > 0) {
     return fail(`capabilities ${unknownCaps.map((c) => `"${c}"`).join(", ")} are not optional methods of kind ${manifest.kind} (it has: ${optional.join(", ") || "none"})`);
   }
+  const queryProblem = queryDeclarationProblem(manifest);
+  if (queryProblem) return fail(queryProblem);
   const apiProblem = checkApiRange(manifest);
   if (apiProblem) return { error: apiProblem };
   const entry = resolveEntry(dir, manifest);
@@ -109,6 +111,19 @@ export function readManifest(dir: string, manifestPath: string, bundled: boolean
   return {
     plugin: { name: manifest.name, version: manifest.version, kind: manifest.kind, dir, entryPath: entry.path, manifest, bundled, shadows: null },
   };
+}
+
+/** `modes`/`filters` only mean something to a memory store; elsewhere they would be silently ignored. */
+function queryDeclarationProblem(manifest: Manifest): string | null {
+  for (const key of ["modes", "filters"] as const) {
+    const list = manifest[key];
+    if (!list) continue;
+    if (manifest.kind !== "memory-store") return `"${key}" applies to memory-store plugins only (this is a ${manifest.kind} plugin)`;
+    const dup = list.find((v, i) => list.indexOf(v) !== i);
+    if (dup) return `${key} lists "${dup}" twice`;
+  }
+  const core = manifest.filters?.find((f) => CORE_QUERY_KEYS.includes(f));
+  return core ? `filters must not list "${core}": query, limit and mode are part of every query` : null;
 }
 
 function checkApiRange(manifest: Manifest): PatchbayError | null {

@@ -18,6 +18,8 @@ export interface InstanceEntry {
   required: boolean;
   plugin: string;
   version: string;
+  /** As configured ("thread" unless the instance says "process"). */
+  isolation: PlannedInstance["isolation"];
   planned: PlannedInstance | null;
   worker: InstanceWorker | null;
   target: GuardTarget | null;

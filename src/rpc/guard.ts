@@ -7,9 +7,12 @@ import { randomUUID } from "node:crypto";
 import { pbError, type PatchbayError } from "../errors.js";
 import { callableMethods, METHODS, type Kind } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
-import { CURATED_MEMORY_FIELDS, methodSchema } from "../contract/schemas.js";
+import { methodSchema } from "../contract/schemas.js";
+import { checkContractResult, prefillCorrelation, prepareArgs, violation, type ContractTarget } from "./contract-checks.js";
 
-export interface GuardTarget {
+export { contractTimeout } from "./contract-checks.js";
+
+export interface GuardTarget extends ContractTarget {
   instance: string;
   kind: Kind;
   capabilities: readonly string[];
@@ -18,8 +21,14 @@ export interface GuardTarget {
   identity: Readonly<Record<string, unknown>> | null;
 }
 
+/** The DeliveryMeta fields only the host sets; a broadcast passes the one it shares across connectors. */
+export interface HostMeta {
+  dispatch_id: string;
+  sent_at: number;
+}
+
 /** Checks a call and returns the arguments to send (identity merged, delivery meta filled). */
-export function checkCall(target: GuardTarget, method: string, args: unknown[]): unknown[] {
+export function checkCall(target: GuardTarget, method: string, args: unknown[], hostMeta?: HostMeta): unknown[] {
   const { instance, kind } = target;
   const table = METHODS[kind];
   if (![...table.required, ...table.optional, "close"].includes(method) || method === "close") {
@@ -29,13 +38,13 @@ export function checkCall(target: GuardTarget, method: string, args: unknown[]):
     throw pbError("PB_ERR_METHOD_UNDECLARED", `${instance}: the plugin does not declare the optional method "${method}" (declared: ${target.capabilities.join(", ") || "none"}).`, { instance, method });
   }
   const schema = methodSchema(kind, method);
-  let checked = prefill(target, method, args);
+  let checked = prefill(target, method, args, hostMeta);
   if (schema) {
     const parsed = schema.args.safeParse(checked);
     if (!parsed.success) throw argsError(instance, method, parsed.error.issues);
     checked = parsed.data as unknown[];
   }
-  return prepare(target, method, checked);
+  return prepare(target, method, prepareArgs(target, method, checked));
 }
 
 function prepare(target: GuardTarget, method: string, args: unknown[]): unknown[] {
@@ -54,11 +63,12 @@ function prepare(target: GuardTarget, method: string, args: unknown[]): unknown[
 }
 
 /** What the host fills before the arguments are checked: the delivery meta callers never construct. */
-function prefill(target: GuardTarget, method: string, args: unknown[]): unknown[] {
+function prefill(target: GuardTarget, method: string, args: unknown[], hostMeta?: HostMeta): unknown[] {
   if (target.kind !== "agent" || (method !== "deliver" && method !== "request_response")) return args;
   const payload = args[1];
   if (!payload || typeof payload !== "object") return args;
-  return [args[0], withHostMeta(payload as Record<string, unknown>), ...args.slice(2)];
+  const filled = [args[0], withHostMeta(payload as Record<string, unknown>, hostMeta?.dispatch_id, hostMeta?.sent_at), ...args.slice(2)];
+  return prefillCorrelation(method, filled);
 }
 
 /**
@@ -83,6 +93,7 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
   if (schema) {
     const parsed = schema.result.safeParse(result);
     if (!parsed.success) throw violation(instance, method, parsed.error.issues.map((i) => `${i.path.join(".") || "(result)"}: ${i.message}`).join("; "));
+    checkContractResult(target, method, args, result);
   }
   if (kind === "mcp" && method === "list_tools" && target.allowedTools) {
     const allowed = target.allowedTools;
@@ -91,21 +102,7 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
   if (kind === "mcp" && method === "call" && isToolError(result)) {
     throw pbError("PB_ERR_TOOL_ERROR", `${instance}: tool "${String(args[0])}" reported an error: ${toolErrorText(result)}`, { instance, tool: args[0], result: result as Record<string, unknown> });
   }
-  if (kind === "memory-store" && (method === "query" || method === "get")) checkMemories(instance, method, args, result);
   return result;
-}
-
-function checkMemories(instance: string, method: string, args: unknown[], result: unknown): void {
-  const records = method === "query" ? (result as Record<string, unknown>[]) : result ? [result as Record<string, unknown>] : [];
-  if (method === "query") {
-    const limit = (args[0] as { limit: number }).limit;
-    if (records.length > limit) throw violation(instance, method, `returned ${records.length} records for limit ${limit}`);
-  }
-  for (const record of records) {
-    const metadata = record.metadata as Record<string, unknown> | undefined;
-    const dup = metadata ? CURATED_MEMORY_FIELDS.find((f) => Object.hasOwn(metadata, f)) : undefined;
-    if (dup) throw violation(instance, method, `record "${String(record.id)}" duplicates the curated field "${dup}" into metadata (curated fields belong at the top level only)`, { field: dup });
-  }
 }
 
 function isToolError(result: unknown): boolean {
@@ -116,10 +113,6 @@ function toolErrorText(result: unknown): string {
   const content = (result as { content?: unknown }).content;
   if (!Array.isArray(content)) return "(no message)";
   return content.filter((c) => c && c.type === "text").map((c) => String(c.text)).join("\n") || "(no message)";
-}
-
-function violation(instance: string, method: string, detail: string, extra: Record<string, unknown> = {}): PatchbayError {
-  return pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}.${method}() broke its contract: ${detail}.`, { instance, method, ...extra });
 }
 
 function argsError(instance: string, method: string, issues: { path: PropertyKey[]; message: string }[]): PatchbayError {

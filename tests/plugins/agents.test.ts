@@ -78,13 +78,13 @@ describe("file-drop-agent", () => {
     await expect(agent.agent_status!("mallory")).rejects.toThrow(/unknown agent/);
   });
 
-  it("wake writes a wake-<agent>-<ts>.json marker; agent_status reports pending then idle", async () => {
+  it("wake writes a wake-<agent>-<ts>.json marker; agent_status reports asleep (files waiting) then idle", async () => {
     const { agent, outbox } = makeFileDrop({ agents: ["a", "b"] });
-    expect(await agent.agent_status!("a")).toMatchObject({ agent_id: "a", state: "idle" });
-    const wake = await agent.wake("a", { reason: "new mail" });
+    expect(await agent.agent_status!("a")).toBe("idle");
+    const wake = await agent.wake("a", { context: "new mail" });
     expect(CONTRACT_SCHEMAS.agent.wake.result.parse(wake)).toBeTruthy();
-    const marker = `wake-a-${wake.woke_at}.json`;
-    expect(JSON.parse(readFileSync(join(outbox, marker), "utf8"))).toEqual({ type: "wake", agent_id: "a", woke_at: wake.woke_at, opts: { reason: "new mail" } });
+    const marker = `wake-a-${wake.woken_at}.json`;
+    expect(JSON.parse(readFileSync(join(outbox, marker), "utf8"))).toEqual({ type: "wake", agent_id: "a", woken_at: wake.woken_at, opts: { context: "new mail" } });
 
     await agent.deliver("a", payload("d-a1"));
     await agent.deliver("a", payload("d-a2"));
@@ -92,18 +92,18 @@ describe("file-drop-agent", () => {
     writeFileSync(join(outbox, "garbage.json"), "{not json");
     const status = await agent.agent_status!("a");
     expect(CONTRACT_SCHEMAS.agent.agent_status.result.parse(status)).toBeTruthy();
-    expect(status).toEqual({ agent_id: "a", state: "pending", pending_deliveries: 2, pending_wakes: 1 });
-    expect(await agent.agent_status!("b")).toMatchObject({ state: "pending", pending_deliveries: 1, pending_wakes: 0 });
+    expect(status).toBe("asleep");
+    expect(await agent.agent_status!("b")).toBe("asleep");
 
     // the consumer takes the files away
     for (const f of ["d-a1.json", "d-a2.json", marker]) rmSync(join(outbox, f));
-    expect(await agent.agent_status!("a")).toMatchObject({ state: "idle", pending_deliveries: 0 });
+    expect(await agent.agent_status!("a")).toBe("idle");
   });
 
   it("lists agents from config, refuses request_response, checks the folder is writable", async () => {
     const { agent } = makeFileDrop({ agents: ["x", "y"] });
-    expect(await agent.list_agents()).toEqual([{ id: "x" }, { id: "y" }]);
-    expect(await makeFileDrop().agent.list_agents()).toEqual([{ id: "default" }]);
+    expect(await agent.list_agents()).toEqual([{ agent_id: "x" }, { agent_id: "y" }]);
+    expect(await makeFileDrop().agent.list_agents()).toEqual([{ agent_id: "default" }]);
     await expect(agent.request_response("x", payload("d"), { correlation_id: "c" })).rejects.toBeInstanceOf(NotImplementedError);
     expect(await agent.health_check()).toBe(true);
     writeFileSync(join(dir, "file"), "x");
@@ -124,12 +124,12 @@ describe("noop-agent", () => {
     const { ctx, lines } = makeCtx();
     const agent = await noop.create(noop.config.parse({ agents: ["perry"] }), ctx);
     expect(await agent.health_check()).toBe(true);
-    expect(await agent.list_agents()).toEqual([{ id: "perry" }]);
+    expect(await agent.list_agents()).toEqual([{ agent_id: "perry" }]);
     const receipt = await agent.deliver("perry", payload("d-9"));
     expect(DeliveryReceiptSchema.parse(receipt)).toBeTruthy();
     expect(receipt.delivery_skipped).toBe(true);
     expect(typeof receipt.delivered_at).toBe("number");
-    expect((await agent.wake("perry")).woke_at).toBeGreaterThan(0);
+    expect((await agent.wake("perry")).woken_at).toBeGreaterThan(0);
     await expect(agent.request_response("perry", payload("d"), { correlation_id: "c" })).rejects.toThrow(/not implemented/);
     expect(lines.some((l) => l.level === "info" && l.data?.dispatch_id === "d-9")).toBe(true);
 
@@ -137,6 +137,6 @@ describe("noop-agent", () => {
     expect(lines.some((l) => l.level === "warn" && l.data?.agent_id === "stranger")).toBe(true);
 
     const defaults = await noop.create(noop.config.parse({}), makeCtx().ctx);
-    expect(await defaults.list_agents()).toEqual([{ id: "default" }]);
+    expect(await defaults.list_agents()).toEqual([{ agent_id: "default" }]);
   });
 });

@@ -91,8 +91,8 @@ describe("sqlite-memory", () => {
 
   it("refuses wrongly typed curated fields instead of storing them", async () => {
     const store = makeStore(join(dir, "m.db"));
-    await expect(store.write!({ summary: "x", pinned: "yes" })).rejects.toThrow(/pinned must be a boolean/);
-    await expect(store.write!({ summary: "x", domain_tags: "ops" })).rejects.toThrow(/domain_tags/);
+    await expect(store.write!({ summary: "x", pinned: "yes" } as never)).rejects.toThrow(/pinned must be a boolean/);
+    await expect(store.write!({ summary: "x", domain_tags: "ops" } as never)).rejects.toThrow(/domain_tags/);
   });
 
   it("ranks FTS matches by bm25 and returns positive scores", async () => {

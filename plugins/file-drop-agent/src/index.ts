@@ -38,7 +38,7 @@ export interface DeliveryFile {
 export interface WakeFile {
   type: "wake";
   agent_id: string;
-  woke_at: number;
+  woken_at: number;
   opts: WakeOpts;
 }
 
@@ -116,7 +116,7 @@ export default definePlugin({
       },
 
       async list_agents() {
-        return cfg.agents.map((id) => ({ id }));
+        return cfg.agents.map((id) => ({ agent_id: id }));
       },
 
       async deliver(agent_id: string, payload: DeliveryPayload) {
@@ -136,10 +136,10 @@ export default definePlugin({
 
       async wake(agent_id: string, opts: WakeOpts = {}) {
         assertAgent(agent_id);
-        const woke_at = Date.now();
-        const marker: WakeFile = { type: "wake", agent_id, woke_at, opts };
-        await writeAtomic(join(root, `wake-${agent_id}-${woke_at}.json`), marker);
-        return { woke_at };
+        const woken_at = Date.now();
+        const marker: WakeFile = { type: "wake", agent_id, woken_at, opts };
+        await writeAtomic(join(root, `wake-${agent_id}-${woken_at}.json`), marker);
+        return { woken_at };
       },
 
       async request_response(): Promise<never> {
@@ -149,7 +149,9 @@ export default definePlugin({
       async agent_status(agent_id: string): Promise<AgentStatus> {
         assertAgent(agent_id);
         const { deliveries, wakes } = await waiting(agent_id);
-        return { agent_id, state: deliveries + wakes > 0 ? "pending" : "idle", pending_deliveries: deliveries, pending_wakes: wakes };
+        // Seed 001's closed set: files still waiting mean the agent has not picked them up.
+        if (deliveries + wakes > 0) ctx.log.debug("files waiting", { agent_id, deliveries, wakes });
+        return deliveries + wakes > 0 ? "asleep" : "idle";
       },
     };
   },

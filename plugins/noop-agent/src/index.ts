@@ -29,7 +29,7 @@ export default definePlugin({
       },
 
       async list_agents() {
-        return cfg.agents.map((id) => ({ id }));
+        return cfg.agents.map((id) => ({ agent_id: id }));
       },
 
       async deliver(agent_id: string, payload: DeliveryPayload) {
@@ -45,8 +45,8 @@ export default definePlugin({
 
       async wake(agent_id: string, opts?: WakeOpts) {
         warnIfUnknown(agent_id);
-        ctx.log.info("wake ignored (noop-agent)", { agent_id, reason: opts?.reason });
-        return { woke_at: Date.now() };
+        ctx.log.info("wake ignored (noop-agent)", { agent_id, context: opts?.context });
+        return { woken_at: Date.now() };
       },
 
       async request_response(): Promise<never> {

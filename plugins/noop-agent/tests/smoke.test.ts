@@ -16,7 +16,7 @@ const ctx: PluginContext = {
 it("acknowledges deliveries as skipped and logs them", async () => {
   const agent = await plugin.create(plugin.config.parse({}), ctx);
   expect(await agent.health_check()).toBe(true);
-  expect(await agent.list_agents()).toEqual([{ id: "default" }]);
+  expect(await agent.list_agents()).toEqual([{ agent_id: "default" }]);
   const meta = { dispatch_id: "d", sent_at: Date.now(), origin: { skill_name: "smoke", trigger_kind: "cli" as const } };
   expect(await agent.deliver("default", { kind: "template", prompt: "p", meta })).toMatchObject({ delivery_skipped: true });
   expect(logged.length).toBeGreaterThan(0);

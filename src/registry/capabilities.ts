@@ -1,0 +1,83 @@
+/**
+ * host.capabilities() / host.list(section): per instance, what its plugin declares (the same
+ * description `patchbay list` prints without booting) plus what only the running host knows:
+ * health state, the MCP tools callers can see (list_tools through the guard, so after
+ * allowed_tools) and the agents an agent connector serves (list_agents). Live lookups are bounded
+ * by the instance's health timeout and never throw: a failed lookup is reported, not raised.
+ */
+import { toWire, type WireError } from "../errors.js";
+import type { Section } from "../contract/kinds.js";
+import type { ToolDescriptor } from "../contract/types.js";
+import { describePlugin, type StaticCapabilities } from "../discovery/describe.js";
+import type { DiscoveredPlugin } from "../discovery/scan.js";
+import type { InstanceEntry, InstanceState } from "./registry.js";
+
+export interface InstanceCapabilities extends Partial<StaticCapabilities> {
+  /** "memoryStores/primary" */
+  id: string;
+  section: Section;
+  name: string;
+  aliases: string[];
+  required: boolean;
+  /** "not-started" when described without booting (`patchbay list`). */
+  state: InstanceState | "not-started";
+  healthMs: number | null;
+  /** mcp: the tools a caller can use (after allowed_tools); null when not running or the lookup failed. */
+  tools?: ToolDescriptor[] | null;
+  /** agent: the agent ids list_agents() returns; null when not running or the lookup failed. */
+  agents?: string[] | null;
+  /** Why the instance is not ready, or why a live lookup failed. */
+  error: WireError | null;
+}
+
+/** What `patchbay list` shows for an instance without starting it: the plugin's declarations only. */
+export function describeUnstarted(
+  inst: { id: string; section: Section; name: string; required: boolean; allowedTools: readonly string[] | null },
+  plugin: DiscoveredPlugin | null, aliases: string[], error: WireError | null,
+): InstanceCapabilities {
+  const out: InstanceCapabilities = {
+    id: inst.id, section: inst.section, name: inst.name, aliases, required: inst.required,
+    ...(plugin ? describePlugin(plugin, inst.allowedTools) : {}),
+    state: "not-started", healthMs: null, error,
+  };
+  if (out.kind === "mcp") out.tools = null;
+  if (out.kind === "agent") out.agents = null;
+  return out;
+}
+
+export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs?: number }) => Promise<unknown>;
+
+export async function describeInstances(entries: InstanceEntry[], aliasesOf: (id: string) => string[], invoke: Invoke): Promise<InstanceCapabilities[]> {
+  return Promise.all(entries.map((e) => describeOne(e, aliasesOf(e.id), invoke)));
+}
+
+async function describeOne(e: InstanceEntry, aliases: string[], invoke: Invoke): Promise<InstanceCapabilities> {
+  const out: InstanceCapabilities = {
+    id: e.id, section: e.section, name: e.name, aliases, required: e.required,
+    ...(e.planned ? describePlugin(e.planned.pluginInfo, e.planned.allowedTools) : {}),
+    state: e.state, healthMs: e.healthMs, error: e.error,
+  };
+  const live = e.worker !== null && (e.state === "ready" || e.state === "degraded") && e.error === null;
+  const timeoutMs = e.planned?.healthTimeoutMs;
+  if (out.kind === "mcp") {
+    out.tools = null;
+    if (live) {
+      try {
+        out.tools = (await invoke(e, "list_tools", [], { timeoutMs })) as ToolDescriptor[];
+      } catch (err) {
+        out.error = toWire(err);
+      }
+    }
+  }
+  if (out.kind === "agent") {
+    out.agents = null;
+    if (live) {
+      try {
+        out.agents = ((await invoke(e, "list_agents", [], { timeoutMs })) as { agent_id: string }[]).map((a) => a.agent_id);
+      } catch (err) {
+        out.error = toWire(err);
+      }
+    }
+  }
+  return out;
+}
