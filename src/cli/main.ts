@@ -10,6 +10,10 @@ import { bootCommand, serveCommand } from "./commands/boot.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { listCommand } from "./commands/list.js";
 import { callCommand } from "./commands/call.js";
+import { pluginNewCommand, PLUGIN_NEW_USAGE } from "./commands/plugin-new.js";
+import { pluginTestCommand, PLUGIN_TEST_USAGE } from "./commands/plugin-test.js";
+import { hookCommand } from "./commands/hook.js";
+import { adapterDoctorCommand, adapterInboxCommand, adapterInstallCommand, adapterUninstallCommand } from "./commands/adapter.js";
 
 type Command = (args: ParsedArgs, io: Output) => Promise<ExitCode>;
 
@@ -29,6 +33,15 @@ export function registerCommand(path: string, run: Command, usage: string): void
   if (sub) (SUBCOMMANDS[head] ??= {})[sub] = { run, usage };
   else COMMANDS[head] = { run, usage };
 }
+
+registerCommand("plugin new", pluginNewCommand, PLUGIN_NEW_USAGE);
+registerCommand("plugin test", pluginTestCommand, PLUGIN_TEST_USAGE);
+
+registerCommand("hook", hookCommand, "hook <adapter> [event] [--timeout-ms N]   run a client hook: payload on stdin, outcome out; fails open");
+registerCommand("adapter install", adapterInstallCommand, "install <adapter...> [--dry-run] [--json]   wire the adapter into its client (idempotent)");
+registerCommand("adapter uninstall", adapterUninstallCommand, "uninstall <adapter...> [--dry-run] [--json]   undo an install from its record, byte for byte");
+registerCommand("adapter doctor", adapterDoctorCommand, "doctor [<adapter...>] [--json]             client version, declared vs effective capabilities");
+registerCommand("adapter inbox", adapterInboxCommand, "inbox <adapter> [--message ID] [--json]     messages waiting for the client's next turn");
 
 export function usage(): string {
   const lines = ["Usage: patchbay <command> [options]", "", "Commands:"];
@@ -61,7 +74,7 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
     }
     if (!command) throw pbError("PB_ERR_USAGE", `Unknown command "${name}". Commands: ${[...Object.keys(COMMANDS), ...Object.keys(SUBCOMMANDS)].join(", ")}.`, {});
     if (args.flags.help) {
-      io.out(`Usage: patchbay ${command.usage}`);
+      io.out(`Usage: patchbay ${COMMANDS[name] ? "" : name + " "}${command.usage}`);
       return EXIT.OK;
     }
     return await command.run({ positionals: rest, flags: args.flags }, io);

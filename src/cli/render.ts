@@ -32,6 +32,7 @@ function note(i: InstanceReport): string {
   const parts: string[] = [];
   if (i.aliases.length) parts.push(`aliases: ${i.aliases.join(", ")}`);
   if (!i.required) parts.push("optional");
+  if (i.isolation === "process") parts.push("process-isolated");
   if (i.error) parts.push(`${i.error.code}: ${i.error.message.split("\n")[0]}`);
   return parts.join("; ");
 }

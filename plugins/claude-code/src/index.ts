@@ -1,0 +1,100 @@
+/**
+ * claude-code: the Claude Code adapter. Protocol facts live in hooks.ts; this file wires them to
+ * the adapter contract and plans the install: Patchbay's hook commands appended to the `hooks`
+ * arrays of one Claude Code settings file (a `merge`: the file is the user's and is never deleted).
+ *
+ * config.scope picks the settings file: "local" (default) .claude/settings.local.json next to
+ * connectors.json (personal, not committed), "project" .claude/settings.json (shared), "user"
+ * ~/.claude/settings.json (every project).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { defineAdapter, detectFromProbe, guardProtected, projectContext, z } from "patchbay/plugin";
+import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/plugin";
+import { CLIENT, denyOutcome, injectOutcome, normalizeClaudeHook, WRITE_TOOLS } from "./hooks.js";
+
+/** Events install wires, each with the matcher Claude Code filters tools by. */
+const WIRED: readonly { event: string; matcher?: string }[] = [
+  { event: "SessionStart" },
+  { event: "SessionEnd" },
+  { event: "UserPromptSubmit" },
+  { event: "PreToolUse", matcher: Object.keys(WRITE_TOOLS).join("|") },
+];
+
+const HOOK_TIMEOUT_S = 10;
+
+const config = z.strictObject({
+  scope: z.enum(["local", "project", "user"]).default("local")
+    .meta({ description: 'Which settings file install edits: "local" .claude/settings.local.json, "project" .claude/settings.json, "user" ~/.claude/settings.json.' }),
+});
+
+type Scope = z.output<typeof config>["scope"];
+
+function settingsFile(env: AdapterEnv, scope: Scope): string {
+  if (scope === "user") return path.join(env.home, ".claude", "settings.json");
+  return path.join(env.projectDir, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+}
+
+function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }) {
+  const hooks = [{ type: "command", command: `${env.hookCommand} ${w.event}`, timeout: HOOK_TIMEOUT_S }];
+  return w.matcher ? { matcher: w.matcher, hooks } : { hooks };
+}
+
+export default defineAdapter({
+  id: "claude-code",
+  displayName: CLIENT,
+  client: { command: "claude", versionArgs: ["--version"], certificationName: "claude-code" },
+  capabilities: {
+    lifecycle: { sessionStart: true, sessionEnd: true },
+    context: { startupInjection: true, beforeTurnInjection: true },
+    guards: { beforeWrite: true },
+    delivery: { nextTurn: true },
+  },
+  config,
+  create(cfg, ctx) {
+    return {
+      detect: (probe) => detectFromProbe(probe),
+
+      doctor(env: AdapterEnv) {
+        const file = settingsFile(env, cfg.scope);
+        const diagnostics: Diagnostic[] = [];
+        let hooks: Record<string, unknown> = {};
+        try {
+          const parsed = JSON.parse(readFileSync(file, "utf8")) as { hooks?: Record<string, unknown> };
+          hooks = parsed.hooks && typeof parsed.hooks === "object" ? parsed.hooks : {};
+        } catch {
+          // absent or unreadable: every event counts as unwired
+        }
+        const unwired = WIRED.filter((w) => !JSON.stringify(hooks[w.event] ?? []).includes(JSON.stringify(`${env.hookCommand} ${w.event}`).slice(1, -1)));
+        if (unwired.length > 0) {
+          diagnostics.push({ level: "warn", code: "not-wired", message: `${file} does not run Patchbay for ${unwired.map((w) => w.event).join(", ")}; run \`patchbay adapter install ${env.instance}\`.` });
+        }
+        return { ok: true, diagnostics };
+      },
+
+      normalizeHook: (payload, { event }) => normalizeClaudeHook(payload, event),
+      renderContext: (input, opts) => projectContext(input, opts),
+
+      planInstall(env: AdapterEnv): InstallPlan {
+        return {
+          artifacts: [{
+            kind: "merge", path: settingsFile(env, cfg.scope), format: "json",
+            entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w) })),
+          }],
+        };
+      },
+
+      denyOutcome: (reason) => denyOutcome(reason),
+      injectOutcome: (text, event) => injectOutcome(text, event),
+      guardWrite: (event) => guardProtected(event, cfg.protect, CLIENT),
+      startSession(event) {
+        ctx.log.debug("session started", { session: event.sessionId });
+        return { ok: true };
+      },
+      endSession(event) {
+        ctx.log.debug("session ended", { session: event.sessionId });
+        return { ok: true };
+      },
+    };
+  },
+});

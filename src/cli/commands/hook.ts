@@ -1,0 +1,51 @@
+/**
+ * `patchbay hook <adapter> [event] [--timeout-ms N]`: the command an AI client's hook runs. It
+ * writes the adapter's outcome byte for byte (stdout, stderr) and exits with its code. It never
+ * fails closed: every problem becomes allow (no stdout, exit 0) plus one line on stderr and in
+ * <state>/hooks.log (src/adapter/hook-runner.ts).
+ */
+import { EXIT, type ExitCode } from "../../errors.js";
+import { runHook } from "../../adapter/hook-runner.js";
+import { flagString, type ParsedArgs } from "../args.js";
+import type { Output } from "../render.js";
+
+const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+export async function hookCommand(args: ParsedArgs, _io: Output): Promise<ExitCode> {
+  const [adapter = "", event = null] = args.positionals;
+  const raw = flagString(args, "timeout-ms");
+  const timeoutMs = raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined;
+  const result = await runHook({
+    adapter, event, readPayload: readStdin, config: flagString(args, "config"), env: process.env, timeoutMs, startedAt: 0,
+  });
+  const { stdout, stderr, exitCode } = result.outcome;
+  if (stdout) await write(process.stdout, stdout);
+  if (stderr) await write(process.stderr, stderr);
+  if (result.decision === "fail-open") {
+    await write(process.stderr, `patchbay hook ${adapter || "(no adapter)"}: failed open (${result.reason}): ${result.message}${result.logFile ? `; log: ${result.logFile}` : ""}\n`);
+  }
+  await result.finish();
+  return (result.decision === "fail-open" ? EXIT.OK : exitCode) as ExitCode;
+}
+
+/** The whole of stdin; a terminal counts as no payload (a human ran the command by hand). */
+function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    process.stdin.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_PAYLOAD_BYTES) {
+        process.stdin.destroy();
+        reject(new Error(`the payload is larger than ${MAX_PAYLOAD_BYTES} bytes`));
+      } else chunks.push(chunk);
+    });
+    process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    process.stdin.on("error", reject);
+  });
+}
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text, () => resolve()));
+}

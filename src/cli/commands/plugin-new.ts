@@ -1,0 +1,41 @@
+/**
+ * `patchbay plugin new <kind> <name> [--dir D] [--json]`: scaffold a plugin folder from
+ * templates/<kind>/ into D/<name> (D defaults to ./plugins, the folder connectors.json scans by
+ * default) and print the three next steps.
+ */
+import path from "node:path";
+import { EXIT, pbError, type ExitCode } from "../../errors.js";
+import { scaffoldPlugin, templateKinds } from "../../scaffold/scaffold.js";
+import { nextSteps } from "../../scaffold/next-steps.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
+import type { Output } from "../render.js";
+
+export const PLUGIN_NEW_USAGE = "new <kind> <name> [--dir D] [--json]   scaffold a plugin from templates/<kind>/ into D/<name> (D: ./plugins)";
+
+export async function pluginNewCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
+  allowFlags(args, "plugin new", ["dir", "json"]);
+  const [kind, name, ...extra] = args.positionals;
+  if (!kind || !name || extra.length > 0) {
+    throw pbError("PB_ERR_USAGE", `Usage: patchbay plugin ${PLUGIN_NEW_USAGE.split("   ")[0]}. Kinds: ${templateKinds().join(", ")}.`, {});
+  }
+  const cwd = process.cwd();
+  const result = scaffoldPlugin({ kind, name, parentDir: path.resolve(cwd, flagString(args, "dir") ?? "plugins") });
+  const next = nextSteps(result, cwd);
+
+  if (args.flags.json) {
+    io.out(JSON.stringify({
+      ok: true, kind: result.kind, name: result.name, section: result.section, dir: result.dir, files: result.files,
+      connectors_entry: next.entry, plugins_dir: next.pluginsDir, next_steps: next.steps,
+    }, null, 2));
+    return EXIT.OK;
+  }
+  const shown = path.relative(cwd, result.dir) || ".";
+  io.out([
+    `Created ${shown.startsWith("..") ? result.dir : shown}: plugin "${result.name}", kind ${result.kind}.`,
+    ...result.files.map((f) => `  ${f}`),
+    "",
+    "Next steps:",
+    ...next.steps.map((s, i) => `  ${i + 1}. ${s}`),
+  ].join("\n"));
+  return EXIT.OK;
+}

@@ -1,0 +1,136 @@
+/**
+ * `patchbay plugin test <name-or-path> [--config F] [--json]`: runs the plugin's kind's
+ * conformance kit against the plugin loaded exactly as the host loads it (the kit boots it with
+ * createHost: its own worker, the guard, config validation), one row per claim. Adapters get
+ * the adapter kit (runAdapterConformance: the plugin in a sandbox with a fake client binary).
+ *
+ * Which config: the first connectors.json instance that names the plugin, else the plugin's
+ * test.config.json "config". Relative paths in a connectors.json config resolve against that
+ * file's folder, as at boot; in a fixture config against a temp folder the kit removes, so
+ * testing never writes into the plugin folder or the project.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { EXIT, isPatchbayError, pbError, type ExitCode } from "../../errors.js";
+import { loadConfig, resolveConfigPath, type ResolvedConfig } from "../../config/load.js";
+import { DEFAULT_PLUGIN_DIRS } from "../../config/schema.js";
+import { readManifest, scanPlugins } from "../../discovery/scan.js";
+import { bundledPluginsDir } from "../../paths.js";
+import { readTestFixture, FIXTURE_FILE } from "../../scaffold/fixture.js";
+import { runAdapterConformance, runConformance } from "../../testing/index.js";
+import { KIT_KINDS, type ClaimResult, type ConformanceOptions, type KitKind } from "../../testing/types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
+import type { Output } from "../render.js";
+
+export const PLUGIN_TEST_USAGE = "test <name-or-path> [--config F] [--json]   run the kind's conformance kit against the plugin, one row per claim";
+
+export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
+  allowFlags(args, "plugin test", ["json"]);
+  const [target, ...extra] = args.positionals;
+  if (!target || extra.length > 0) throw pbError("PB_ERR_USAGE", `Usage: patchbay plugin ${PLUGIN_TEST_USAGE.split("   ")[0]}.`, {});
+  const cwd = process.cwd();
+
+  const connectors = await findConnectors(flagString(args, "config"), cwd);
+  if (connectors) io.scrubber.addAll(connectors.secrets);
+  const folder = locatePlugin(target, connectors, cwd);
+  const read = readManifest(folder, path.join(folder, "plugin.json"), false);
+  if ("error" in read) throw read.error;
+  const { name, kind } = read.plugin;
+
+  const started = performance.now();
+  const { source, run } = kind === "adapter" ? adapterRun(folder, name, connectors) : kitRun(kind as KitKind, folder, name, connectors);
+  const claims = await run();
+  const ok = claims.every((c) => c.ok);
+  const summary = { passed: claims.filter((c) => c.ok && !c.skipped).length, skipped: claims.filter((c) => c.skipped).length, failed: claims.filter((c) => !c.ok).length };
+
+  if (args.flags.json) {
+    io.out(JSON.stringify({ ok, plugin: { name, kind, version: read.plugin.version, dir: folder }, config_from: source, summary, claims }, null, 2));
+  } else {
+    io.out(`${name}@${read.plugin.version} (${kind}) from ${folder}\nconfig: ${source}\n`);
+    for (const c of claims) io.out(row(c));
+    io.out(`\n${ok ? "ok" : "FAILED"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped (${Math.round(performance.now() - started)} ms)`);
+  }
+  return ok ? EXIT.OK : EXIT.UNHEALTHY;
+}
+
+function row(c: ClaimResult): string {
+  if (c.skipped) return `  -  ${c.claim}\n       skipped: ${c.reason ?? ""}`;
+  if (c.ok) return `  ✓  ${c.claim} (${c.ms} ms)`;
+  return `  ✗  ${c.claim}\n       ${(c.reason ?? "failed").split("\n").join("\n       ")}`;
+}
+
+/** The connectors.json the host would use, or null when there is none (only then: a broken one is an error). */
+async function findConnectors(explicit: string | undefined, cwd: string): Promise<ResolvedConfig | null> {
+  try {
+    resolveConfigPath({ config: explicit, cwd });
+  } catch (err) {
+    if (explicit === undefined && isPatchbayError(err) && err.code === "PB_ERR_CONFIG_NOT_FOUND") return null;
+    throw err;
+  }
+  return loadConfig({ config: explicit, cwd });
+}
+
+/** A folder (anything path-like, or a folder holding plugin.json), else a name looked up as the host would. */
+function locatePlugin(target: string, connectors: ResolvedConfig | null, cwd: string): string {
+  const asPath = path.resolve(cwd, target);
+  const pathLike = path.isAbsolute(target) || target.startsWith(".") || /[\\/]/.test(target);
+  if (pathLike || existsSync(path.join(asPath, "plugin.json"))) {
+    if (!existsSync(path.join(asPath, "plugin.json"))) {
+      throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `${asPath} holds no plugin.json.`, { plugin: target, folder: asPath });
+    }
+    return asPath;
+  }
+  // Without a connectors.json the host would scan its default folders, relative to the working folder.
+  const dirs = connectors ? [...connectors.pluginDirs] : DEFAULT_PLUGIN_DIRS.map((d) => path.resolve(cwd, d));
+  const found = scanPlugins(dirs, bundledPluginsDir()).plugins.get(target);
+  if (!found) {
+    throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.`, { plugin: target, searched: dirs });
+  }
+  return found.dir;
+}
+
+interface Planned {
+  /** Where the instance config comes from, for the report. */
+  source: string;
+  run(): Promise<ClaimResult[]>;
+}
+
+/**
+ * A connector kind's kit. With a connectors.json instance of the plugin, the kit reads the config
+ * from that file (and resolves its paths there); otherwise it gets the fixture's config.
+ */
+function kitRun(kind: KitKind, folder: string, name: string, connectors: ResolvedConfig | null): Planned {
+  if (!(KIT_KINDS as readonly string[]).includes(kind)) throw pbError("PB_ERR_USAGE", `Plugin "${name}" is of kind ${kind}, which has no conformance kit.`, { plugin: name, kind });
+  const fixture = readTestFixture(folder, kind);
+  const fromFixture = fixture?.options ?? { invalidConfig: null, invalidConfigReason: `the plugin has no ${FIXTURE_FILE}` };
+  const base = { plugin: folder, ...fromFixture } as ConformanceOptions;
+  const instance = connectors?.instances.find((i) => i.plugin === name);
+  if (connectors?.file && instance) {
+    const options: ConformanceOptions = { ...base, connectors: connectors.file };
+    return { source: `${instance.id} in ${connectors.file}`, run: () => runConformance(kind, options) };
+  }
+  const config = requireConfig(fixture, folder, name);
+  return { source: fixture!.file, run: () => runConformance(kind, { ...base, config }) };
+}
+
+/** Adapters have a kit of their own: the plugin in a sandbox (temp HOME and project, a fake client binary). */
+function adapterRun(folder: string, name: string, connectors: ResolvedConfig | null): Planned {
+  const fixture = readTestFixture(folder, "adapter");
+  const instance = connectors?.instances.find((i) => i.plugin === name);
+  const options = { ...(fixture?.options ?? {}), pluginDir: folder };
+  if (connectors?.file && instance) {
+    return { source: `${instance.id} in ${connectors.file}`, run: () => runAdapterConformance({ ...options, config: { ...instance.config } }) };
+  }
+  const config = requireConfig(fixture, folder, name);
+  return { source: fixture!.file, run: () => runAdapterConformance({ ...options, config }) };
+}
+
+function requireConfig(fixture: ReturnType<typeof readTestFixture>, folder: string, name: string): Record<string, unknown> {
+  if (fixture?.config) return fixture.config;
+  throw pbError(
+    "PB_ERR_PLUGIN_TEST_FIXTURE",
+    `No config to test "${name}" with: no connectors.json instance names it, and ${path.join(folder, FIXTURE_FILE)} ${fixture ? 'has no "config"' : "does not exist"}.`,
+    { plugin: name, folder },
+    `Add an instance of "${name}" to connectors.json, or a ${FIXTURE_FILE} whose "config" the plugin accepts.`,
+  );
+}

@@ -1,0 +1,177 @@
+/**
+ * `patchbay hook` as real processes: the whole run is bounded and fails open (exit 0, no stdout)
+ * on timeout, crash, bad payload, unknown adapter or missing config, recording why; a payload's
+ * prompt and transcript never reach the event, the log or stderr; deny and inject come out in
+ * the client's shape, and only when the capability is certified for the installed client.
+ */
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { currentPlatform } from "../../src/adapter/certification.js";
+import { openAdapter } from "../../src/adapter/session.js";
+import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
+import { ADAPTER_FIXTURES, logEntries, makeWorld } from "./_world.js";
+
+afterAll(cleanupTempDirs);
+
+const tool = { kind: "beforeTool", session: "fx-1", cwd: "/tmp", tool: "write", target: "/tmp/x" };
+/** Process start, node, the CLI import and exit on a loaded two-core machine. */
+const SLACK_MS = 2_500;
+
+function fx(mode: string, extra: Record<string, unknown> = {}) {
+  return makeWorld({ adapters: { fx: { plugin: "fx-adapter", config: { mode, ...extra } } } });
+}
+
+function expectFailOpen(r: { code: number | null; stdout: string; stderr: string }, reason: string) {
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe("");
+  expect(r.stderr).toContain(`failed open (${reason})`);
+}
+
+describe("the hook runner's time bound covers the whole run", () => {
+  it("an adapter that sleeps past the bound: allow within the bound, the process exits, the log says timeout", async () => {
+    const world = fx("sleep", { hook_timeout_ms: 1500 });
+    const r = await world.hook("fx", "tool", tool);
+    expectFailOpen(r, "timeout");
+    expect(r.ms).toBeLessThan(1500 + SLACK_MS);
+    expect(logEntries(world).at(-1)).toMatchObject({ decision: "fail-open", reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT" });
+  });
+
+  it("a busy-looping adapter cannot hold the hook either", async () => {
+    const world = fx("spin", { hook_timeout_ms: 1500 });
+    const r = await world.hook("fx", "tool", tool);
+    expectFailOpen(r, "timeout");
+    expect(r.ms).toBeLessThan(1500 + SLACK_MS);
+  });
+
+  it("loading is inside the bound: a create() that never finishes", async () => {
+    const world = fx("hang-create", { hook_timeout_ms: 1500 });
+    const r = await world.hook("fx", "tool", tool);
+    expectFailOpen(r, "timeout");
+    expect(r.ms).toBeLessThan(1500 + SLACK_MS);
+  });
+
+  it("the bound comes from --timeout-ms, else PATCHBAY_HOOK_TIMEOUT_MS, else config.hook_timeout_ms (default 5000)", async () => {
+    const world = fx("sleep", { hook_timeout_ms: 20_000 });
+    const flag = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1200"] });
+    expectFailOpen(flag, "timeout");
+    expect(flag.ms).toBeLessThan(1200 + SLACK_MS);
+    const env = await world.hook("fx", "tool", tool, { env: { PATCHBAY_HOOK_TIMEOUT_MS: "1200" } });
+    expectFailOpen(env, "timeout");
+    expect(env.ms).toBeLessThan(1200 + SLACK_MS);
+  });
+});
+
+describe("the hook runner fails open", () => {
+  it("when the adapter's worker crashes", async () => {
+    const world = fx("exit");
+    const r = await world.hook("fx", "tool", tool);
+    expectFailOpen(r, "bad-payload");
+    expect(logEntries(world).at(-1)).toMatchObject({ decision: "fail-open", code: "PB_ERR_PLUGIN_CRASHED" });
+  });
+
+  it("on stdin that is not JSON, or empty", async () => {
+    const world = fx("ok");
+    expectFailOpen(await world.hook("fx", "tool", "{not json"), "bad-payload");
+    expectFailOpen(await world.hook("fx", "tool", ""), "bad-payload");
+    expect(logEntries(world).map((e) => e.code)).toEqual(["PB_ERR_HOOK_PAYLOAD_INVALID", "PB_ERR_HOOK_PAYLOAD_INVALID"]);
+  });
+
+  it("on a payload the adapter does not recognise", async () => {
+    const world = fx("ok");
+    expectFailOpen(await world.hook("fx", "tool", { hello: "world" }), "bad-payload");
+  });
+
+  it("for an unknown adapter, and with no connectors.json at all", async () => {
+    const world = fx("ok");
+    const r = await world.hook("nope", "tool", tool);
+    expectFailOpen(r, "unknown-adapter");
+    expect(logEntries(world).at(-1)).toMatchObject({ reason: "unknown-adapter", code: "PB_ERR_ADAPTER_UNKNOWN" });
+    const empty = tempDir("pb-noconfig-");
+    const none = await runCli(["hook", "fx", "tool"], { cwd: empty, env: { ...world.env, HOME: empty }, input: JSON.stringify(tool) });
+    expectFailOpen(none, "config");
+  });
+
+  it("when a plugin fails to load (a bad manifest)", async () => {
+    const world = makeWorld({ adapters: { bad: { plugin: "fx-bad-manifest" } } });
+    expectFailOpen(await world.hook("bad", null, tool), "load");
+    expect(logEntries(world).at(-1)).toMatchObject({ code: "PB_ERR_ADAPTER_MANIFEST_INVALID" });
+  });
+});
+
+describe("privacy: a payload's prompt and transcript never survive", () => {
+  const PROMPT = "please rotate the prod key sk-live-998877 tonight";
+  const TRANSCRIPT = "/home/u/.claude/projects/p/secret-session-transcript.jsonl";
+
+  it("not through normalization, the hook log or stderr, even from an adapter that echoes its payload", async () => {
+    const world = fx("echo");
+    const r = await world.hook("fx", "tool", { ...tool, prompt: PROMPT, transcript_path: TRANSCRIPT });
+    expectFailOpen(r, "bad-payload");
+    const everything = world.log() + r.stderr + r.stdout;
+    expect(everything).not.toContain("sk-live-998877");
+    expect(everything).not.toContain("rotate the prod key");
+    expect(everything).not.toContain(TRANSCRIPT);
+    expect(everything).not.toContain("secret-session-transcript");
+    expect(world.log()).toContain("[REDACTED]");
+  });
+
+  it("not through a real adapter's event, nor the log of a run that succeeds", async () => {
+    const world = makeWorld({ adapters: { claude: { plugin: "claude-code" } } });
+    const payload = { session_id: "sess-42", transcript_path: TRANSCRIPT, cwd: world.project, hook_event_name: "UserPromptSubmit", prompt: PROMPT };
+    const r = await world.hook("claude", "UserPromptSubmit", payload);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(world.log()).not.toContain("sk-live-998877");
+    expect(world.log()).not.toContain(TRANSCRIPT);
+    expect(logEntries(world).at(-1)).toMatchObject({ kind: "beforeTurn", decision: "allow" });
+    const session = await openAdapter({ config: world.configFile, env: world.env, instance: "claude", logLevel: "silent" });
+    try {
+      const event = await session.call("normalizeHook", [payload, { event: "UserPromptSubmit" }]);
+      expect(JSON.stringify(event)).not.toContain("sk-live");
+      expect(JSON.stringify(event)).not.toContain("transcript");
+      expect(event).toEqual({ kind: "beforeTurn", sessionId: "sess-42", cwd: world.project, model: null, parentSessionId: null, tool: null, targets: [] });
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe("deny and inject, only where certified", () => {
+  it("renders a guard's deny in the adapter's shape (exit code and stderr included)", async () => {
+    const world = fx("deny-all");
+    const r = await world.hook("fx", "tool", tool);
+    expect(r).toMatchObject({ code: 3, stdout: "", stderr: "DENY: fixture denies /tmp/x\n" });
+    expect(logEntries(world).at(-1)).toMatchObject({ decision: "deny", effective: expect.arrayContaining(["guards.beforeWrite"]) });
+  });
+
+  it("an uncertified guard does nothing but say so: claude-code as shipped", async () => {
+    const world = makeWorld({ adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"] } } } });
+    const payload = { session_id: "s", cwd: world.project, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(world.project, "secrets", "k.txt"), content: "x" } };
+    const r = await world.hook("claude", "PreToolUse", payload);
+    expect(r).toMatchObject({ code: 0, stdout: "" });
+    expect(logEntries(world).at(-1)).toMatchObject({ decision: "allow", note: expect.stringContaining("unguarded"), effective: [] });
+  });
+
+  it("with a passing capture for this exact version and platform, claude-code denies in its measured envelope", async () => {
+    const plugins = tempDir("pb-certified-");
+    const dir = path.join(plugins, "claude-code");
+    cpSync(path.join(ROOT, "plugins", "claude-code"), dir, { recursive: true });
+    const evidence = ["guards.beforeWrite"].map((capability) => ({
+      client: "claude-code", version: "2.0.14", platform: currentPlatform(), observedAt: "2025-03-01", capability, fixture: "fixtures/pre-tool-use-write.json", result: "pass",
+    }));
+    writeFileSync(path.join(dir, "certification.json"), JSON.stringify({ schemaVersion: 1, adapter: "claude-code", evidence }));
+    const world = makeWorld({ plugins: [plugins, ADAPTER_FIXTURES], adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"] } } } });
+    mkdirSync(path.join(world.project, "secrets"));
+    const write = (file: string) => ({ session_id: "s", cwd: world.project, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: file, old_string: "a", new_string: "b" } });
+    const denied = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets", "k.txt")));
+    expect(denied.code).toBe(0);
+    expect(JSON.parse(denied.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringContaining(path.join(world.project, "secrets")) } });
+    const allowed = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets-backup", "k.txt")));
+    expect(allowed).toMatchObject({ code: 0, stdout: "" });
+    // A newer client is not the certified one: the guard degrades to a logged allow.
+    world.fakeClient("claude", "2.0.15 (Claude Code)");
+    const newer = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets", "k.txt")));
+    expect(newer).toMatchObject({ code: 0, stdout: "" });
+    expect(logEntries(world).at(-1)).toMatchObject({ client: "claude-code@2.0.15", effective: [] });
+  });
+});
