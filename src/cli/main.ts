@@ -6,42 +6,35 @@ import { EXIT, isPatchbayError, pbError, type ExitCode } from "../errors.js";
 import { Scrubber } from "../secrets.js";
 import { parseArgs, type ParsedArgs } from "./args.js";
 import { errorDocument, renderError, type Output } from "./render.js";
-import { bootCommand, serveCommand } from "./commands/boot.js";
-import { doctorCommand } from "./commands/doctor.js";
-import { listCommand } from "./commands/list.js";
-import { callCommand } from "./commands/call.js";
-import { pluginNewCommand, PLUGIN_NEW_USAGE } from "./commands/plugin-new.js";
-import { pluginTestCommand, PLUGIN_TEST_USAGE } from "./commands/plugin-test.js";
-import { hookCommand } from "./commands/hook.js";
-import { adapterDoctorCommand, adapterInboxCommand, adapterInstallCommand, adapterUninstallCommand } from "./commands/adapter.js";
-
 type Command = (args: ParsedArgs, io: Output) => Promise<ExitCode>;
 
-const COMMANDS: Record<string, { run: Command; usage: string }> = {
-  boot: { run: bootCommand, usage: "boot [--config F] [--json]        boot every instance, print one row each, shut down" },
-  serve: { run: serveCommand, usage: "serve [--config F]               boot and stay up until SIGINT/SIGTERM" },
-  doctor: { run: doctorCommand, usage: "doctor [--config F] [--json]     every check boot makes, each with its fix" },
-  list: { run: listCommand, usage: "list [--config F] [--json] [--live]  discovered plugins and configured instances (--live: boot them for health, tools, agents)" },
-  call: { run: callCommand, usage: "call <section>/<name> <method> [ARG_JSON ...] [--timeout-ms N]" },
-};
-
-const SUBCOMMANDS: Record<string, Record<string, { run: Command; usage: string }>> = {};
-
-/** Lets later modules add `plugin new`, `plugin test`, `hook`, `adapter ...` without editing this table's shape. */
-export function registerCommand(path: string, run: Command, usage: string): void {
-  const [head, sub] = path.split(" ");
-  if (sub) (SUBCOMMANDS[head] ??= {})[sub] = { run, usage };
-  else COMMANDS[head] = { run, usage };
+interface CommandEntry {
+  /** Loaded on use: `patchbay hook` runs on every client hook, and importing every command cost it ~0.2 s. */
+  load: () => Promise<Command>;
+  usage: string;
 }
 
-registerCommand("plugin new", pluginNewCommand, PLUGIN_NEW_USAGE);
-registerCommand("plugin test", pluginTestCommand, PLUGIN_TEST_USAGE);
+const COMMANDS: Record<string, CommandEntry> = {
+  boot: { load: async () => (await import("./commands/boot.js")).bootCommand, usage: "boot [--config F] [--json]        boot every instance, print one row each, shut down" },
+  serve: { load: async () => (await import("./commands/boot.js")).serveCommand, usage: "serve [--config F]               boot and stay up until SIGINT/SIGTERM" },
+  doctor: { load: async () => (await import("./commands/doctor.js")).doctorCommand, usage: "doctor [--config F] [--json]     every check boot makes, each with its fix" },
+  list: { load: async () => (await import("./commands/list.js")).listCommand, usage: "list [--config F] [--json] [--live]  discovered plugins and configured instances (--live: boot them for health, tools, agents)" },
+  call: { load: async () => (await import("./commands/call.js")).callCommand, usage: "call <section>/<name> <method> [ARG_JSON ...] [--timeout-ms N]" },
+  hook: { load: async () => (await import("./commands/hook.js")).hookCommand, usage: "hook <adapter> [event] [--timeout-ms N]   run a client hook: payload on stdin, outcome out; fails open" },
+};
 
-registerCommand("hook", hookCommand, "hook <adapter> [event] [--timeout-ms N]   run a client hook: payload on stdin, outcome out; fails open");
-registerCommand("adapter install", adapterInstallCommand, "install <adapter...> [--dry-run] [--json]   wire the adapter into its client (idempotent)");
-registerCommand("adapter uninstall", adapterUninstallCommand, "uninstall <adapter...> [--dry-run] [--json]   undo an install from its record, byte for byte");
-registerCommand("adapter doctor", adapterDoctorCommand, "doctor [<adapter...>] [--json]             client version, declared vs effective capabilities");
-registerCommand("adapter inbox", adapterInboxCommand, "inbox <adapter> [--message ID] [--json]     messages waiting for the client's next turn");
+const SUBCOMMANDS: Record<string, Record<string, CommandEntry>> = {
+  plugin: {
+    new: { load: async () => (await import("./commands/plugin-new.js")).pluginNewCommand, usage: "new <kind> <name> [--dir D] [--json]   scaffold a plugin from templates/<kind>/ into D/<name> (D: ./plugins)" },
+    test: { load: async () => (await import("./commands/plugin-test.js")).pluginTestCommand, usage: "test <name-or-path> [--config F] [--json]   run the kind's conformance kit against the plugin, one row per claim" },
+  },
+  adapter: {
+    install: { load: async () => (await import("./commands/adapter.js")).adapterInstallCommand, usage: "install <adapter...> [--dry-run] [--json]   wire the adapter into its client (idempotent)" },
+    uninstall: { load: async () => (await import("./commands/adapter.js")).adapterUninstallCommand, usage: "uninstall <adapter...> [--dry-run] [--json]   undo an install from its record, byte for byte" },
+    doctor: { load: async () => (await import("./commands/adapter.js")).adapterDoctorCommand, usage: "doctor [<adapter...>] [--json]             client version, declared vs effective capabilities" },
+    inbox: { load: async () => (await import("./commands/adapter.js")).adapterInboxCommand, usage: "inbox <adapter> [--message ID] [--json]     messages waiting for the client's next turn" },
+  },
+};
 
 export function usage(): string {
   const lines = ["Usage: patchbay <command> [options]", "", "Commands:"];
@@ -77,8 +70,14 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
       io.out(`Usage: patchbay ${COMMANDS[name] ? "" : name + " "}${command.usage}`);
       return EXIT.OK;
     }
-    return await command.run({ positionals: rest, flags: args.flags }, io);
+    const run = await command.load();
+    return await run({ positionals: rest, flags: args.flags }, io);
   } catch (err) {
+    // A hook must never block its client: even a bad command line allows, and says why on stderr.
+    if (args ? args.positionals[0] === "hook" : argv.includes("hook")) {
+      io.err(`patchbay hook: failing open: ${renderError(err, false).split("\n")[0]}`);
+      return EXIT.OK;
+    }
     if (args?.flags.json) io.out(JSON.stringify(errorDocument(err), null, 2));
     else io.err(renderError(err, io.verbose));
     return isPatchbayError(err) ? err.exitCode : EXIT.UNHEALTHY;

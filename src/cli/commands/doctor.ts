@@ -5,6 +5,7 @@
 import { EXIT, toWire, type ExitCode, type WireError } from "../../errors.js";
 import { bootFailure, createHost } from "../../host.js";
 import { inspect } from "../../inspect.js";
+import { adapterDoctor } from "../../adapter/doctor.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
@@ -23,7 +24,7 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   io.scrubber.absorb(inspection.scrubber);
   const { config, discovery } = inspection;
   checks.push({ check: "connectors.json", ok: true, detail: `${config.file ?? "(object)"}: valid, ${config.instances.length} instances`, error: null });
-  for (const dir of discovery.missingDirs) checks.push({ check: "plugin folder", ok: false, detail: `${dir} does not exist (warning)`, error: null });
+  for (const dir of discovery.missingDirs) checks.push({ check: "plugin folder", ok: true, detail: `warning: ${dir} does not exist (bundled plugins are still found)`, error: null });
   checks.push({ check: "plugins", ok: discovery.errors.length === 0, detail: `${discovery.plugins.size} plugins discovered`, error: null });
   for (const err of discovery.errors) checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
 
@@ -38,6 +39,11 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   for (const i of report.instances) {
     const detail = i.error ? `${i.state}${i.required ? "" : " (optional)"}` : `${i.state}, health ${i.healthMs} ms`;
     checks.push({ check: `${i.id} (${i.plugin}@${i.version})`, ok: i.error === null, detail, error: i.error });
+  }
+  // Adapters: the installed client's version, and declared vs effective (certified) capabilities.
+  if (config.instances.some((i) => i.section === "adapters")) {
+    const adapters = await adapterDoctor({ config: configPath });
+    checks.push(...adapters.checks);
   }
   const failure = bootFailure(report);
   const exit = failure ? failure.exitCode : EXIT.OK;
