@@ -113,7 +113,10 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
     maxMemoryMb: planned.maxMemoryMb,
     startTimeoutMs: opts.startTimeoutMs ?? 30_000,
     graceMs: opts.graceMs ?? 2_000,
-    onLog: (msg) => log[msg.level](msg.data ?? {}, msg.msg),
+    onLog: (msg) => {
+      if (msg.level === "warn" || msg.level === "error" || msg.level === "fatal") entry.lastWarning = describeLog(msg.msg, msg.data);
+      log[msg.level](msg.data ?? {}, msg.msg);
+    },
     onSecrets: (values) => host.scrubber.addAll(values),
     onGrantCall: (msg) => {
       if (!planned.grants.includes(msg.target)) {
@@ -184,6 +187,12 @@ function bootError(failures: WireError[], scrubber: Scrubber | null): PatchbayEr
 
 function exitOf(f: WireError): number {
   return new PatchbayError(f.code, f.message).exitCode;
+}
+
+/** "message (error: ...)" from a plugin's log line, for a health failure's explanation. */
+function describeLog(msg: string, data?: Record<string, unknown>): string {
+  const detail = data && typeof data.error === "string" ? ` (${data.error})` : "";
+  return `${msg}${detail}`.slice(0, 500);
 }
 
 async function mapBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

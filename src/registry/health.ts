@@ -23,7 +23,7 @@ async function checkOne(entry: InstanceEntry, invoke: Invoke): Promise<void> {
       entry.error = null;
       return;
     }
-    entry.error = toWire(pbError("PB_ERR_HEALTH_FAILED", `${entry.id} (plugin "${entry.plugin}"): health_check() returned false.`, { instance: entry.id, plugin: entry.plugin }));
+    entry.error = toWire(pbError("PB_ERR_HEALTH_FAILED", `${entry.id} (plugin "${entry.plugin}"): health_check() returned false${entry.lastWarning ? `; the plugin logged: ${entry.lastWarning}` : "."}`, { instance: entry.id, plugin: entry.plugin }));
   } catch (err) {
     entry.healthMs = Math.round(performance.now() - started);
     const wire = toWire(err);

@@ -26,6 +26,8 @@ export interface InstanceEntry {
   state: InstanceState;
   healthMs: number | null;
   error: WireError | null;
+  /** The plugin's latest warn-or-worse log line: why a health_check said false, in its own words. */
+  lastWarning?: string;
 }
 
 export class Registry {
