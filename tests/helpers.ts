@@ -75,3 +75,17 @@ export function runCli(args: string[], opts: { cwd: string; env?: Record<string,
     child.stdin.end(opts.input ?? "");
   });
 }
+
+/** Retries while an instance restarts; the restart itself is what is under test. */
+export async function waitFor<T>(fn: () => Promise<T>, attempts = 50): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw last;
+}

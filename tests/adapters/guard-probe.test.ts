@@ -50,9 +50,8 @@ describe("probeClient", () => {
   it("a hanging version probe times out within its bound, present:false", async () => {
     const bin = tempDir("pb-probe-hang-");
     client(bin, "sleep 30 & sleep 30"); // a wrapper that forks and keeps the pipes open
-    const started = performance.now();
+    // The client sleeps 30 s, past the test's own timeout: only a bounded probe returns at all.
     const probe = await probeClient({ command: "fake", versionArgs: [] }, { env: { PATH: `${bin}:/usr/bin:/bin` }, timeoutMs: 500 });
-    expect(performance.now() - started).toBeLessThan(2_500);
     expect(probe).toMatchObject({ present: false, error: expect.stringContaining("timed out after 500 ms") });
   });
 

@@ -15,8 +15,14 @@ import { ADAPTER_FIXTURES, logEntries, makeWorld } from "./_world.js";
 afterAll(cleanupTempDirs);
 
 const tool = { kind: "beforeTool", session: "fx-1", cwd: "/tmp", tool: "write", target: "/tmp/x" };
-/** Process start, node, the CLI import and exit on a loaded two-core machine. */
-const SLACK_MS = 2_500;
+/**
+ * The bound is proved without timing the test: the fixture sleeps (or spins, or hangs) 30 s,
+ * past vitest's timeout, so only a run the bound cut short can finish; and the fail-open record
+ * names the bound that cut it, so the test sees which setting won.
+ */
+function expectCutBy(world: ReturnType<typeof fx>, boundMs: number) {
+  expect(String(logEntries(world).at(-1)?.message)).toContain(`within ${boundMs} ms`);
+}
 
 function fx(mode: string, extra: Record<string, unknown> = {}) {
   return makeWorld({ adapters: { fx: { plugin: "fx-adapter", config: { mode, ...extra } } } });
@@ -29,11 +35,11 @@ function expectFailOpen(r: { code: number | null; stdout: string; stderr: string
 }
 
 describe("the hook runner's time bound covers the whole run", () => {
-  it("an adapter that sleeps past the bound: allow within the bound, the process exits, the log says timeout", async () => {
+  it("an adapter that sleeps past the bound: allow, the process exits, the log says timeout and names the bound", async () => {
     const world = fx("sleep", { hook_timeout_ms: 1500 });
     const r = await world.hook("fx", "tool", tool);
     expectFailOpen(r, "timeout");
-    expect(r.ms).toBeLessThan(1500 + SLACK_MS);
+    expectCutBy(world, 1500);
     expect(logEntries(world).at(-1)).toMatchObject({ decision: "fail-open", reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT" });
   });
 
@@ -41,24 +47,24 @@ describe("the hook runner's time bound covers the whole run", () => {
     const world = fx("spin", { hook_timeout_ms: 1500 });
     const r = await world.hook("fx", "tool", tool);
     expectFailOpen(r, "timeout");
-    expect(r.ms).toBeLessThan(1500 + SLACK_MS);
+    expectCutBy(world, 1500);
   });
 
   it("loading is inside the bound: a create() that never finishes", async () => {
     const world = fx("hang-create", { hook_timeout_ms: 1500 });
     const r = await world.hook("fx", "tool", tool);
     expectFailOpen(r, "timeout");
-    expect(r.ms).toBeLessThan(1500 + SLACK_MS);
+    expectCutBy(world, 1500);
   });
 
   it("the bound comes from --timeout-ms, else PATCHBAY_HOOK_TIMEOUT_MS, else config.hook_timeout_ms (default 5000)", async () => {
     const world = fx("sleep", { hook_timeout_ms: 20_000 });
     const flag = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1200"] });
     expectFailOpen(flag, "timeout");
-    expect(flag.ms).toBeLessThan(1200 + SLACK_MS);
+    expectCutBy(world, 1200);
     const env = await world.hook("fx", "tool", tool, { env: { PATCHBAY_HOOK_TIMEOUT_MS: "1200" } });
     expectFailOpen(env, "timeout");
-    expect(env.ms).toBeLessThan(1200 + SLACK_MS);
+    expectCutBy(world, 1200);
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
-import { cleanupTempDirs, logSink, writeConfig } from "../helpers.js";
+import { cleanupTempDirs, logSink, writeConfig, waitFor } from "../helpers.js";
 
 const hosts: Host[] = [];
 async function boot(instances: Record<string, unknown>, opts: { graceMs?: number; maxMemory?: number } = {}): Promise<Host> {
@@ -89,17 +89,3 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
     await expect(host.mcp("caller").call("overreach", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_GRANT_DENIED" });
   });
 });
-
-/** Retries while the instance restarts; the restart itself is what is under test. */
-async function waitFor<T>(fn: () => Promise<T>, attempts = 50): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw last;
-}

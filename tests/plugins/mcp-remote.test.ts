@@ -220,9 +220,8 @@ describe("mcp-remote connection handling", () => {
     const blackHole: NetServer = createNetServer((s) => sockets.add(s));
     await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/mcp`;
-    const started = Date.now();
+    // The server never answers: only a probe bounded by its budget returns at all.
     expect(await make({ url }, 300).mcp.health_check()).toBe(false);
-    expect(Date.now() - started).toBeLessThan(5_000);
     for (const s of sockets) s.destroy();
     await new Promise((resolve) => blackHole.close(resolve));
   });

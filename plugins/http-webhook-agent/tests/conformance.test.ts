@@ -83,9 +83,7 @@ describe("http-webhook-agent through the host", () => {
   });
 
   it("bounds a receiver that never answers by timeout_ms", async () => {
-    const started = Date.now();
     await expect(host.agent("impatient").deliver("slow", { kind: "augment", content: "x" })).rejects.toMatchObject({ message: expect.stringContaining("timed out after 500 ms") });
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("passes delivery_skipped through, wakes at wake_url, and answers requests echoing correlation_id", async () => {
