@@ -88,6 +88,15 @@ export type HostToWorker = CallMessage | CancelMessage | CloseMessage | GrantRes
 
 // --- worker → host ---
 
+/**
+ * Sent as soon as the config is parsed, before create() runs: a plugin may log a secret while it
+ * starts, and messages on the channel arrive in order, so the host knows the value first.
+ */
+export interface SecretsMessage {
+  t: "secrets";
+  secrets: string[];
+}
+
 export interface ReadyMessage {
   t: "ready";
   /** Values of config fields the plugin's schema marks secret: the host scrubs them everywhere. */
@@ -130,4 +139,4 @@ export interface ClosedMessage {
   t: "closed";
 }
 
-export type WorkerToHost = ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage;
+export type WorkerToHost = SecretsMessage | ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage;

@@ -142,6 +142,8 @@ export class InstanceWorker {
     switch (msg.t) {
       case "log":
         return this.opts.onLog(msg);
+      case "secrets":
+        return this.opts.onSecrets(msg.secrets);
       case "ready":
         this.opts.onSecrets(msg.secrets);
         return settleStart();

@@ -93,6 +93,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
     const def = await importDefinition(task);
     const parsed = parseInstanceConfig(def, task);
     secrets = parsed.secrets;
+    if (secrets.length > 0) send({ t: "secrets", secrets });
     if ("error" in parsed) throw parsed.error;
     const created = await def.create(parsed.config, ctx);
     impl = checkImplementation(created, task);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
 import { cleanupTempDirs, logSink, writeConfig } from "../helpers.js";
 
@@ -45,11 +45,17 @@ describe("calls through the boundary", () => {
   });
 
   it("denies a tool outside allowed_tools before the plugin sees it, and filters list_tools", async () => {
+    // fx-echo's "log" tool writes a log line bound to its instance the moment it runs: a denied
+    // call that reached the plugin would leave one from "narrow".
+    const ranLog = (instance: string) => sink.lines.some((l) => JSON.parse(l).instance === instance && String(JSON.parse(l).msg).startsWith("leaking"));
+    await expect(host.mcp("narrow").call("log", {})).rejects.toMatchObject({ code: "PB_ERR_TOOL_DENIED" });
     await expect(host.mcp("narrow").call("env", {})).rejects.toMatchObject({ code: "PB_ERR_TOOL_DENIED" });
     await expect(host.mcp("narrow").list_tools()).resolves.toEqual([{ name: "echo" }]);
     await expect(host.mcp("none").call("echo", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_TOOL_DENIED" });
     await expect(host.mcp("none").list_tools()).resolves.toEqual([]);
-    expect(sink.text()).not.toContain('"tool":"env"');
+    // An allowed call answered after the denied one: anything the worker did before it has been delivered.
+    await expect(host.mcp("narrow").call("echo", { text: "after" })).resolves.toMatchObject({ text: "after" });
+    expect(ranLog("mcpConnectors/narrow")).toBe(false);
   });
 
   it("gives the worker only the environment its manifest names", async () => {
@@ -92,8 +98,29 @@ describe("calls through the boundary", () => {
   });
 
   it("names unknown instances and lists the known ones", async () => {
-    await expect(host.mcp("nope").list_tools()).rejects.toMatchObject({ code: "PB_ERR_INSTANCE_NOT_FOUND" });
+    const err = await host.mcp("nope").list_tools().then(() => null, (e: Error & { data: Record<string, unknown> }) => e);
+    const known = ["mcpConnectors/echo", "mcpConnectors/narrow", "mcpConnectors/none"];
+    expect(err).toMatchObject({ code: "PB_ERR_INSTANCE_NOT_FOUND", data: { instance: "mcpConnectors/nope", known } });
+    expect(err!.message).toContain('"mcpConnectors/nope"');
+    expect(err!.message).toContain(known.join(", "));
   });
 });
 
-afterEach(() => undefined);
+
+describe("a secret-marked config field written literally in connectors.json", () => {
+  it("is scrubbed even from what the plugin logs while it starts", async () => {
+    const literal = "literal-secret-in-config-file";
+    const sink2 = logSink();
+    const { file } = writeConfig({ mcpConnectors: { lit: { plugin: "fx-echo", config: { token: literal } } } });
+    const h = await createHost({ config: file, logDestination: sink2.stream, logLevel: "debug" });
+    try {
+      await h.mcp("lit").call("log", {});
+      await new Promise((r) => setTimeout(r, 50));
+      expect(sink2.text()).toContain("fx-echo created; token is [REDACTED]");
+      expect(sink2.text()).not.toContain(literal);
+      expect(JSON.stringify(h.report())).not.toContain(literal);
+    } finally {
+      await h.close();
+    }
+  });
+});
