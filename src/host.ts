@@ -56,6 +56,14 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
 
   const registry = new Registry(config.aliases);
   const wanted = opts.only ? closure(opts.only, config) : null;
+  for (const id of opts.only ?? []) {
+    // Checked against the whole file: the registry will only hold what `only` boots.
+    if (!config.instances.some((i) => i.id === id) && !Object.hasOwn(config.aliases, id)) {
+      const section = id.split("/")[0];
+      const known = [...config.instances.map((i) => i.id), ...Object.keys(config.aliases)].filter((k) => k.startsWith(section + "/"));
+      throw pbError("PB_ERR_INSTANCE_NOT_FOUND", `No instance "${id}" in ${config.file ?? "the config"}. ${known.length ? `Instances in ${section}: ${known.join(", ")}.` : `Instances: ${config.instances.map((i) => i.id).join(", ") || "none"}.`}`, { instance: id, known, file: config.file });
+    }
+  }
   for (const inst of config.instances) {
     if (wanted && !wanted.has(inst.id)) continue;
     const planned = plan.instances.find((p) => p.id === inst.id) ?? null;
@@ -131,9 +139,18 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
   try {
     await entry.worker.start();
   } catch (err) {
-    entry.error = toWire(err);
+    entry.error = withConfigPointers(toWire(err), planned, config.file);
     entry.state = "failed";
   }
+}
+
+/** A plugin reports config problems by field; the user edits connectors.json, so name them by JSON pointer there. */
+function withConfigPointers(wire: WireError, planned: PlannedInstance, file: string | null): WireError {
+  const issues = wire.data.issues as { field: string; message: string }[] | undefined;
+  if (wire.code !== "PB_ERR_INSTANCE_CONFIG_INVALID" || !Array.isArray(issues)) return wire;
+  const pointed = issues.map((i) => ({ ...i, pointer: `${planned.pointer}/config${i.field ? "/" + i.field.split(".").join("/") : ""}` }));
+  const lines = pointed.map((i) => `${i.pointer}: ${i.message}`);
+  return { ...wire, message: `${planned.id} (plugin "${planned.pluginInfo.name}"): config does not match the plugin's schema:\n  ${lines.join("\n  ")}`, data: { ...wire.data, issues: pointed, file } };
 }
 
 /** Duplicate plugin names are always fatal; other discovery errors only matter to instances that use the plugin. */

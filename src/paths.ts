@@ -74,3 +74,7 @@ export function jitiCacheDir(): string | false {
   }
   return false;
 }
+
+export function packageVersion(): string {
+  return String(JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")).version);
+}

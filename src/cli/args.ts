@@ -11,7 +11,7 @@ export interface ParsedArgs {
 
 /** Flags that take a value; every other flag is a boolean. */
 const VALUE_FLAGS = new Set(["config", "dir", "timeout", "timeout-ms", "message"]);
-const BOOLEAN_FLAGS = new Set(["json", "verbose", "help", "dry-run", "force", "live"]);
+const BOOLEAN_FLAGS = new Set(["json", "verbose", "help", "version", "dry-run", "force", "live"]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];

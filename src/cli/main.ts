@@ -4,6 +4,10 @@
  */
 import { EXIT, isPatchbayError, pbError, type ExitCode } from "../errors.js";
 import { Scrubber } from "../secrets.js";
+import { PLUGIN_API_VERSION } from "../contract/manifest.js";
+import { packageVersion } from "../paths.js";
+
+const PATCHBAY_VERSION = packageVersion();
 import { parseArgs, type ParsedArgs } from "./args.js";
 import { errorDocument, renderError, type Output } from "./render.js";
 type Command = (args: ParsedArgs, io: Output) => Promise<ExitCode>;
@@ -50,6 +54,10 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
     args = parseArgs(argv);
     io.verbose = args.flags.verbose === true;
     const [name, sub] = args.positionals;
+    if (args.flags.version && !name) {
+      io.out(`patchbay ${PATCHBAY_VERSION} (plugin API ${PLUGIN_API_VERSION})`);
+      return EXIT.OK;
+    }
     if (!name) {
       io.out(usage());
       return args.flags.help ? EXIT.OK : EXIT.USAGE;
@@ -92,6 +100,10 @@ export async function runMain(argv: readonly string[]): Promise<never> {
     out: (text) => process.stdout.write(scrubber.scrub(text) + "\n"),
     err: (text) => process.stderr.write(scrubber.scrub(text) + "\n"),
   };
+  // A reader that closes the pipe early (`patchbay list | head`) is not an error worth a trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+  });
   const code = await runCommand(argv, io);
   // Flush stdout before exiting: a piped --json document must arrive whole.
   await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));

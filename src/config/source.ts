@@ -110,7 +110,10 @@ export function parseConfigText(text: string, file: string | null): unknown {
       .replace(/ in JSON at position \d+.*$/s, "")
       .replace(/ at position \d+.*$/s, "");
     const where = file ?? "connectors.json";
-    return fail(`${where}:${line}:${column}: not valid JSON: ${reason}`, { file, line, column });
+    // SPEC's examples are annotated jsonc; the file itself is plain JSON.
+    const lineText = body.split("\n")[line - 1] ?? "";
+    const comment = /(^|\s)(\/\/|\/\*)/.test(lineText) ? " (comments are not allowed in connectors.json: use a \"_comment\" key instead)" : "";
+    return fail(`${where}:${line}:${column}: not valid JSON: ${reason}${comment}`, { file, line, column });
   }
 }
 

@@ -78,7 +78,7 @@ describe("boot", () => {
     expect(byInstance["memoryStores/typo"].message).toContain("fx-health");
     expect(byInstance["memoryStores/wrong"].code).toBe("PB_ERR_CONFIG_WRONG_KIND");
     expect(byInstance["memoryStores/badcfg"].code).toBe("PB_ERR_INSTANCE_CONFIG_INVALID");
-    expect(byInstance["memoryStores/badcfg"].message).toContain("config.health");
+    expect(byInstance["memoryStores/badcfg"].message).toContain("/memoryStores/badcfg/config/health");
     expect(byInstance["mcpConnectors/export"].code).toBe("PB_ERR_PLUGIN_LOAD_FAILED");
     expect(byInstance["mcpConnectors/lie"].message).toContain('definePlugin says "memory-store"');
     expect(byInstance["mcpConnectors/future"].code).toBe("PB_ERR_PLUGIN_API_MISMATCH");

@@ -16,9 +16,11 @@ export async function listCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   io.scrubber.absorb(inspection.scrubber);
   const doc = listing(inspection);
   if (args.flags.live) await fillLive(doc.instances, flagString(args, "config"), io);
+  // Two configured plugins with one name are an error (SPEC), not just a line in the listing.
+  const exit = doc.problems.some((p) => p.code === "PB_ERR_PLUGIN_DUPLICATE") ? EXIT.USAGE : EXIT.OK;
   if (args.flags.json) {
     io.out(JSON.stringify(doc, null, 2));
-    return EXIT.OK;
+    return exit;
   }
   io.out(`config: ${doc.configFile ?? "(object)"}\n\nplugins:`);
   io.out(table([["NAME", "KIND", "VERSION", "CAPABILITIES", "FOLDER"], ...doc.plugins.map((p) => [
@@ -38,7 +40,7 @@ export async function listCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     ].filter(Boolean).join("; "),
   ])]));
   for (const p of doc.problems) io.out(`problem ${p.code}: ${p.message}`);
-  return EXIT.OK;
+  return exit;
 }
 
 async function fillLive(instances: InstanceListing[], config: string | undefined, io: Output): Promise<void> {
