@@ -20,12 +20,12 @@
  * Every message is passed through a Scrubber holding the resolved ${VAR} values.
  */
 import path from "node:path";
-import { pbError } from "../errors.js";
+import { pbError, type PatchbayError } from "../errors.js";
 import { Scrubber } from "../secrets.js";
 import { resolveAliases } from "./aliases.js";
 import { stripComments } from "./comments.js";
 import { findForbiddenKeys, resolveEnv, type Env } from "./env.js";
-import { fromZodIssues, issuesError } from "./issues.js";
+import { fromZodIssues, issuesError, type ConfigIssue } from "./issues.js";
 import { buildResolved, grantIssues } from "./resolve.js";
 import { ConnectorsFileSchema } from "./schema.js";
 import { readConfigFile, resolveConfigPath } from "./source.js";
@@ -56,36 +56,54 @@ export interface ResolveConfigValueOptions {
   env: Env;
 }
 
-/** Stages 2–6 on an already-parsed value (the raw JSON, comments and all). */
+/**
+ * Stages 2–6 on an already-parsed value (the raw JSON, comments and all). Every stage that can
+ * run does, so one error lists every problem in the file (doctor never stops at the first); the
+ * error's code is the first failing stage's.
+ */
 export function resolveConfigValue(raw: unknown, { file, dir, env }: ResolveConfigValueOptions): ResolvedConfig {
+  const found: PatchbayError[] = [];
   const forbidden = findForbiddenKeys(raw);
-  if (forbidden.length > 0) throw issuesError("PB_ERR_CONFIG_INVALID", "Forbidden keys", forbidden, file);
+  if (forbidden.length > 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Forbidden keys", forbidden, file));
 
   const resolved = resolveEnv(stripComments(raw), env);
   const scrubber = new Scrubber();
   scrubber.addAll(resolved.secrets);
   const scrub = (text: string): string => scrubber.scrub(text);
   if (resolved.malformed.length > 0) {
-    throw issuesError("PB_ERR_CONFIG_INVALID", "Malformed ${VAR} references", resolved.malformed, file, scrub);
+    found.push(issuesError("PB_ERR_CONFIG_INVALID", "Malformed ${VAR} references", resolved.malformed, file, scrub));
   }
   if (resolved.missing.length > 0) {
     const variables = [...new Set(resolved.missing.map((m) => m.variable))];
-    throw issuesError("PB_ERR_CONFIG_ENV_MISSING", `Environment variables not set (${variables.join(", ")})`, resolved.missing, file, scrub, {
+    found.push(issuesError("PB_ERR_CONFIG_ENV_MISSING", `Environment variables not set (${variables.join(", ")})`, resolved.missing, file, scrub, {
       variables,
-    });
+    }));
   }
 
+  // Forbidden keys are also unknown keys: the schema would only say so a second time.
   const result = ConnectorsFileSchema.safeParse(resolved.value, { reportInput: false });
   if (!result.success) {
-    throw issuesError("PB_ERR_CONFIG_INVALID", "Invalid config", fromZodIssues(result.error.issues), file, scrub);
+    const issues = fromZodIssues(result.error.issues).filter((i) => !forbidden.some((f) => f.pointer === i.pointer));
+    if (issues.length > 0 || found.length === 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Invalid config", issues, file, scrub));
+    throw combine(found);
   }
   const parsed = result.data;
 
   const aliasResult = resolveAliases(parsed);
-  if (aliasResult.issues.length > 0) throw issuesError("PB_ERR_CONFIG_ALIAS", "Broken aliases", aliasResult.issues, file, scrub);
+  if (aliasResult.issues.length > 0) found.push(issuesError("PB_ERR_CONFIG_ALIAS", "Broken aliases", aliasResult.issues, file, scrub));
 
   const grants = grantIssues(parsed);
-  if (grants.length > 0) throw issuesError("PB_ERR_CONFIG_INVALID", "Grants to unknown instances", grants, file, scrub);
+  if (grants.length > 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Grants to unknown instances", grants, file, scrub));
+  if (found.length > 0) throw combine(found);
 
   return buildResolved({ file, dir, parsed, aliases: aliasResult.aliases, secrets: resolved.secrets });
+}
+
+/** One error for every stage that failed: the first stage's code, every stage's lines and issues. */
+function combine(errors: PatchbayError[]): PatchbayError {
+  if (errors.length === 1) return errors[0];
+  const [first] = errors;
+  const issues = errors.flatMap((e) => (e.data.issues as ConfigIssue[]).map((i) => ({ ...i, code: e.code })));
+  const extra = Object.assign({}, ...errors.map((e) => e.data));
+  return pbError(first.code, errors.map((e) => e.message).join("\n"), { ...extra, issues });
 }

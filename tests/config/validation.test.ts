@@ -138,3 +138,19 @@ describe("resolution", () => {
     expect(() => (cfg.pluginDirs as string[]).push("x")).toThrow();
   });
 });
+
+describe("every stage reports in one error", () => {
+  it("lists forbidden keys, missing variables and unknown keys together, under the first stage's code", async () => {
+    const err = await loadConfig({
+      config: { constructor: 1, mcpConnectors: { x: { plugin: "p", allowed_tool: ["a"], config: { url: "${NOPE_VAR}" } } } },
+      env: {},
+    }).catch((e: { code: string; message: string; data: { issues: { pointer: string; code: string }[] } }) => e);
+    expect(err).toMatchObject({ code: "PB_ERR_CONFIG_INVALID" });
+    const pointers = (err as { data: { issues: { pointer: string; code: string }[] } }).data.issues.map((i) => `${i.code} ${i.pointer}`);
+    expect(pointers).toEqual([
+      "PB_ERR_CONFIG_INVALID /constructor",
+      "PB_ERR_CONFIG_ENV_MISSING /mcpConnectors/x/config/url",
+      "PB_ERR_CONFIG_INVALID /mcpConnectors/x/allowed_tool",
+    ]);
+  });
+});
