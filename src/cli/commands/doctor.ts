@@ -12,6 +12,7 @@ import type { Output } from "../render.js";
 interface Check {
   check: string;
   ok: boolean;
+  warn?: boolean;
   detail: string;
   error: WireError | null;
 }
@@ -38,7 +39,8 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   }
   for (const i of report.instances) {
     const detail = i.error ? `${i.state}${i.required ? "" : " (optional)"}` : `${i.state}, health ${i.healthMs} ms`;
-    checks.push({ check: `${i.id} (${i.plugin}@${i.version})`, ok: i.error === null, detail, error: i.error });
+    // A degraded optional instance does not fail the boot: it is a warning, with the same fix.
+    checks.push({ check: `${i.id} (${i.plugin}@${i.version})`, ok: i.error === null, warn: i.error !== null && !i.required, detail, error: i.error });
   }
   // Adapters: the installed client's version, and declared vs effective (certified) capabilities.
   if (config.instances.some((i) => i.section === "adapters")) {
@@ -51,7 +53,7 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
     io.out(JSON.stringify({ ok: exit === EXIT.OK, exit, checks }, null, 2));
   } else {
     for (const c of checks) {
-      io.out(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
+      io.out(`${c.ok ? "ok  " : c.warn ? "warn" : "FAIL"} ${c.check}: ${c.detail}`);
       if (c.error) io.out(`       ${c.error.code}: ${c.error.message.split("\n").join("\n       ")}\n       fix: ${c.error.hint}`);
     }
     io.out(exit === EXIT.OK ? "doctor: everything required is healthy." : `doctor: problems found (exit ${exit}).`);
