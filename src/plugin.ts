@@ -23,10 +23,15 @@ export const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
 
 export interface PluginLog {
   trace(msg: string, data?: Record<string, unknown>): void;
+  trace(data: Record<string, unknown>, msg: string): void;
   debug(msg: string, data?: Record<string, unknown>): void;
+  debug(data: Record<string, unknown>, msg: string): void;
   info(msg: string, data?: Record<string, unknown>): void;
+  info(data: Record<string, unknown>, msg: string): void;
   warn(msg: string, data?: Record<string, unknown>): void;
+  warn(data: Record<string, unknown>, msg: string): void;
   error(msg: string, data?: Record<string, unknown>): void;
+  error(data: Record<string, unknown>, msg: string): void;
 }
 
 /** A granted instance, callable method by method: `await ctx.connectors.get("memoryStores/primary").query({...})`. */

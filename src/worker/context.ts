@@ -62,13 +62,10 @@ export function createContext(opts: ContextOptions) {
     else waiter.reject(fromWire(msg.error!));
   };
 
-  const log = Object.freeze({
-    trace: (msg: string, data?: Record<string, unknown>) => sendLog(send, "trace", msg, data),
-    debug: (msg: string, data?: Record<string, unknown>) => sendLog(send, "debug", msg, data),
-    info: (msg: string, data?: Record<string, unknown>) => sendLog(send, "info", msg, data),
-    warn: (msg: string, data?: Record<string, unknown>) => sendLog(send, "warn", msg, data),
-    error: (msg: string, data?: Record<string, unknown>) => sendLog(send, "error", msg, data),
-  });
+  // (msg, data) is the documented order; pino's (data, msg) is accepted too, since authors reach for it.
+  const at = (level: Level) => (a: unknown, b?: unknown) =>
+    typeof a !== "string" && typeof b === "string" ? sendLog(send, level, b, a) : sendLog(send, level, a, b);
+  const log = Object.freeze({ trace: at("trace"), debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") });
 
   const connectors = Object.freeze({
     list: () => [...grants],

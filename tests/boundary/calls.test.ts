@@ -90,6 +90,13 @@ describe("calls through the boundary", () => {
     expect(sink.text()).not.toContain(SECRET);
   });
 
+  it("accepts ctx.log in both (msg, data) and pino's (data, msg) order", async () => {
+    await host.mcp("echo").call("log", {});
+    await new Promise((r) => setTimeout(r, 50));
+    const line = sink.lines.map((l) => JSON.parse(l)).find((l) => l.msg === "data-first log line");
+    expect(line).toMatchObject({ order: "pino", instance: "mcpConnectors/echo" });
+  });
+
   it("binds the instance name to plugin log lines", async () => {
     // Three instances run fx-echo and start in parallel: each line must carry its own instance.
     const lines = sink.lines.map((l) => JSON.parse(l)).filter((l) => String(l.msg).startsWith("fx-echo created"));

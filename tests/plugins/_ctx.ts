@@ -25,16 +25,18 @@ export function makeCtx(opts: { instance?: string; remainingMs?: number } = {}):
   let controller = new AbortController();
   const record =
     (level: LogLine["level"]) =>
-    (msg: string, data?: Record<string, unknown>): void => {
+    (a: string | Record<string, unknown>, b?: string | Record<string, unknown>): void => {
+      // Both orders, as the host's ctx.log accepts: (msg, data) and pino's (data, msg).
+      const [msg, data] = typeof a === "string" ? [a, b as Record<string, unknown> | undefined] : [String(b), a];
       lines.push(data === undefined ? { level, msg } : { level, msg, data });
     };
-  const log: PluginLog = {
+  const log = {
     trace: record("trace"),
     debug: record("debug"),
     info: record("info"),
     warn: record("warn"),
     error: record("error"),
-  };
+  } as PluginLog;
   const ctx: PluginContext = {
     instance: opts.instance ?? "test/instance",
     log,
