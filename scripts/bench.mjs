@@ -25,9 +25,9 @@ async function rawPeer() {
   return { call, close: () => worker.terminate() };
 }
 
-async function patchbayPeer() {
+async function patchbayPeer(isolation = "thread") {
   const host = await createHost({
-    config: { plugins: ["./bench/plugins"], mcpConnectors: { bench: { plugin: "bench-echo" } } },
+    config: { plugins: ["./bench/plugins"], mcpConnectors: { bench: { plugin: "bench-echo", isolation } } },
     dir: root, logLevel: "silent",
   });
   const mcp = host.mcp("bench");
@@ -66,8 +66,22 @@ async function startTimes() {
   return { bare: median(bare), plugin: median(plugin) };
 }
 
+/** Resident memory each idle instance adds: N instances booted, RSS delta divided by N. */
+async function memoryPerInstance(n) {
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  const instances = Object.fromEntries(Array.from({ length: n }, (_, i) => [`b${i}`, { plugin: "bench-echo" }]));
+  const host = await createHost({ config: { plugins: ["./bench/plugins"], mcpConnectors: instances }, dir: root, logLevel: "silent" });
+  await new Promise((r) => setTimeout(r, 1000));
+  globalThis.gc?.();
+  const perInstance = (process.memoryUsage().rss - before) / n / 2 ** 20;
+  await host.close();
+  return perInstance;
+}
+
 const raw = await rawPeer();
 const pb = await patchbayPeer();
+const pbProcess = await patchbayPeer("process");
 const rows = [];
 for (const [label, fn, args, n] of [
   ["sequential, small", sequential, small, SEQ],
@@ -82,12 +96,25 @@ for (const [label, fn, args, n] of [
   }
   rows.push([label, median(r), median(p)]);
 }
+{
+  const r = [];
+  const p = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    r.push(await sequential(raw, small, Math.ceil(SEQ / 3)));
+    p.push(await sequential(pbProcess, small, Math.ceil(SEQ / 3)));
+  }
+  rows.push(["isolation: process, small", median(r), median(p)]);
+}
 await raw.close();
 await pb.close();
+await pbProcess.close();
+const memory = await memoryPerInstance(10);
 const start = await startTimes();
 
 console.log("Patchbay boundary vs raw MessagePort (same run, medians of interleaved rounds)\n");
 console.log("case                      raw µs/call   patchbay µs/call   ratio");
 for (const [label, r, p] of rows) console.log(`${label.padEnd(26)}${r.toFixed(1).padStart(11)}${p.toFixed(1).padStart(19)}${(p / r).toFixed(2).padStart(8)}x`);
 console.log(`\nworker ready: bare Worker ${start.bare.toFixed(1)} ms, Patchbay instance boot (start + load + health) ${start.plugin.toFixed(1)} ms, ratio ${(start.plugin / start.bare).toFixed(2)}x`);
-console.log("\nGoals (DESIGN.md / perfbase.md): sequential ≤ 1.2x, pipelined ≤ 2.5x, 64 KiB ≤ 1.3x, ready ≤ 2.5x a bare Worker.");
+console.log(`memory: ${memory.toFixed(1)} MiB resident per idle thread instance (10 booted; RSS delta / 10)`);
+console.log("\nGoals (DESIGN.md / perfbase.md): sequential ≤ 1.2x, pipelined ≤ 2.5x, 64 KiB ≤ 1.3x, ready ≤ 2.5x a bare Worker, idle instance ≤ 15 MiB.");
+console.log("isolation: process pays Node's IPC pipe (fork + advanced serialization); it has no goal of its own.");
