@@ -134,6 +134,11 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
     },
     onStateChange: (state, reason) => {
       if (state === "restarting" || state === "failed") log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);
+      // After boot the report follows the worker: an open circuit is "failed" until the host restarts.
+      if (state === "failed" && reason?.code === "PB_ERR_CIRCUIT_OPEN") {
+        entry.state = "failed";
+        entry.error = toWire(reason);
+      }
     },
   });
   try {

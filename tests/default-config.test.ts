@@ -28,7 +28,7 @@ describe("the bundled connectors.json", () => {
   it("answers an MCP tool call through the demo server over stdio", async () => {
     const r = await runCli(["call", "mcpConnectors/primary", "call", '"add"', '{"a":2,"b":3}'], { cwd: ROOT, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.stringify(JSON.parse(r.stdout))).toContain("5");
+    expect(JSON.parse(r.stdout)).toMatchObject({ structuredContent: { sum: 5 }, content: [{ type: "text", text: "5" }] });
   });
 
   it("writes a memory and finds it again by full-text search", async () => {

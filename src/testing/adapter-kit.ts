@@ -33,12 +33,22 @@ export interface AdapterKitOptions {
 
 export interface AdapterClaim {
   name: string;
+  /** Throws ClaimSkipped (through `skipClaim`) when there is nothing of this adapter's to check; reported skipped, with the reason. */
   run(): Promise<void>;
+}
+
+/** A claim with nothing to check for this adapter: reported skipped with its reason, never as a pass. */
+export class ClaimSkipped extends Error {
+  override name = "ClaimSkipped";
+}
+
+function skipClaim(reason: string): never {
+  throw new ClaimSkipped(reason);
 }
 
 interface VitestLike {
   describe(name: string, fn: () => void): void;
-  it(name: string, fn: () => Promise<void>, timeout?: number): void;
+  it(name: string, fn: (ctx: { skip(note?: string): never }) => Promise<void>, timeout?: number): void;
   beforeAll(fn: () => Promise<void>, timeout?: number): void;
   afterAll(fn: () => Promise<void>, timeout?: number): void;
 }
@@ -139,6 +149,7 @@ export function adapterConformance(opts: AdapterKitOptions): AdapterKit {
       }
     } },
     { name: "denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing", run: async () => {
+      if (!callable("denyOutcome") && !callable("injectOutcome")) skipClaim("the adapter declares neither denyOutcome nor injectOutcome in plugin.json \"capabilities\"");
       if (callable("denyOutcome")) {
         const deny = await s().call<HookOutcome>("denyOutcome", ["kit-reason-7731", null]);
         assert.ok(deny.stdout.includes("kit-reason-7731") || deny.stderr.includes("kit-reason-7731"), "the reason reaches the client");
@@ -220,6 +231,7 @@ export function adapterConformance(opts: AdapterKitOptions): AdapterKit {
       accessSync(shim, constants.X_OK);
       const wired = wiredCommands(done.changes.filter((c) => c.kind !== "tree").map((c) => c.path), shim);
       if (done.changes.some((c) => c.kind === "merge")) assert.ok(wired.length > 0, "the client config runs Patchbay's hook shim");
+      if (wired.length === 0) skipClaim("the install writes no hook command into a client config (its plan has no merge or file that runs Patchbay's hook shim)");
       for (const line of wired) {
         assert.ok(line.startsWith(shimCommand(sb.stateDir, INSTANCE)) && path.isAbsolute(shim), `${line} runs the absolute shim`);
         const run = spawnSync("/bin/sh", ["-c", line], { input: JSON.stringify(fixtures[0]?.payload ?? {}), env: sb.env, encoding: "utf8", timeout: 20_000 });
@@ -235,7 +247,16 @@ export function adapterConformance(opts: AdapterKitOptions): AdapterKit {
       api.describe(`adapter conformance: ${pluginJson.name}`, () => {
         api.beforeAll(setup, CLAIM_TIMEOUT_MS);
         api.afterAll(teardown, CLAIM_TIMEOUT_MS);
-        for (const c of claims) api.it(c.name, () => c.run(), CLAIM_TIMEOUT_MS);
+        for (const c of claims) {
+          api.it(c.name, async (ctx) => {
+            try {
+              await c.run();
+            } catch (err) {
+              if (err instanceof ClaimSkipped) ctx.skip(err.message);
+              throw err;
+            }
+          }, CLAIM_TIMEOUT_MS);
+        }
       });
     },
     async run() {
@@ -246,6 +267,10 @@ export function adapterConformance(opts: AdapterKitOptions): AdapterKit {
           await fn();
           results.push({ claim: name, ok: true, reason: null, ms: Math.round(performance.now() - started) });
         } catch (err) {
+          if (err instanceof ClaimSkipped) {
+            results.push({ claim: name, ok: true, reason: err.message, skipped: true, ms: Math.round(performance.now() - started) });
+            return;
+          }
           results.push({ claim: name, ok: false, reason: err instanceof Error ? err.message : String(err), ms: Math.round(performance.now() - started) });
         }
       };

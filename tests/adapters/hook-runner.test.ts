@@ -65,6 +65,19 @@ describe("the hook runner's time bound covers the whole run", () => {
     const env = await world.hook("fx", "tool", tool, { env: { PATCHBAY_HOOK_TIMEOUT_MS: "1200" } });
     expectFailOpen(env, "timeout");
     expectCutBy(world, 1200);
+    // The flag wins over the environment.
+    const both = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1100"], env: { PATCHBAY_HOOK_TIMEOUT_MS: "1300" } });
+    expectFailOpen(both, "timeout");
+    expectCutBy(world, 1100);
+  });
+
+  it("without a flag, a variable or hook_timeout_ms in the config, the bound is 5000 ms", async () => {
+    const world = fx("sleep");
+    // Written by hand: the world's writeConfig would add its own hook_timeout_ms.
+    writeFileSync(world.configFile, JSON.stringify({ plugins: [ADAPTER_FIXTURES], adapters: { fx: { plugin: "fx-adapter", config: { mode: "sleep" } } } }));
+    const r = await world.hook("fx", "tool", tool);
+    expectFailOpen(r, "timeout");
+    expectCutBy(world, 5000);
   });
 });
 

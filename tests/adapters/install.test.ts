@@ -4,14 +4,16 @@
  * never deleted, dry runs write nothing, a corrupt record fails closed, conflicts are refused,
  * and a rerun after a crash between the writes and the record completes.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { installAdapter, uninstallAdapter } from "../../src/adapter/install/index.js";
 import { assertRunner, composePlan } from "../../src/adapter/install/plan.js";
 import { mergeJson, unmergeJson } from "../../src/adapter/install/json-merge.js";
 import { diffSnapshots, snapshot } from "../../src/testing/adapter-sandbox.js";
-import { cleanupTempDirs } from "../helpers.js";
+import { cleanupTempDirs, ROOT, tempDir } from "../helpers.js";
 import { makeWorld, type World } from "./_world.js";
 
 afterAll(cleanupTempDirs);
@@ -92,7 +94,25 @@ describe("install", () => {
     }
   });
 
-  it("refuses to install when the hook runner does not exist", () => {
+  it("refuses to install when the hook runner does not exist, writing nothing", async () => {
+    // A copy of this build whose package has no bin/patchbay.mjs: the runner every hook shim would exec.
+    const pkg = path.join(tempDir("pb-no-runner-"), "patchbay");
+    mkdirSync(pkg);
+    cpSync(path.join(ROOT, "dist"), path.join(pkg, "dist"), { recursive: true });
+    cpSync(path.join(ROOT, "package.json"), path.join(pkg, "package.json"));
+    symlinkSync(path.join(ROOT, "node_modules"), path.join(pkg, "node_modules"), "dir");
+    const w = fxWorld();
+    const before = snap(w);
+    const script = `const { installAdapter } = await import(${JSON.stringify(pathToFileURL(path.join(pkg, "dist", "adapter", "install", "index.js")).href)});
+      const r = await installAdapter({ config: ${JSON.stringify(w.configFile)}, env: ${JSON.stringify(w.env)}, instance: "fx" });
+      process.stdout.write(JSON.stringify(r));`;
+    writeFileSync(path.join(pkg, "install.mjs"), script);
+    const out = execFileSync(process.execPath, [path.join(pkg, "install.mjs")], { cwd: w.project, encoding: "utf8", timeout: 30_000 });
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ status: "failed", error: { code: "PB_ERR_INSTALL_RUNNER_MISSING", message: expect.stringContaining(path.join(pkg, "bin", "patchbay.mjs")) } });
+    expect(r.changes).toEqual([]);
+    expect(diffSnapshots(before, snap(w))).toEqual([]);
+    // This build has its runner, and its plan puts Patchbay's own shim first.
     expect(() => assertRunner()).not.toThrow();
     const env = { instance: "x", home: "/h", projectDir: "/p", stateDir: "/p/.patchbay", platform: "linux-x64", hookCommand: "/p/.patchbay/adapters/x/hook", client: { present: true, path: null, version: null } };
     expect(composePlan(env, { artifacts: [] }, { instance: "x", configFile: "/p/connectors.json", stateDir: "/p/.patchbay" })[0]).toMatchObject({ kind: "tree", path: "/p/.patchbay/adapters/x" });

@@ -24,6 +24,36 @@ describe("the adapter conformance kit", () => {
     expect(results.length).toBeGreaterThanOrEqual(13);
   });
 
+  it("reports skipped, with the reason, a claim the adapter gives nothing to check, never passed", async () => {
+    const pluginDir = path.join(tempDir("pb-bare-"), "bare");
+    mkdirSync(path.join(pluginDir, "src"), { recursive: true });
+    mkdirSync(path.join(pluginDir, "fixtures"));
+    writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "bare", version: "1.0.0", kind: "adapter", entry: "src/index.ts", patchbay: "^1", capabilities: [] }));
+    writeFileSync(path.join(pluginDir, "fixtures", "turn.json"), JSON.stringify({ event: "turn", payload: { type: "turn", session: "s-1", cwd: "/w" }, expect: { kind: "beforeTurn", sessionId: "s-1" } }));
+    writeFileSync(path.join(pluginDir, "src", "index.ts"), `
+      import { defineAdapter, detectFromProbe, normalizedEvent, projectContext } from "patchbay/plugin";
+      export default defineAdapter({
+        id: "bare", displayName: "Bare", client: { command: "bare" },
+        create: () => ({
+          detect: (p) => detectFromProbe(p),
+          doctor: () => ({ ok: true, diagnostics: [] }),
+          normalizeHook: (p: any) => {
+            if (!p || typeof p !== "object" || p.type !== "turn" || typeof p.session !== "string" || typeof p.cwd !== "string") throw new Error("not a bare payload");
+            return normalizedEvent({ kind: "beforeTurn", sessionId: p.session, cwd: p.cwd });
+          },
+          renderContext: (input, opts) => projectContext(input, opts),
+          planInstall: () => ({ artifacts: [] }),
+        }),
+      });`);
+    const results = await runAdapterConformance({ pluginDir });
+    expect(results.filter((c) => !c.ok)).toEqual([]);
+    const skipped = Object.fromEntries(results.filter((c) => c.skipped).map((c) => [c.claim, c.reason]));
+    expect(skipped).toEqual({
+      "denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing": expect.stringContaining("neither denyOutcome nor injectOutcome"),
+      "hook commands written into client configs are absolute, exist, and exit 0 on a real payload": expect.stringContaining("writes no hook command"),
+    });
+  });
+
   it("fails an adapter that leaks payload text, overruns its budget, or denies like an allow", async () => {
     const pluginDir = path.join(tempDir("pb-leaky-"), "leaky");
     mkdirSync(path.join(pluginDir, "src"), { recursive: true });

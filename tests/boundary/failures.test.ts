@@ -76,7 +76,18 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
       await expect(host.mcp("x").call("exit", {})).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED" });
     }
     await expect(host.mcp("x").call("echo", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_CIRCUIT_OPEN" });
-    expect(host.report().instances[0]).toMatchObject({ id: "mcpConnectors/x" });
+  });
+
+  it("reports an instance whose circuit is open as failed, with the circuit as its reason", async () => {
+    const host = await boot({ x: { plugin: "fx-echo" } });
+    for (let i = 0; i < 3; i++) {
+      await waitFor(() => host.mcp("x").call("echo", { text: "alive" }));
+      await expect(host.mcp("x").call("exit", {})).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED" });
+    }
+    await expect(host.mcp("x").call("echo", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_CIRCUIT_OPEN" });
+    // SPEC: "a crash loop opens a circuit and the instance reports `failed` until restarted".
+    expect(host.report().instances[0]).toMatchObject({ id: "mcpConnectors/x", state: "failed", error: { code: "PB_ERR_CIRCUIT_OPEN" } });
+    expect(host.report().ok).toBe(false);
   });
 
   it("lets a plugin call only the instances it is granted", async () => {

@@ -129,9 +129,14 @@ describe("patchbay CLI", () => {
     const child = spawn(process.execPath, [BIN, "serve"], { cwd: dir, env: { PATH: process.env.PATH, FX_TOKEN: SECRET } });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
     await new Promise<void>((resolve) => child.stderr.on("data", () => stderr.includes("serving") && resolve()));
+    // Still up a while after it said so: nothing but the signal may end it.
+    const early = await Promise.race([closed.then((c) => `exited with ${c}`), new Promise((r) => setTimeout(() => r(null), 1_000))]);
+    expect(early, stderr).toBeNull();
+    expect(stderr).not.toContain("stopped");
     child.kill("SIGTERM");
-    const code = await new Promise((resolve) => child.on("close", resolve));
+    const code = await closed;
     expect(code).toBe(0);
     expect(stderr).toContain("stopped");
   });

@@ -105,7 +105,10 @@ describe("agent contract, enforced by the host", () => {
     expect(byInstance).toMatchObject({ "agentConnectors/echo": true, "agentConnectors/sink": true, "agentConnectors/backdated": false, "agentConnectors/noecho": true });
     expect(byInstance).not.toHaveProperty("agentConnectors/forger");
     expect(result.unreachable.map((u) => u.instance)).toEqual(["agentConnectors/shapes"]);
-    for (const d of result.deliveries) if (d.ok && d.receipt.delivery_id?.startsWith("{")) expect(seen(d.receipt).meta).toMatchObject({ dispatch_id: result.dispatch_id, sent_at: result.sent_at });
+    // echo and sink answer with what reached them: both saw the broadcast's one dispatch_id and sent_at.
+    const shown = result.deliveries.flatMap((d) => (d.ok && d.receipt.delivery_id?.startsWith("{") ? [{ instance: d.instance, meta: seen(d.receipt).meta }] : []));
+    expect(shown.map((d) => d.instance).sort()).toEqual(["agentConnectors/echo", "agentConnectors/sink"]);
+    for (const d of shown) expect(d.meta).toMatchObject({ dispatch_id: result.dispatch_id, sent_at: result.sent_at });
     const records = host.receipts({ dispatch_id: result.dispatch_id });
     expect(records).toHaveLength(result.deliveries.length);
     expect(new Set(records.map((r) => r.sent_at))).toEqual(new Set([result.sent_at]));

@@ -19,7 +19,7 @@ describe("conformance kits catch broken plugins", () => {
       [{ health: "hang" }, /answered hung .*bound its own probe/],
       [{ health: "throw" }, /answered threw .*must catch/],
       [{ health: "true" }, /answered true/],
-      [{ health: "nonsense" }, /never reached .*PB_ERR_INSTANCE_CONFIG_INVALID.*passes the plugin's config schema/],
+      [{ health: "nonsense" }, /never reached .*PB_ERR_INSTANCE_CONFIG_INVALID.*passes the plugin's config schema/s], // the error lists each issue on a line of its own
     ];
     for (const [invalidConfig, reason] of cases) {
       const results = byClaim(await runConformance("memory-store", { plugin: fx("fx-health"), config: { health: "true" }, invalidConfig, healthTimeoutMs: 500 }));
@@ -40,9 +40,17 @@ describe("conformance kits catch broken plugins", () => {
 
   it("an agent whose receipts predate sent_at fails both deliver claims; undeclared agent_status is skipped", async () => {
     const results = byClaim(await runConformance("agent", { plugin: fx("fx-agent-backdated"), config: {}, invalidConfig: null }));
+    expect(results["deliver of an augment payload (with provenance) answers delivered_at ≥ sent_at, recorded in receipts"]).toMatchObject({ ok: false, reason: expect.stringContaining("before the host's sent_at") });
     expect(results["deliver of a template payload answers delivered_at ≥ sent_at, recorded in receipts"]).toMatchObject({ ok: false, reason: expect.stringContaining("before the host's sent_at") });
     expect(results["agent_status answers active, idle, asleep or unknown"]).toMatchObject({ ok: true, skipped: true });
     expect(results["request_response is NotImplemented, or echoes correlation_id"].ok).toBe(true);
+  });
+
+  it("a memory store with a declared mode that never answers fails the every-mode claim, naming the mode", async () => {
+    const results = byClaim(await runConformance("memory-store", { plugin: fx("fx-mem-one-mode"), config: {}, invalidConfig: null }));
+    expect(results["query answers contract-valid records in every declared mode"]).toMatchObject({ ok: false, reason: expect.stringMatching(/query mode "semantic" answered no records/) });
+    // Its "fts" mode works: the round trip through it passes.
+    expect(results["write → get → query round-trips every seed field, curated fields at the top level"]).toMatchObject({ ok: true });
   });
 
   it("reports every claim failed, with the reason, when the plugin cannot be found or is of another kind", async () => {
@@ -55,8 +63,11 @@ describe("conformance kits catch broken plugins", () => {
 
   it("skips every claim with the reason given, and finds a bundled plugin by name", async () => {
     const skipped = await runConformance("memory-store", { plugin: "postgres-memory", config: {}, invalidConfig: null, skip: "no server" });
+    expect(skipped).toHaveLength(conformanceKit("memory-store").length);
     expect(skipped.every((r) => r.ok && r.skipped && r.reason === "no server")).toBe(true);
     const noop = await runConformance("agent", { plugin: "noop-agent", config: {}, invalidConfig: null });
+    expect(noop).toHaveLength(conformanceKit("agent").length);
     expect(noop.filter((r) => !r.ok)).toEqual([]);
+    expect(byClaim(noop)["boots with the valid config and reports ready"]).toMatchObject({ ok: true, reason: null });
   });
 });

@@ -1,9 +1,9 @@
 /**
  * Every bundled plugin folder is complete and consistent: plugin.json is valid, its kind matches
  * definePlugin's, the methods an instance has are exactly the kind's required methods plus the
- * declared capabilities, and the README documents every config option.
+ * declared capabilities, and the README documents every config option and how to wire it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,13 +14,28 @@ import { makeCtx } from "./_ctx.js";
 
 const PLUGINS = fileURLToPath(new URL("../../plugins/", import.meta.url));
 
+/** A config each bundled plugin's schema accepts; create() must not need its substrate to be up. */
 const minimalConfig = (dir: string): Record<string, Record<string, unknown>> => ({
   "sqlite-memory": { path: ":memory:" },
+  "postgres-memory": { connection_string: "postgres://patchbay@127.0.0.1:9/patchbay" },
   "fs-skill-store": { dir: join(dir, "skills") },
+  "sqlite-skill-store": { path: join(dir, "skills.db") },
   "file-drop-agent": { dir: join(dir, "outbox") },
   "noop-agent": {},
+  "http-webhook-agent": { agents: { perry: { url: "http://127.0.0.1:9/agents/perry" } } },
+  "adapter-inbox": { path: join(dir, "inbox.db"), agents: ["claude-code"] },
   ollama: { model: "gemma2:9b" },
   "mcp-remote": { url: "http://127.0.0.1:9/mcp" },
+  "claude-code": {},
+  "example-adapter": {},
+});
+
+describe("bundled plugins", () => {
+  it("are every folder under plugins/, so none escapes the checks below", () => {
+    const folders = readdirSync(PLUGINS, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(PLUGINS, d.name, "plugin.json"))).map((d) => d.name);
+    expect(folders.length).toBeGreaterThan(0);
+    expect(Object.keys(minimalConfig("")).sort()).toEqual(folders.sort());
+  });
 });
 
 interface ShapeLike {
@@ -61,8 +76,12 @@ describe.each(Object.keys(minimalConfig("")))("bundled plugin %s", (name) => {
   it("documents every config option in its README", async () => {
     const mod = (await import(join(folder, manifest.entry))) as { default: { config: ShapeLike } };
     const shape = mod.default.config._zod.def.shape ?? {};
+    expect(Object.keys(shape).length, "the config schema is an object with keys").toBeGreaterThan(0);
     const readme = readFileSync(join(folder, "README.md"), "utf8");
     for (const key of Object.keys(shape)) expect(readme, `README mentions ${key}`).toContain(`\`${key}\``);
-    expect(readme).toContain(`"plugin": "${name}"`);
+  });
+
+  it("shows in its README the connectors.json entry that wires it", () => {
+    expect(readFileSync(join(folder, "README.md"), "utf8")).toContain(`"plugin": "${name}"`);
   });
 });

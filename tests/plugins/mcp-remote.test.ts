@@ -196,8 +196,8 @@ describe("mcp-remote connection handling", () => {
     expect(await mcp.health_check()).toBe(false);
   });
 
-  it("restarts a stdio server that died", async () => {
-    if (process.platform !== "linux") return;
+  it("restarts a stdio server that died", async (ctx) => {
+    if (process.platform !== "linux") ctx.skip("finds the server's pid with pgrep -f, which this test only relies on under Linux");
     const tag = `tag=reconnect-${process.pid}-${Date.now()}`;
     const { mcp } = make({ command: "node", args: [STDIO_SERVER, tag] });
     expect(text(await mcp.call("echo", { text: "one" }))).toBe("one");

@@ -130,7 +130,7 @@ describe("ollama", () => {
     expect(lines.find((l) => l.level === "warn")?.data).toMatchObject({ model: "qwen2.5:7b", fix: "ollama pull qwen2.5:7b" });
   });
 
-  it("health: false, quickly, when the server is down", async () => {
+  it("health: false when the server is down, logging that it cannot reach it", async () => {
     const port = await deadPort();
     const { model, lines } = make({ model: "gemma2:9b", base_url: `http://127.0.0.1:${port}` });
     expect(await model.health_check()).toBe(false);

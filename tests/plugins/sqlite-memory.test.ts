@@ -102,6 +102,7 @@ describe("sqlite-memory", () => {
     await store.write!({ id: "none", summary: "Lunch menu", detail: "soup" });
     const results = await store.query(q("kubernetes"));
     expect(results.map((r) => r.id)).toEqual(["strong", "weak"]);
+    expect(results[1].score!).toBeGreaterThan(0);
     expect(results[0].score!).toBeGreaterThan(results[1].score!);
     for (const r of results) expect(PortableMemorySchema.parse(r)).toBeTruthy();
     // stemming: "upgrading" finds "upgrade"

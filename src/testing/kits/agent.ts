@@ -46,6 +46,9 @@ export const agentClaims: Claim[] = [
     async run(kit) {
       const agents = await attempt("list_agents", () => kit.call<AgentDescriptor[]>("list_agents"));
       ensure(Array.isArray(agents), `list_agents answered ${preview(agents)}`);
+      for (const a of agents) ensure(typeof a?.agent_id === "string" && a.agent_id.length > 0, `list_agents answered a descriptor without an agent_id: ${preview(a)}`);
+      const twice = agents.map((a) => a.agent_id).filter((id, i, all) => all.indexOf(id) !== i);
+      ensure(twice.length === 0, `list_agents names ${twice.map((id) => `"${id}"`).join(", ")} twice`);
       if (kit.opts.agent?.agentId) ensure(agents.some((a) => a.agent_id === kit.opts.agent!.agentId), `list_agents does not list "${kit.opts.agent.agentId}"`);
     },
   },

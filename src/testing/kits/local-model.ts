@@ -1,6 +1,8 @@
 /**
- * The local-model kit: run() answers a string, with and without options; embed() (when declared)
- * answers one vector per text, every vector of one dimension, the same dimension call after call.
+ * The local-model kit: run() answers a string, with and without options (a misspelt option is
+ * refused at the host; what a model makes of max_tokens or temperature is not observable here);
+ * embed() (when declared) answers one vector per text, every vector of one dimension, the same
+ * dimension call after call.
  */
 import { attempt, ensure, preview, refused } from "../assert.js";
 import type { Claim, KitContext } from "../types.js";
@@ -17,7 +19,7 @@ export const localModelClaims: Claim[] = [
     },
   },
   {
-    name: "run honours its options (model, max_tokens, temperature, timeout_ms)",
+    name: "run accepts its options (model, max_tokens, temperature, timeout_ms) and refuses a misspelt one",
     async run(kit) {
       const opts = { max_tokens: 16, temperature: 0, timeout_ms: kit.opts.timeoutMs ?? 10_000, ...(kit.opts.localModel?.model ? { model: kit.opts.localModel.model } : {}) };
       const text = await attempt("run with options", () => kit.call("run", prompt(kit), opts));

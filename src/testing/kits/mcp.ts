@@ -19,6 +19,9 @@ export const mcpClaims: Claim[] = [
     async run(kit) {
       const tools = await attempt("list_tools", () => kit.call<ToolDescriptor[]>("list_tools"));
       ensure(tools.length > 0, "list_tools answered no tools");
+      for (const t of tools) ensure(typeof t.name === "string" && t.name.length > 0, `list_tools answered a tool without a name: ${preview(t)}`);
+      const twice = tools.map((t) => t.name).filter((n, i, all) => all.indexOf(n) !== i);
+      ensure(twice.length === 0, `list_tools names ${twice.map((n) => `"${n}"`).join(", ")} twice`);
       const c = kit.opts.mcp?.call;
       if (c) ensure(tools.some((t) => t.name === c.tool), `list_tools does not list the call tool "${c.tool}" (tools: ${tools.map((t) => t.name).join(", ")})`);
     },

@@ -5,6 +5,7 @@
  * curated fields at the top level only.
  */
 import { declaredModes } from "../../contract/manifest.js";
+import { PortableMemorySchema } from "../../contract/schemas.js";
 import type { MemoryWrite, PortableMemory } from "../../contract/types.js";
 import { attempt, ensure, preview, refused } from "../assert.js";
 import type { Claim, KitContext } from "../types.js";
@@ -40,9 +41,16 @@ export const memoryStoreClaims: Claim[] = [
   {
     name: "query answers contract-valid records in every declared mode",
     async run(kit) {
+      // An empty answer proves nothing about the records a mode answers: a store that can write is
+      // given one record first, whose summary is then the query, and every mode must answer it.
+      const summary = `conformance ${kit.token} every mode`;
+      const seeded = declares(kit, "write") ? await attempt("write", () => kit.call<{ id: string }>("write", { summary, domain_tags: ["conformance"] })) : null;
       for (const mode of declaredModes(kit.manifest)) {
-        const records = await attempt(`query mode "${mode}"`, () => kit.call<PortableMemory[]>("query", { query: kit.token, limit: 5, mode }));
+        const records = await attempt(`query mode "${mode}"`, () => kit.call<PortableMemory[]>("query", { query: seeded ? summary : kit.token, limit: 5, mode }));
         ensure(Array.isArray(records), `query mode "${mode}" answered ${preview(records)}`);
+        ensure(records.length <= 5, `query mode "${mode}" with limit 5 answered ${records.length} records`);
+        for (const record of records) ensure(PortableMemorySchema.safeParse(record).success, `query mode "${mode}" answered a record that is not a PortableMemory: ${preview(record)}`);
+        if (seeded) ensure(records.length > 0, `query mode "${mode}" answered no records, though the store holds one ("${seeded.id}") whose summary is the query`);
       }
     },
   },
