@@ -41,10 +41,12 @@ export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
   // seen and the rejection's callbacks have run, the reason is final. The port's close can come
   // first, and by an unbounded margin on a loaded machine.
   const thread = pool.threads[0];
-  const exited = new Promise<void>((resolve) => (thread ? thread.on("exit", () => setImmediate(resolve)) : resolve()));
+  let exitCode: number | null = null;
+  const exited = new Promise<void>((resolve) => (thread ? thread.on("exit", (code: number) => { exitCode = code; setImmediate(resolve); }) : resolve()));
   return {
     transport: portTransport(port1),
-    exitReason: () => Promise.race([exited, sleep(REASON_WAIT_MS)]).then(() => exitReason),
+    // A clean process.exit() leaves no error behind: its exit code is the only account of it.
+    exitReason: () => Promise.race([exited, sleep(REASON_WAIT_MS)]).then(() => exitReason ?? (exitCode === null ? null : `its worker exited with code ${exitCode}`)),
     // tinypool's destroy() waits for an 'exit' that a worker which already exited never emits again.
     destroy: () => Promise.race([pool.destroy().catch(() => undefined), sleep(STOP_TIMEOUT_MS)]),
   };
