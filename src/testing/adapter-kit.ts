@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import path from "node:path";
 import { AdapterManifestSchema, CAPABILITY_KEYS, capabilityRequires, EVENT_KINDS, type HookOutcome, type PeerMessage, type RenderResult } from "../contract/adapter.js";
 import { escapePeerText, fenceLines } from "../contract/adapter-render.js";
@@ -18,7 +18,7 @@ import { installAdapter, uninstallAdapter } from "../adapter/install/index.js";
 import { capabilityOn } from "../adapter/certification.js";
 import { shimCommand, shimPath } from "../adapter/state.js";
 import type { ClaimResult } from "./types.js";
-import { createSandbox, diffSnapshots, hasExactlyEventKeys, leakedStrings, loadFixtures, snapshot, type HookFixture, type Sandbox } from "./adapter-sandbox.js";
+import { createSandbox, diffSnapshots, hasExactlyEventKeys, leakedStrings, loadFixtures, seedUserFile, snapshot, wiredCommands, type HookFixture, type Sandbox } from "./adapter-sandbox.js";
 
 export interface AdapterKitOptions {
   /** The plugin folder (holds plugin.json). */
@@ -296,29 +296,4 @@ export async function registerAdapterConformance(opts: AdapterKitOptions): Promi
 /** Every claim, without a test runner: what `patchbay plugin test` runs for an adapter. */
 export function runAdapterConformance(opts: AdapterKitOptions): Promise<ClaimResult[]> {
   return adapterConformance(opts).run();
-}
-
-function seedUserFile(file: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, '{ "patchbayKitUser": { "keep": [1, 2.50] } }\n');
-}
-
-/** Every string in the written client files that mentions the shim: the commands the client will run. */
-function wiredCommands(files: string[], shim: string): string[] {
-  const found = new Set<string>();
-  const visit = (v: unknown) => {
-    if (typeof v === "string") {
-      if (v.includes(shim)) found.add(v);
-    } else if (Array.isArray(v)) v.forEach(visit);
-    else if (v && typeof v === "object") Object.values(v).forEach(visit);
-  };
-  for (const f of files) {
-    const text = readFileSync(f, "utf8");
-    try {
-      visit(JSON.parse(text));
-    } catch {
-      text.split("\n").filter((l) => l.includes(shim)).forEach((l) => found.add(l.trim()));
-    }
-  }
-  return [...found];
 }

@@ -128,3 +128,29 @@ export function leakedStrings(payload: unknown, event: Record<string, unknown>):
 export function hasExactlyEventKeys(event: Record<string, unknown>): boolean {
   return JSON.stringify(Object.keys(event).sort()) === JSON.stringify([...EVENT_KEYS].sort());
 }
+
+/** A user-owned client file with content of its own, so install must merge into it and uninstall restore it. */
+export function seedUserFile(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, '{ "patchbayKitUser": { "keep": [1, 2.50] } }\n');
+}
+
+/** Every string in the written client files that mentions the shim: the commands the client will run. */
+export function wiredCommands(files: string[], shim: string): string[] {
+  const found = new Set<string>();
+  const visit = (v: unknown) => {
+    if (typeof v === "string") {
+      if (v.includes(shim)) found.add(v);
+    } else if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === "object") Object.values(v).forEach(visit);
+  };
+  for (const f of files) {
+    const text = readFileSync(f, "utf8");
+    try {
+      visit(JSON.parse(text));
+    } catch {
+      text.split("\n").filter((l) => l.includes(shim)).forEach((l) => found.add(l.trim()));
+    }
+  }
+  return [...found];
+}
