@@ -90,4 +90,14 @@ describe("patchbay plugin test", () => {
     expect(r.stderr).toContain("PB_ERR_PLUGIN_MANIFEST_INVALID");
     expect(r.stderr).toContain("version must be semver");
   });
+
+  it("names a plugin it cannot load by name with the load error, not as missing", async () => {
+    const { cwd, dir } = scaffold("agent", "future");
+    const manifest = JSON.parse(readFileSync(path.join(dir, "plugin.json"), "utf8"));
+    writeFileSync(path.join(dir, "plugin.json"), JSON.stringify({ ...manifest, patchbay: "^2" }));
+    const r = await runCli(["plugin", "test", "future"], { cwd });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("PB_ERR_PLUGIN_API_MISMATCH");
+    expect(r.stderr).not.toContain("PB_ERR_PLUGIN_NOT_FOUND");
+  });
 });

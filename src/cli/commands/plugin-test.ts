@@ -82,7 +82,11 @@ function locatePlugin(target: string, connectors: ResolvedConfig | null, cwd: st
   }
   // Without a connectors.json the host would scan its default folders, relative to the working folder.
   const dirs = connectors ? [...connectors.pluginDirs] : DEFAULT_PLUGIN_DIRS.map((d) => path.resolve(cwd, d));
-  const found = scanPlugins(dirs, bundledPluginsDir()).plugins.get(target);
+  const discovery = scanPlugins(dirs, bundledPluginsDir());
+  const found = discovery.plugins.get(target);
+  // A plugin that exists but cannot load (API range, entry, manifest) deserves its own error, not "not found".
+  const broken = discovery.errors.find((e) => e.data.plugin === target || (typeof e.data.file === "string" && path.basename(path.dirname(e.data.file)) === target));
+  if (!found && broken) throw broken;
   if (!found) {
     throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.`, { plugin: target, searched: dirs });
   }
