@@ -162,7 +162,7 @@ function withConfigPointers(wire: WireError, planned: PlannedInstance, file: str
 function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
   const used = new Set(config.instances.map((i) => i.plugin));
   const fatal: PatchbayError[] = [];
-  const warnings: PatchbayError[] = discovery.missingDirs.map((d) =>
+  const warnings: PatchbayError[] = (config.pluginDirsDeclared ? discovery.missingDirs : []).map((d) =>
     pbError("PB_ERR_CONFIG_INVALID", `Plugin folder ${d} does not exist.`, { folder: d, file: config.file }, "Create the folder or remove it from \"plugins\" in connectors.json."));
   const byPlugin = new Map<string, PatchbayError>();
   for (const err of discovery.errors) {

@@ -96,7 +96,8 @@ export function resolveConfigValue(raw: unknown, { file, dir, env }: ResolveConf
   if (grants.length > 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Grants to unknown instances", grants, file, scrub));
   if (found.length > 0) throw combine(found);
 
-  return buildResolved({ file, dir, parsed, aliases: aliasResult.aliases, secrets: resolved.secrets });
+  const pluginDirsDeclared = !!raw && typeof raw === "object" && Object.hasOwn(raw, "plugins");
+  return buildResolved({ file, dir, parsed, aliases: aliasResult.aliases, secrets: resolved.secrets, pluginDirsDeclared });
 }
 
 /** One error for every stage that failed: the first stage's code, every stage's lines and issues. */

@@ -34,9 +34,11 @@ export interface BuildInput {
   parsed: ConnectorsFile;
   aliases: Record<string, string>;
   secrets: string[];
+  /** The file itself has a "plugins" key (before defaults). */
+  pluginDirsDeclared: boolean;
 }
 
-export function buildResolved({ file, dir, parsed, aliases, secrets }: BuildInput): ResolvedConfig {
+export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsDeclared }: BuildInput): ResolvedConfig {
   const defaults = {
     timeoutMs: parsed.defaults.timeout_ms,
     healthTimeoutMs: parsed.defaults.health_timeout_ms,
@@ -65,7 +67,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets }: BuildInpu
     }
   }
   const pluginDirs = [...new Set(parsed.plugins.map((p) => path.resolve(dir, p)))];
-  return deepFreeze({ file, dir, pluginDirs, defaults, instances, aliases, secrets });
+  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets });
 }
 
 /** Freeze `value` and everything reachable from it (cycles and shared objects visited once). */

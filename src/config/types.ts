@@ -47,6 +47,8 @@ export interface ResolvedConfig {
   dir: string;
   /** Absolute, in order, duplicates removed. */
   pluginDirs: string[];
+  /** Whether the file names "plugins" itself: a missing folder the user named is worth a warning, the default is not. */
+  pluginDirsDeclared: boolean;
   defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number };
   /** In file order within a section, sections in SECTIONS order. Aliases are not instances. */
   instances: ResolvedInstance[];

@@ -25,7 +25,7 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   io.scrubber.absorb(inspection.scrubber);
   const { config, discovery } = inspection;
   checks.push({ check: "connectors.json", ok: true, detail: `${config.file ?? "(object)"}: valid, ${config.instances.length} instances`, error: null });
-  for (const dir of discovery.missingDirs) checks.push({ check: "plugin folder", ok: true, detail: `warning: ${dir} does not exist (bundled plugins are still found)`, error: null });
+  for (const dir of config.pluginDirsDeclared ? discovery.missingDirs : []) checks.push({ check: "plugin folder", ok: true, detail: `warning: ${dir} does not exist (bundled plugins are still found)`, error: null });
   checks.push({ check: "plugins", ok: discovery.errors.length === 0, detail: `${discovery.plugins.size} plugins discovered`, error: null });
   for (const err of discovery.errors) checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
 
