@@ -122,4 +122,16 @@ describe("boot", () => {
     const err = await bootError({ memoryStores: { m: { plugin: "fx-health", config: { health: "${HEALTH_SECRET}" } } } }, { HEALTH_SECRET: "hunter2-secret" });
     expect(JSON.stringify({ m: err.message, d: err.data })).not.toContain("hunter2-secret");
   });
+
+  it("warns about a missing plugin folder that connectors.json names, not about the implicit default", async () => {
+    const root = tempDir();
+    writeFileSync(path.join(root, "connectors.json"), JSON.stringify({ mcpConnectors: {} }));
+    const quiet = await createHost({ config: path.join(root, "connectors.json"), logLevel: "silent" });
+    expect(quiet.report().warnings).toEqual([]);
+    await quiet.close();
+    writeFileSync(path.join(root, "connectors.json"), JSON.stringify({ plugins: ["./vendor/plugins"], mcpConnectors: {} }));
+    const loud = await createHost({ config: path.join(root, "connectors.json"), logLevel: "silent" });
+    expect(loud.report().warnings.map((w) => w.message)).toEqual([`Plugin folder ${path.join(root, "vendor", "plugins")} does not exist.`]);
+    await loud.close();
+  });
 });
