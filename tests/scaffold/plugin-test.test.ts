@@ -100,4 +100,13 @@ describe("patchbay plugin test", () => {
     expect(r.stderr).toContain("PB_ERR_PLUGIN_API_MISMATCH");
     expect(r.stderr).not.toContain("PB_ERR_PLUGIN_NOT_FOUND");
   });
+
+  it("tests with the plugin's fixture, and says why, when the connectors.json it found is broken elsewhere", async () => {
+    const { cwd } = scaffold("skill-store", "fixtured");
+    writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({ skillStores: { other: { plugin: "fs-skill-store", config: { dir: "${UNSET_FOR_TEST}" } } } }));
+    const r = await runCli(["plugin", "test", "fixtured"], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("PB_ERR_CONFIG_ENV_MISSING");
+    expect(r.stdout).toContain("test.config.json");
+  });
 });
