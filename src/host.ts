@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type { DestinationStream } from "pino";
 import { EXIT, pbError, PatchbayError, toWire, type WireError } from "./errors.js";
-import { KIND_OF_SECTION, METHODS } from "./contract/kinds.js";
+import { METHODS } from "./contract/kinds.js";
 import { declaredFilters, declaredModes } from "./contract/manifest.js";
 import { loadConfig, type ResolvedConfig } from "./config/load.js";
 import { scanPlugins, type Discovery } from "./discovery/scan.js";
@@ -17,7 +17,7 @@ import { expandFsGrants } from "./spawn/fs-grants.js";
 import { Registry, type InstanceEntry } from "./registry/registry.js";
 import { runHealthPass } from "./registry/health.js";
 import { Host, type BootReport } from "./host-api.js";
-import { createLogger, type Logger } from "./log.js";
+import { createLogger } from "./log.js";
 import { Scrubber } from "./secrets.js";
 import { authoringAliases, bundledPluginsDir, jitiCacheDir } from "./paths.js";
 
@@ -225,4 +225,3 @@ async function mapBounded<T>(items: T[], limit: number, fn: (item: T) => Promise
   await Promise.all(lanes);
 }
 
-export { KIND_OF_SECTION };
