@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, registerConformance } from "patchbay/testing";
 import type { Host } from "patchbay";
-import { startReceiver, type Receiver } from "./receiver.js";
+import { startReceiver } from "./receiver.js";
 
 const SECRET = "kit-webhook-secret-0123456789";
 const plugin = fileURLToPath(new URL("..", import.meta.url));

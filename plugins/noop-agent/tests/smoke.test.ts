@@ -4,7 +4,7 @@ import type { PluginContext } from "patchbay/plugin";
 import plugin from "../src/index.js";
 
 const logged: string[] = [];
-const log = (msg: string) => void logged.push(msg);
+const log = (a: unknown, b?: unknown) => void logged.push(typeof a === "string" ? a : String(b));
 const ctx: PluginContext = {
   instance: "agentConnectors/smoke",
   log: { trace: log, debug: log, info: log, warn: log, error: log },
