@@ -2,7 +2,8 @@
  * mcp-remote against the real demo MCP server (servers/demo-mcp*.mjs): as a child process on
  * stdio, and as a separate process serving Streamable HTTP on 127.0.0.1.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { startDemoHttp, type DemoServer } from "../../plugins/mcp-remote/tests/demo-server.js";
 import { once } from "node:events";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
@@ -16,7 +17,6 @@ import { makeCtx, type TestCtx } from "./_ctx.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const STDIO_SERVER = fileURLToPath(new URL("../../servers/demo-mcp.mjs", import.meta.url));
-const HTTP_SERVER = fileURLToPath(new URL("../../servers/demo-mcp-http.mjs", import.meta.url));
 
 type Connector = Awaited<ReturnType<typeof plugin.create>>;
 interface CallResult {
@@ -35,34 +35,12 @@ function make(raw: Record<string, unknown>, remainingMs = 30_000): { mcp: Connec
   return { mcp, ...t };
 }
 
-async function startHttp(port = 0, extraArgs: string[] = []): Promise<{ proc: ChildProcess; port: number; url: string }> {
-  for (let attempt = 0; ; attempt++) {
-    const proc = spawn(process.execPath, [HTTP_SERVER, String(port), ...extraArgs], { stdio: ["ignore", "pipe", "pipe"] });
-    processes.add(proc);
-    proc.once("exit", () => processes.delete(proc));
-    let stderr = "";
-    proc.stderr!.on("data", (d) => (stderr += d));
-    try {
-      const listening = await new Promise<number>((resolve, reject) => {
-        let out = "";
-        proc.stdout!.on("data", (d) => {
-          out += d;
-          const m = /LISTENING (\d+)/.exec(out);
-          if (m) resolve(Number(m[1]));
-        });
-        proc.once("exit", (code) => reject(new Error(`demo-mcp-http exited (${code}): ${stderr}`)));
-        setTimeout(() => reject(new Error("demo-mcp-http did not start in 10 s")), 10_000).unref();
-      });
-      return { proc, port: listening, url: `http://127.0.0.1:${listening}/mcp` };
-    } catch (err) {
-      // a port just released can take a moment to be bindable again
-      if (attempt < 20 && /EADDRINUSE/.test(String(err))) {
-        await new Promise((r) => setTimeout(r, 100));
-        continue;
-      }
-      throw err;
-    }
-  }
+/** The shared launcher, with every server it starts tracked so afterAll can stop them all. */
+async function startHttp(port = 0, extraArgs: string[] = []): Promise<DemoServer> {
+  const server = await startDemoHttp(port, extraArgs);
+  processes.add(server.proc);
+  server.proc.once("exit", () => processes.delete(server.proc));
+  return server;
 }
 
 async function kill(proc: ChildProcess): Promise<void> {
