@@ -80,6 +80,12 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_INSTALL_RUNNER_MISSING: entry("refusing to install: the hook runner does not exist", "Run `npm run build` in the Patchbay folder so bin/patchbay.mjs and dist/cli/main.js exist, then install again.", EXIT.UNHEALTHY),
   PB_ERR_INBOX_NOT_CONFIGURED: entry("the adapter has no inbox", "Set \"inbox\" in the adapter instance's config to an adapter-inbox instance, e.g. \"agentConnectors/inbox\".", EXIT.USAGE),
   PB_ERR_INBOX_MESSAGE_NOT_FOUND: entry("no such message in the inbox", "List the pending messages with `patchbay adapter inbox <adapter>` and use one of their ids.", EXIT.USAGE),
+  // --- issue 8: the boundary against a hostile plugin ---
+  PB_ERR_PLUGIN_MISBEHAVING: entry("the plugin's worker sent malformed messages", "The instance was restarted; if it keeps happening, fix or remove the plugin (its log lines name each dropped message).", EXIT.UNHEALTHY),
+  PB_ERR_SANDBOX_UNAVAILABLE: entry("the sandbox (bubblewrap) is not available", "Install Debian's bubblewrap package (apt-get install bubblewrap), or set PATCHBAY_BWRAP to a working bwrap; check that it can create namespaces. The instance is never run outside the sandbox instead.", EXIT.PLUGIN_LOAD),
+  PB_ERR_CONFIG_TOO_DEEP: entry("connectors.json is nested too deeply", "Flatten the JSON named in the message: Patchbay reads at most 1,000 levels of nesting.", EXIT.USAGE),
+  PB_ERR_CONTRACT_CYCLIC: entry("the plugin's value is cyclic and cannot be checked or sent as JSON", "Return plain, acyclic data (a tool's inputSchema must not refer to itself by object identity).", EXIT.UNHEALTHY),
+  PB_ERR_CONTRACT_BIGINT: entry("the plugin returned a BigInt, which JSON cannot carry", "Return the number as a string (or a Number when it fits in 2^53).", EXIT.UNHEALTHY),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -18,7 +18,7 @@ import { Registry, type InstanceEntry } from "./registry/registry.js";
 import { runHealthPass } from "./registry/health.js";
 import { Host, type BootReport } from "./host-api.js";
 import { createLogger } from "./log.js";
-import { Scrubber } from "./secrets.js";
+import { operatorStrings, Scrubber } from "./secrets.js";
 import { authoringAliases, bundledPluginsDir, jitiCacheDir } from "./paths.js";
 
 export interface CreateHostOptions {
@@ -47,6 +47,8 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const logger = createLogger({ level: opts.logLevel, scrubber, destination: opts.logDestination, pretty: opts.prettyLogs });
   const env = opts.env ?? process.env;
   const config = await loadConfig({ config: opts.config, dir: opts.dir, cwd: opts.cwd, env });
+  // Names that say who failed are never censored, whatever a secret's value (issue 8).
+  scrubber.protect(config.instances.flatMap((i) => [i.id, i.section, i.name, i.plugin]));
   scrubber.addAll(config.secrets);
 
   const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());
@@ -103,6 +105,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
   const workerEnv: Record<string, string> = {};
   for (const name of plugin.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
   const log = host.logger.child({ instance: entry.id, plugin: plugin.name });
+  const operatorValues = operatorStrings(planned.config);
 
   entry.target = {
     instance: entry.id, kind: plugin.kind, capabilities: plugin.manifest.capabilities,
@@ -117,6 +120,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
     },
     env: workerEnv,
     isolation: planned.isolation,
+    net: plugin.manifest.permissions.net.length > 0,
     fsPaths: expandFsGrants(plugin.manifest.permissions.fs, planned.config),
     maxMemoryMb: planned.maxMemoryMb,
     startTimeoutMs: opts.startTimeoutMs ?? 30_000,
@@ -125,7 +129,8 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
       if (msg.level === "warn" || msg.level === "error" || msg.level === "fatal") entry.lastWarning = describeLog(msg.msg, msg.data);
       log[msg.level](msg.data ?? {}, msg.msg);
     },
-    onSecrets: (values) => host.scrubber.addAll(values),
+    // A worker only names which of the operator's own values are secret; anything else it sends is ignored.
+    onSecrets: (values) => host.scrubber.addAll(values.filter((v) => operatorValues.has(v))),
     onGrantCall: (msg) => {
       if (!planned.grants.includes(msg.target)) {
         return Promise.reject(pbError("PB_ERR_GRANT_DENIED", `${entry.id} may not call "${msg.target}".`, { instance: entry.id, target: msg.target }));

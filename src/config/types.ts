@@ -30,7 +30,7 @@ export interface ResolvedInstance {
   healthTimeoutMs: number;
   maxMemoryMb: number;
   /** "process": a child process under Node's permission model instead of a worker thread. */
-  isolation: "thread" | "process";
+  isolation: "thread" | "process" | "sandbox";
   /** null = every tool (mcpConnectors only; always null elsewhere). */
   allowedTools: string[] | null;
   identity: Record<string, unknown> | null;

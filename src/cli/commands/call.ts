@@ -28,7 +28,7 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   io.scrubber.absorb(host.scrubber);
   try {
     const result = await host.call(target, method, callArgs, { timeoutMs });
-    io.out(JSON.stringify(result === undefined ? null : result, null, 2));
+    (io.result ?? io.out)(JSON.stringify(result === undefined ? null : result, null, 2));
     return EXIT.OK;
   } finally {
     await host.close();
