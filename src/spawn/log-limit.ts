@@ -33,7 +33,8 @@ export class LogLimiter {
     }
     if (++this.inWindow > LOG_LINES_PER_WINDOW) {
       this.dropped++;
-      this.droppedInWindow++;
+      // Say so once, when dropping starts; the count follows when the window ends.
+      if (this.droppedInWindow++ === 0) this.emit({ t: "log", level: "warn", msg: `dropping log lines: over ${LOG_LINES_PER_WINDOW} lines per ${LOG_WINDOW_MS} ms` });
       return;
     }
     this.emit(bound(msg));
