@@ -23,6 +23,7 @@ import path from "node:path";
 import { pbError, type PatchbayError } from "../errors.js";
 import { Scrubber } from "../secrets.js";
 import { resolveAliases } from "./aliases.js";
+import { assertConfigDepth } from "./depth.js";
 import { stripComments } from "./comments.js";
 import { findForbiddenKeys, resolveEnv, type Env } from "./env.js";
 import { fromZodIssues, issuesError, type ConfigIssue } from "./issues.js";
@@ -62,6 +63,7 @@ export interface ResolveConfigValueOptions {
  * error's code is the first failing stage's.
  */
 export function resolveConfigValue(raw: unknown, { file, dir, env }: ResolveConfigValueOptions): ResolvedConfig {
+  assertConfigDepth(raw, file);
   const found: PatchbayError[] = [];
   const forbidden = findForbiddenKeys(raw);
   if (forbidden.length > 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Forbidden keys", forbidden, file));
