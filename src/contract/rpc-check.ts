@@ -72,40 +72,77 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
   }
 }
 
+export type ResultCheck = { ok: true; value: unknown } | { ok: false; code: "PB_ERR_CONTRACT_CYCLIC" | "PB_ERR_CONTRACT_BIGINT"; why: string };
+
+interface Frame {
+  o: object;
+  keys: unknown[];
+  i: number;
+  /** How to read and replace the child at a key. */
+  get(k: unknown): unknown;
+  set(k: unknown, v: unknown): void;
+}
+
 /**
- * Copies every SharedArrayBuffer-backed part of a value into private memory (a thread can post
- * a SAB, and then change it after the host checked it). Mutates containers in place and returns
- * `value` itself unless the value is itself shared; primitives return at once. Iterative, with a
- * visited set: structured clone can deliver cycles and 100,000-deep nesting.
+ * The host's check of a successful result's value before anyone reads it (issue 8): a BigInt or
+ * a cycle (both cross structured clone, neither is JSON, and each surfaced as PB_ERR_INTERNAL
+ * wherever the result was printed) is refused with its own code, naming where it sits; with
+ * `shared` (a thread's port), every SharedArrayBuffer-backed part is first copied into private
+ * memory, so the plugin cannot change it after the check. One iterative pass (structured clone
+ * can deliver 100,000-deep nesting); a primitive returns at once, which is the common case.
  */
-export function unshare(value: unknown): unknown {
-  if (!isObject(value)) return value;
-  const top = privateCopy(value);
-  if (top !== undefined) return top;
-  const seen = new Set<object>();
-  const stack: object[] = [value];
-  while (stack.length > 0) {
-    const o = stack.pop()!;
-    if (seen.has(o)) continue;
-    seen.add(o);
-    const visit = (v: unknown, put: (c: unknown) => void): void => {
-      if (!isObject(v)) return;
-      const c = privateCopy(v);
-      if (c !== undefined) put(c);
-      else stack.push(v);
-    };
-    if (Array.isArray(o)) {
-      for (let i = 0; i < o.length; i++) visit(o[i], (c) => (o[i] = c));
-    } else if (o instanceof Map) {
-      for (const [k, v] of o) visit(v, (c) => o.set(k, c));
-    } else if (o instanceof Set) {
-      for (const v of [...o]) visit(v, (c) => { o.delete(v); o.add(c); });
-    } else if (!ArrayBuffer.isView(o) && !(o instanceof ArrayBuffer)) {
-      const rec = o as Record<string, unknown>;
-      for (const k of Object.keys(rec)) visit(rec[k], (c) => (rec[k] = c));
-    }
+export function checkResultValue(value: unknown, shared: boolean): ResultCheck {
+  if (typeof value === "bigint") return { ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: "is a BigInt" };
+  if (!isObject(value)) return { ok: true, value };
+  if (shared) {
+    const top = privateCopy(value);
+    if (top !== undefined) return { ok: true, value: top };
   }
-  return value;
+  const onPath = new Set<object>();
+  const done = new Set<object>();
+  const stack: Frame[] = [];
+  const enter = (o: object): void => {
+    onPath.add(o);
+    stack.push(frameOf(o));
+  };
+  const where = (k: unknown): string => [...stack.map((f) => f.keys[f.i - 1]).slice(0, -1), k].map((x) => `/${String(x)}`).join("");
+  enter(value);
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1];
+    if (f.i >= f.keys.length) {
+      stack.pop();
+      onPath.delete(f.o);
+      done.add(f.o);
+      continue;
+    }
+    const k = f.keys[f.i++];
+    const v = f.get(k);
+    if (typeof v === "bigint") return { ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: `holds a BigInt at ${where(k)}` };
+    if (!isObject(v)) continue;
+    if (shared) {
+      const c = privateCopy(v);
+      if (c !== undefined) {
+        f.set(k, c);
+        continue;
+      }
+    }
+    if (onPath.has(v)) return { ok: false, code: "PB_ERR_CONTRACT_CYCLIC", why: `refers back to itself at ${where(k)}` };
+    // A value reached twice without a cycle (a shared sub-object) is fine, and walked once.
+    if (!done.has(v)) enter(v);
+  }
+  return { ok: true, value };
+}
+
+function frameOf(o: object): Frame {
+  if (Array.isArray(o)) return { o, keys: o.map((_, i) => i), i: 0, get: (k) => o[k as number], set: (k, v) => (o[k as number] = v) };
+  if (o instanceof Map) return { o, keys: [...o.keys()], i: 0, get: (k) => o.get(k), set: (k, v) => o.set(k, v) };
+  if (o instanceof Set) {
+    const items = [...o];
+    return { o, keys: items.map((_, i) => i), i: 0, get: (k) => items[k as number], set: (k, v) => { o.delete(items[k as number]); o.add(v); items[k as number] = v; } };
+  }
+  if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || o instanceof Date || o instanceof RegExp) return { o, keys: [], i: 0, get: () => undefined, set: () => undefined };
+  const rec = o as Record<string, unknown>;
+  return { o, keys: Object.keys(rec), i: 0, get: (k) => rec[k as string], set: (k, v) => (rec[k as string] = v) };
 }
 
 function isObject(v: unknown): v is object {

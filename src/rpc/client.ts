@@ -7,7 +7,7 @@
 import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
 import type { HostToWorker, WorkerToHost } from "../contract/rpc.js";
-import { checkWorkerMessage, isWireError, unshare } from "../contract/rpc-check.js";
+import { checkResultValue, checkWorkerMessage, isWireError } from "../contract/rpc-check.js";
 import { DeadlineWheel } from "./deadlines.js";
 
 interface Pending {
@@ -69,7 +69,12 @@ export class RpcClient {
         if (!checked.ok) return opts.onMalformed(checked.why);
         const msg = checked.msg;
         if (msg.t !== "result") return opts.onMessage(msg);
-        if (msg.ok) return this.settle(msg.id, true, transport.sharedMemory ? unshare(msg.value) : msg.value);
+        if (msg.ok) {
+          const checked = checkResultValue(msg.value, transport.sharedMemory === true);
+          if (checked.ok) return this.settle(msg.id, true, checked.value);
+          const method = this.pending.get(msg.id)?.method ?? "a method";
+          return this.settle(msg.id, false, undefined, undefined, pbError(checked.code, `${opts.instance}.${method}(): the result ${checked.why}, which JSON cannot carry.`, { instance: opts.instance, method }));
+        }
         if (isWireError(msg.error)) return this.settle(msg.id, false, undefined, msg.error);
         // The call still settles (never a hang), as the plugin breaking its contract.
         opts.onMalformed(`a failed result for call ${msg.id} without a valid error`);

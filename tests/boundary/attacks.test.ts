@@ -140,6 +140,13 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
     record("mutate result via SharedArrayBuffer", mode, "blocked (copied out)");
   });
 
+  it("gets its own codes for a BigInt result and a cyclic tool schema, never PB_ERR_INTERNAL", async () => {
+    await expect(host.mcp("h").call("bigint", {})).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_BIGINT", message: expect.stringContaining("/big") });
+    const cyclic = await boot(mode, logSink(), { config: { cyclic_tools: true } });
+    await expect(cyclic.mcp("h").list_tools()).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_CYCLIC", message: expect.stringContaining("/0/inputSchema/properties/self") });
+    record("BigInt result / cyclic tool schema", mode, "contained: coded errors");
+  });
+
   it("reaches the network as its mode allows", async () => {
     const server = net.createServer((s) => s.destroy()).listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
