@@ -67,7 +67,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
     }
   }
   const pluginDirs = [...new Set(parsed.plugins.map((p) => path.resolve(dir, p)))];
-  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets });
+  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets, trust: parsed.trust });
 }
 
 /** Freeze `value` and everything reachable from it (cycles and shared objects visited once). */

@@ -140,6 +140,10 @@ export const ConnectorsFileSchema = z
       .default([...DEFAULT_PLUGIN_DIRS])
       .meta({ description: "Plugin folders to scan, in order, relative to this file. The bundled plugins are always found after them." }),
     defaults: DefaultsSchema,
+    trust: z
+      .array(pluginName)
+      .default([])
+      .meta({ description: "Plugins the operator trusts to run as threads inside the host (issue 8). `patchbay doctor` warns when a plugin that is neither bundled nor listed here runs as a thread next to instances holding secrets; untrusted plugins belong in \"isolation\": \"sandbox\" (docs/isolation.md)." }),
     memoryStores: sectionSchema("memoryStores"),
     localModels: sectionSchema("localModels"),
     mcpConnectors: sectionSchema("mcpConnectors"),

@@ -56,4 +56,6 @@ export interface ResolvedConfig {
   aliases: Record<string, string>;
   /** Every value that came from ${VAR}: scrub these from all output. */
   secrets: string[];
+  /** Plugin names the operator marked trusted ("trust"); doctor's thread warning skips them. */
+  trust: string[];
 }
