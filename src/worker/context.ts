@@ -36,7 +36,29 @@ type Level = LogMessage["level"];
 /** Posts one message to the host, over whichever channel carries this worker (a port or IPC). */
 export type Send = (msg: WorkerToHost) => void;
 
+/**
+ * The first cap on a log flood, where it is cheapest (issue 8): lines over the rate are dropped
+ * here, before they are serialized, so a million ctx.log calls cost the host nothing. The host
+ * caps again (spawn/log-limit.ts, same numbers), for a plugin that posts on its channel directly.
+ */
+const LINES_PER_WINDOW = 1_000;
+const WINDOW_MS = 1_000;
+let windowStart = 0;
+let inWindow = 0;
+let dropped = 0;
+
 export function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
+  const now = Date.now();
+  if (now - windowStart >= WINDOW_MS) {
+    windowStart = now;
+    inWindow = 0;
+    if (dropped > 0) send({ t: "log", level: "warn", msg: `${dropped} log lines dropped in the worker: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms`, data: { dropped } });
+    dropped = 0;
+  }
+  if (++inWindow > LINES_PER_WINDOW) {
+    if (dropped++ === 0) send({ t: "log", level: "warn", msg: `dropping log lines: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms` });
+    return;
+  }
   const message: WorkerToHost = { t: "log", level, msg: typeof msg === "string" ? msg : safeString(msg) };
   if (data && typeof data === "object") message.data = toPlain(data) as Record<string, unknown>;
   send(message);
