@@ -10,8 +10,8 @@ import path from "node:path";
 import {
   ADAPTER_CAPABILITIES, CAPABILITY_GROUPS, CAPABILITY_KEYS, CertificationSchema, capabilityRequires,
   type AdapterManifest, type CapabilityShape, type Certification, type Evidence,
-} from "../contract/adapter.js";
-import { isInside } from "../contract/adapter-helpers.js";
+} from "../adapter-sdk/contract.js";
+import { isInside } from "../adapter-sdk/helpers.js";
 
 export const CERTIFICATION_FILE = "certification.json";
 

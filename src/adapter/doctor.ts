@@ -5,7 +5,7 @@
  * Read-only: the client probe is not cached here and the adapter's doctor() must change nothing.
  */
 import { toWire, type WireError } from "../errors.js";
-import type { Diagnostic } from "../contract/adapter.js";
+import type { Diagnostic } from "../adapter-sdk/contract.js";
 import { loadConfig } from "../config/load.js";
 import { currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, type CapabilityDiagnostic } from "./certification.js";
 import { readRecord } from "./install/record.js";

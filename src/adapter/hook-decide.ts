@@ -7,8 +7,8 @@
  */
 import path from "node:path";
 import { pbError } from "../errors.js";
-import type { CapabilityShape, GuardDecision, HookOutcome, NormalizedEvent, RenderResult } from "../contract/adapter.js";
-import { openInboxStore, type InboxStore } from "../contract/inbox.js";
+import type { CapabilityShape, GuardDecision, HookOutcome, NormalizedEvent, RenderResult } from "../adapter-sdk/contract.js";
+import { openInboxStore, type InboxStore } from "../adapter-sdk/inbox.js";
 import { capabilityOn } from "./certification.js";
 import type { AdapterSession } from "./session.js";
 

@@ -13,8 +13,8 @@
  */
 import { Writable } from "node:stream";
 import { toWire } from "../errors.js";
-import { HookOutcomeSchema, NormalizedEventSchema, type HookOutcome, type NormalizedEvent } from "../contract/adapter.js";
-import { deepFreeze } from "../contract/adapter-event.js";
+import { HookOutcomeSchema, NormalizedEventSchema, type HookOutcome, type NormalizedEvent } from "../adapter-sdk/contract.js";
+import { deepFreeze } from "../adapter-sdk/event.js";
 import { Scrubber } from "../secrets.js";
 import { currentPlatform, effectiveCapabilities, enabledKeys, loadCertification } from "./certification.js";
 import { ALLOW, decide, type Decision } from "./hook-decide.js";

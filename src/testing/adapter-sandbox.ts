@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { EVENT_KEYS } from "../contract/adapter.js";
+import { EVENT_KEYS } from "../adapter-sdk/contract.js";
 
 export interface HookFixture {
   file: string;

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { defineAdapter, detectFromProbe, normalizedEvent, projectContext, type AdapterManifest } from "patchbay/plugin";
+import { defineAdapter, detectFromProbe, normalizedEvent, projectContext, type AdapterManifest } from "patchbay/adapter";
 import { effectiveCapabilities, enabledKeys, loadCertification } from "../../src/adapter/certification.js";
 import { cleanupTempDirs, tempDir } from "../helpers.js";
 import { makeCtx } from "../plugins/_ctx.js";

@@ -3,7 +3,7 @@
  * file contents never survive it. Outcomes come back in each client's measured shape.
  */
 import { describe, expect, it } from "vitest";
-import { normalizedEvent } from "patchbay/plugin";
+import { normalizedEvent } from "patchbay/adapter";
 import { denyOutcome, injectOutcome, normalizeClaudeHook } from "../../plugins/claude-code/src/hooks.js";
 import example from "../../plugins/example-adapter/src/index.js";
 import { makeCtx } from "../plugins/_ctx.js";

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openInboxStore } from "patchbay/plugin";
+import { openInboxStore } from "patchbay/adapter";
 import { createHost } from "../../src/index.js";
 import { cleanupTempDirs } from "../helpers.js";
 import { logEntries, makeWorld, type World } from "./_world.js";

@@ -31,7 +31,7 @@ describe("the adapter conformance kit", () => {
     writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "bare", version: "1.0.0", kind: "adapter", entry: "src/index.ts", patchbay: "^1", capabilities: [] }));
     writeFileSync(path.join(pluginDir, "fixtures", "turn.json"), JSON.stringify({ event: "turn", payload: { type: "turn", session: "s-1", cwd: "/w" }, expect: { kind: "beforeTurn", sessionId: "s-1" } }));
     writeFileSync(path.join(pluginDir, "src", "index.ts"), `
-      import { defineAdapter, detectFromProbe, normalizedEvent, projectContext } from "patchbay/plugin";
+      import { defineAdapter, detectFromProbe, normalizedEvent, projectContext } from "patchbay/adapter";
       export default defineAdapter({
         id: "bare", displayName: "Bare", client: { command: "bare" },
         create: () => ({
@@ -61,7 +61,7 @@ describe("the adapter conformance kit", () => {
     writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "leaky", version: "1.0.0", kind: "adapter", entry: "src/index.ts", patchbay: "^1", capabilities: ["denyOutcome", "injectOutcome"] }));
     writeFileSync(path.join(pluginDir, "fixtures", "turn.json"), JSON.stringify({ event: "turn", payload: { session: "s-1", cwd: "/w", prompt: "the secret plan for friday" }, expect: { kind: "beforeTurn" } }));
     writeFileSync(path.join(pluginDir, "src", "index.ts"), `
-      import { defineAdapter, detectFromProbe, normalizedEvent } from "patchbay/plugin";
+      import { defineAdapter, detectFromProbe, normalizedEvent } from "patchbay/adapter";
       export default defineAdapter({
         id: "leaky", displayName: "Leaky", client: { command: "leaky" },
         create: () => ({

@@ -3,8 +3,8 @@
  * fields normalizeHook whitelists, and the response envelopes. A wrong envelope fails silently
  * (the write goes through), so these shapes are the adapter's most important facts.
  */
-import { normalizedEvent } from "patchbay/plugin";
-import type { EventKind, HookOutcome, NormalizedEvent } from "patchbay/plugin";
+import { normalizedEvent } from "patchbay/adapter";
+import type { EventKind, HookOutcome, NormalizedEvent } from "patchbay/adapter";
 
 export const CLIENT = "Claude Code";
 

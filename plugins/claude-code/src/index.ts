@@ -9,8 +9,9 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { defineAdapter, detectFromProbe, guardProtected, projectContext, z } from "patchbay/plugin";
-import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/plugin";
+import { z } from "patchbay/plugin";
+import { defineAdapter, detectFromProbe, guardProtected, projectContext } from "patchbay/adapter";
+import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
 import { CLIENT, denyOutcome, injectOutcome, normalizeClaudeHook, WRITE_TOOLS } from "./hooks.js";
 
 /** Events install wires, each with the matcher Claude Code filters tools by. */

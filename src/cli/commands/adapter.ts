@@ -7,8 +7,8 @@ import { adapterDoctor } from "../../adapter/doctor.js";
 import { inboxPath } from "../../adapter/hook-decide.js";
 import { installAdapter, uninstallAdapter, type InstallReport, type UninstallReport } from "../../adapter/install/index.js";
 import { resolveAdapterInstance } from "../../adapter/session.js";
-import { openInboxStore } from "../../contract/inbox.js";
-import { renderPeerMessage } from "../../contract/adapter-render.js";
+import { openInboxStore } from "../../adapter-sdk/inbox.js";
+import { renderPeerMessage } from "../../adapter-sdk/render.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 

@@ -6,19 +6,19 @@
  * key, and every `true` is backed: a guard without denyOutcome or a context capability without
  * injectOutcome is refused instead of silently allowing or dropping (the reference system's gap).
  *
- * This lives in contract/ (a leaf) because patchbay/plugin re-exports it.
+ * This lives in adapter-sdk/ (a leaf) because `patchbay/adapter` exports it to plugin workers.
  */
 import { z } from "zod";
 import { pbError, type PatchbayError } from "../errors.js";
 import type { PluginContext } from "../plugin.js";
-import { portableNameProblem } from "./names.js";
+import { portableNameProblem } from "../contract/names.js";
 import {
   ADAPTER_CAPABILITIES, ADAPTER_OPTIONAL_METHODS, ADAPTER_REQUIRED_METHODS, CAPABILITY_GROUPS,
   type AdapterEnv, type AdapterManifest, type CapabilityDeclaration, type CapabilityGroup, type CapabilityShape,
   type ClientProbe, type DetectResult, type DoctorResult, type GuardDecision, type HookOutcome, type InstallPlan,
   type NormalizedEvent, type PeerMessage, type RenderInput, type RenderOptions, type RenderResult,
-} from "./adapter.js";
-import { deepFreeze } from "./adapter-event.js";
+} from "./contract.js";
+import { deepFreeze } from "./event.js";
 
 /**
  * Config keys every adapter instance accepts, whatever its own schema: the hook runner reads

@@ -6,7 +6,7 @@
  * whole: the inbox marks only those delivered, never by searching the text (which a peer could
  * forge). Nothing to say (no messages) renders "".
  */
-import type { PeerMessage, RenderInput, RenderOptions, RenderResult } from "./adapter.js";
+import type { PeerMessage, RenderInput, RenderOptions, RenderResult } from "./contract.js";
 
 export const PEER_FENCE = "```patchbay-peer-message";
 const CLOSE = "```";

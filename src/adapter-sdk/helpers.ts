@@ -5,7 +5,7 @@
  */
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import type { ClientProbe, DetectResult, GuardDecision, NormalizedEvent } from "./adapter.js";
+import type { ClientProbe, DetectResult, GuardDecision, NormalizedEvent } from "./contract.js";
 
 /**
  * The real path of the deepest existing ancestor, with the missing rest appended: a write through a

@@ -4,7 +4,7 @@
  * hook runner checks the event again on its side of the boundary, so an adapter cannot widen it.
  */
 import { pbError, type PatchbayError } from "../errors.js";
-import { EVENT_KEYS, EVENT_KINDS, type EventKind, type NormalizedEvent } from "./adapter.js";
+import { EVENT_KEYS, EVENT_KINDS, type EventKind, type NormalizedEvent } from "./contract.js";
 
 export interface EventFields {
   kind: EventKind;

@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import type { PeerMessage } from "./adapter.js";
+import type { PeerMessage } from "./contract.js";
 
 export interface InboxDelivery {
   agentId: string;

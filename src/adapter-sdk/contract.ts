@@ -4,7 +4,7 @@
  * crosses the boundary between the hook runner/installer and an adapter worker. A leaf: zod only.
  */
 import { z } from "zod";
-import { METHODS } from "./kinds.js";
+import { METHODS } from "../contract/kinds.js";
 
 /**
  * Capability → the methods a `true` needs. The first is the backing method; `denyOutcome` and
