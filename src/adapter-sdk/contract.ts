@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { METHODS } from "../contract/kinds.js";
+import { EVENT_KEYS, EVENT_KINDS, type EventKind } from "./event-kinds.js";
 
 /**
  * Capability → the methods a `true` needs. The first is the backing method; `denyOutcome` and
@@ -59,11 +60,8 @@ export const ADAPTER_OPTIONAL_METHODS: readonly string[] = METHODS.adapter.optio
 
 // --- the normalized event ---
 
-export const EVENT_KINDS = ["sessionStart", "sessionEnd", "heartbeat", "beforeTurn", "beforeTool", "afterTool", "turnEnd", "childStart", "childEnd", "other"] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
+export { EVENT_KEYS, EVENT_KINDS, type EventKind };
 
-/** Exactly these seven keys; nothing else from a client payload may survive normalization. */
-export const EVENT_KEYS = ["kind", "sessionId", "cwd", "model", "parentSessionId", "tool", "targets"] as const;
 
 const text = z.string().min(1).max(4096);
 
@@ -73,6 +71,8 @@ export const NormalizedEventSchema = z.strictObject({
   cwd: text,
   model: text.nullable(),
   parentSessionId: text.nullable(),
+  /** The client's id of the subagent that made this call (Claude Code's agent_id), else null. */
+  agentId: text.nullable(),
   tool: text.nullable(),
   /** Paths this call would write; never guessed from a shell command. */
   targets: z.array(text).max(256),
@@ -193,12 +193,14 @@ export const AdapterManifestSchema = z.strictObject({
   displayName: z.string(),
   client: z.strictObject({ command: z.string(), versionArgs: z.array(z.string()), certificationName: z.string() }),
   capabilities: CapabilityShapeSchema,
+  fastHook: relPath.optional(),
 });
 export type AdapterManifest = Readonly<{
   id: string;
   displayName: string;
   client: Readonly<{ command: string; versionArgs: readonly string[]; certificationName: string }>;
   capabilities: CapabilityShape;
+  fastHook?: string;
 }>;
 
 // --- certification.json ---
@@ -210,6 +212,10 @@ export const EvidenceSchema = z.strictObject({
   observedAt: z.string().min(1),
   capability: z.string().refine((k) => CAPABILITY_KEYS.includes(k), "must be a capability such as guards.beforeWrite"),
   fixture: relPath,
+  /** sha256 of the capture file's bytes; a passing entry without it, or with another hash, does not count. */
+  sha256: z.string().regex(/^([0-9a-f]{64})?$/).optional(),
+  /** The client's hook events the capture holds (e.g. ["PreToolUse"]). */
+  events: z.array(z.string().min(1).max(100)).max(64).optional(),
   result: z.enum(["pass", "fail"]),
   notes: z.string().optional(),
 });

@@ -77,6 +77,13 @@ export interface AdapterDefinition<S extends z.ZodObject = z.ZodObject> {
   displayName: string;
   client: { command: string; versionArgs?: string[]; certificationName?: string };
   capabilities?: CapabilityDeclaration;
+  /**
+   * Optional: a module of the plugin folder (relative path, e.g. "src/hooks.ts") the fast hook
+   * path loads in-process, without a worker, zod or jiti: it exports `normalizeHook(payload, event)`,
+   * `denyOutcome(reason, event)` and, for guards.beforeWrite, `guardWrite(event, protect)`, and
+   * imports nothing but `patchbay/adapter` (its zod-free part) and node builtins (docs/adapters.md).
+   */
+  fastHook?: string;
   /** The adapter's own config keys (a z.object); the standard keys are added to it. */
   config?: S;
   create(config: z.output<S> & StandardAdapterConfig, ctx: PluginContext): Awaitable<AdapterMethods>;
@@ -160,11 +167,16 @@ export function validateAdapter(definition: AdapterDefinition<z.ZodObject>, meth
   }
 
   const capabilities = capabilityShape(d.capabilities, (method) => typeof m[method] === "function");
+  const fastHook = d.fastHook;
+  if (fastHook !== undefined && (typeof fastHook !== "string" || !/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(fastHook) || fastHook.split("/").includes(".."))) {
+    throw usage("fastHook must be a relative path inside the plugin folder, e.g. \"src/hooks.ts\"", "fastHook");
+  }
   return deepFreeze({
     id: d.id,
     displayName: d.displayName,
     client: { command: client.command, versionArgs: [...(versionArgs as string[])], certificationName },
     capabilities,
+    ...(fastHook ? { fastHook } : {}),
   });
 }
 

@@ -1,10 +1,11 @@
 /**
  * The closed, frozen normalized event. normalizeHook() builds it with normalizedEvent(), a
- * whitelist: exactly seven keys, absent values null or [], anything else refused by name. The
+ * whitelist: exactly eight keys, absent values null or [], anything else refused by name. The
  * hook runner checks the event again on its side of the boundary, so an adapter cannot widen it.
  */
 import { pbError, type PatchbayError } from "../errors.js";
-import { EVENT_KEYS, EVENT_KINDS, type EventKind, type NormalizedEvent } from "./contract.js";
+import type { NormalizedEvent } from "./contract.js";
+import { EVENT_KEYS, EVENT_KINDS, type EventKind } from "./event-kinds.js";
 
 export interface EventFields {
   kind: EventKind;
@@ -12,6 +13,7 @@ export interface EventFields {
   cwd: string;
   model?: string | null;
   parentSessionId?: string | null;
+  agentId?: string | null;
   tool?: string | null;
   targets?: readonly string[];
 }
@@ -54,6 +56,7 @@ export function normalizedEvent(fields: EventFields): NormalizedEvent {
     cwd,
     model: optionalText(raw, "model"),
     parentSessionId: optionalText(raw, "parentSessionId"),
+    agentId: optionalText(raw, "agentId"),
     tool: optionalText(raw, "tool"),
     targets: Object.freeze([...(targets as string[])]),
   };

@@ -156,7 +156,10 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   } catch {
     throw new FailOpen("bad-payload", text.trim() === "" ? "stdin held no payload" : "stdin is not JSON", "PB_ERR_HOOK_PAYLOAD_INVALID");
   }
-  collectStrings(payload, (s) => state.scrubber.add(s));
+  // The event word of the command line is not payload text: an event the adapter does not know is logged by its name.
+  collectStrings(payload, (s) => {
+    if (s !== opts.event) state.scrubber.add(s);
+  });
   if (deadlineFromConfig) state.deadline = (opts.startedAt ?? 0) + found.standard.hook_timeout_ms;
 
   const session = await openAdapter({
@@ -177,7 +180,7 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
     throw new FailOpen("bad-payload", toWire(err).message, toWire(err).code);
   }
   // From here on the whitelisted values may appear in messages; everything else the payload held may not.
-  state.scrubber = scrubberExcept(payload, [event.sessionId, event.cwd, event.model, event.parentSessionId, event.tool, ...event.targets]);
+  state.scrubber = scrubberExcept(payload, [opts.event, event.sessionId, event.cwd, event.model, event.parentSessionId, event.agentId, event.tool, ...event.targets]);
   Object.assign(state.facts, { kind: event.kind, tool: event.tool, targets: event.targets.length });
   mark("normalize");
 

@@ -134,10 +134,10 @@ export function adapterConformance(opts: AdapterKitOptions): AdapterKit {
       assert.ok(fixtures.length > 0, "the adapter ships fixtures/*.json hook payloads");
       for (const f of fixtures) {
         const event = await s().call<Record<string, unknown>>("normalizeHook", [f.payload, { event: f.event }]);
-        assert.ok(hasExactlyEventKeys(event), `${f.file}: the event has exactly the seven keys`);
+        assert.ok(hasExactlyEventKeys(event), `${f.file}: the event has exactly the eight keys`);
         assert.ok((EVENT_KINDS as readonly string[]).includes(event.kind as string));
         // Unnamed optional fields must be empty: a value nobody expected is payload text that slipped through.
-        const want: Record<string, unknown> = { model: null, parentSessionId: null, tool: null, targets: [], ...f.expect };
+        const want: Record<string, unknown> = { model: null, parentSessionId: null, agentId: null, tool: null, targets: [], ...f.expect };
         for (const [k, v] of Object.entries(want)) assert.deepEqual(event[k], v, `${f.file}: ${k}`);
         assert.ok(typeof event.sessionId === "string" && typeof event.cwd === "string", `${f.file}: sessionId and cwd are strings`);
         assert.deepEqual(leakedStrings(f.payload, event), [], `${f.file}: payload text leaked into the event`);

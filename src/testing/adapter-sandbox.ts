@@ -32,6 +32,29 @@ export function loadFixtures(pluginDir: string): HookFixture[] {
       out.push({ file: `fixtures/${name}`, event: typeof doc.event === "string" ? doc.event : null, payload: doc.payload, expect: doc.expect });
     }
   }
+  return [...out, ...loadCaptures(pluginDir)];
+}
+
+/**
+ * The captures `patchbay adapter certify` wrote (fixtures/captures/<version>-<platform>/*.json):
+ * the same files certification.json names, each expected to normalize as it did when captured.
+ * A capture the adapter refused at the time (kind null) is left out.
+ */
+export function loadCaptures(pluginDir: string): HookFixture[] {
+  const root = path.join(pluginDir, "fixtures", "captures");
+  let names: string[] = [];
+  try {
+    names = (readdirSync(root, { recursive: true }) as string[]).filter((n) => n.endsWith(".json")).sort();
+  } catch {
+    return [];
+  }
+  const out: HookFixture[] = [];
+  for (const name of names) {
+    const doc = JSON.parse(readFileSync(path.join(root, name), "utf8")) as { event?: unknown; payload?: unknown; normalized?: Record<string, unknown> | null };
+    if (!doc || typeof doc !== "object" || !doc.normalized || typeof doc.normalized.kind !== "string") continue;
+    const { kind, ...rest } = doc.normalized;
+    out.push({ file: `fixtures/captures/${name}`, event: typeof doc.event === "string" ? doc.event : null, payload: doc.payload, expect: { kind: kind as string, ...rest } as HookFixture["expect"] });
+  }
   return out;
 }
 
