@@ -5,10 +5,13 @@
  * uninstall` restores the user's settings file byte for byte. `.ci/claude-code.sh` installs the
  * client and prints PATCHBAY_CLAUDE_BIN; without it the test is skipped, saying why.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost } from "../../src/index.js";
+import { adapterDoctor } from "../../src/adapter/doctor.js";
+import { certifyAdapter } from "../../src/adapter/certify/certify.js";
+import { treeHash } from "../../src/adapter/install/hash.js";
 import { offlineEnv, runClaude } from "../../src/adapter/certify/claude-code-driver.js";
 import { startMessagesStub, type StubRequest } from "../../src/adapter/certify/messages-stub.js";
 import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
@@ -77,5 +80,35 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     const removed = await runCli(["adapter", "uninstall", "claude", "--config", config], { cwd: project, env });
     expect(removed.code, removed.stderr).toBe(0);
     expect(readFileSync(settings, "utf8")).toBe(original);
+  }, 180_000);
+
+  it("`adapter certify --dry-run` shows the entries and writes nothing; an operator's certification lands in .patchbay, not in the plugin", async () => {
+    const root = tempDir("pb-certify-");
+    const plugins = path.join(root, "plugins");
+    cpSync(path.join(ROOT, "plugins", "claude-code"), path.join(plugins, "claude-code"), { recursive: true });
+    // As if this client version were newer than the plugin's evidence.
+    writeFileSync(path.join(plugins, "claude-code", "certification.json"), JSON.stringify({ schemaVersion: 1, adapter: "claude-code", evidence: [] }));
+    const bin = path.join(root, "bin");
+    mkdirSync(bin);
+    symlinkSync(CLAUDE!, path.join(bin, "claude"));
+    const config = path.join(root, "connectors.json");
+    writeFileSync(config, JSON.stringify({ plugins: [plugins], adapters: { claude: { plugin: "claude-code" } } }));
+    const env = { HOME: root, PATH: `${bin}:/usr/bin:/bin` };
+
+    const dry = await runCli(["adapter", "certify", "claude", "--client", CLAUDE!, "--dry-run", "--json", "--config", config], { cwd: root, env, timeoutMs: 120_000 });
+    expect(dry.code, dry.stderr).toBe(0);
+    const doc = JSON.parse(dry.stdout);
+    expect(doc).toMatchObject({ ok: true, written: false, platform: expect.any(String) });
+    const guard = doc.entries.find((e: { capability: string }) => e.capability === "guards.beforeWrite");
+    expect(guard).toMatchObject({ result: "pass", events: ["PreToolUse"], sha256: expect.stringMatching(/^[0-9a-f]{64}$/), fixture: expect.stringMatching(/^fixtures\/captures\/.+-PreToolUse-Write\.json$/) });
+    expect(existsSync(path.join(root, ".patchbay", "certification"))).toBe(false);
+
+    const before = treeHash(path.join(plugins, "claude-code"));
+    expect((await adapterDoctor({ config, env })).adapters[0].effective).toEqual([]);
+    const report = await certifyAdapter({ adapter: "claude", client: CLAUDE!, config, env, into: "local" });
+    expect(report.target).toBe(path.join(root, ".patchbay", "certification", "claude"));
+    expect(treeHash(path.join(plugins, "claude-code"))).toBe(before);
+    const after = (await adapterDoctor({ config, env })).adapters[0];
+    expect(after.effective).toEqual(expect.arrayContaining(["guards.beforeWrite", "context.beforeTurnInjection", "delivery.nextTurn"]));
   }, 180_000);
 });

@@ -12,9 +12,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { pbError } from "../../errors.js";
-import { bundledPluginsDir } from "../../paths.js";
+import { bundledPluginsDir, packageRoot } from "../../paths.js";
 import { CertificationSchema, type Certification, type Evidence, type NormalizedEvent } from "../../adapter-sdk/contract.js";
 import { isInside, shellQuote } from "../../adapter-sdk/helpers.js";
 import { CAPTURES_DIR, currentPlatform, localCertificationDir } from "../certification.js";
@@ -101,7 +100,8 @@ export async function certifyAdapter(opts: CertifyOptions): Promise<CertifyRepor
       }
     }
     writeFileSync(path.join(rawDir, "answers.json"), JSON.stringify(answers));
-    const hook = fileURLToPath(new URL("./capture-hook.js", import.meta.url));
+    // The compiled hook script (also when this module runs from src/ under vitest).
+    const hook = path.join(packageRoot(), "dist", "adapter", "certify", "capture-hook.js");
     const run = await driveClaude(bin, root, `${shellQuote(process.execPath)} ${shellQuote(hook)} ${shellQuote(rawDir)}`);
     if (run.exitCode !== 0) throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `${bin} exited with ${run.exitCode} during the scripted turn.`, { client: bin });
 
@@ -173,11 +173,13 @@ function evidenceFor(captures: Capture[], facts: { certName: string; version: st
       if (!on) continue;
       const capability = `${group}.${name}`;
       const verdict = checkCapability(capability, files.map((f) => f.capture));
-      const backing = verdict.capture ? files.find((f) => f.capture === verdict.capture)! : null;
+      // A failed entry with no related capture points at the run's first one: failures stay on record (they can never enable).
+      const backing = (verdict.capture ? files.find((f) => f.capture === verdict.capture) : null) ?? (verdict.pass ? null : files[0] ?? null);
+      if (!backing) continue;
       entries.push({
         client: facts.certName, version: facts.version, platform: facts.platform, observedAt, capability,
-        fixture: backing?.file ?? `${dir}/`, sha256: backing?.sha256 ?? "", events: backing ? [backing.capture.event] : [],
-        result: verdict.pass && backing ? "pass" : "fail", notes: verdict.notes,
+        fixture: backing.file, sha256: backing.sha256, events: [backing.capture.event],
+        result: verdict.pass ? "pass" : "fail", notes: verdict.notes,
       } as Evidence);
     }
   }

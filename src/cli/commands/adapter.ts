@@ -106,7 +106,7 @@ export async function adapterCertifyCommand(args: Pick<ParsedArgs, "positionals"
   const client = flagString(args, "client");
   if (!adapter || extra.length > 0 || !client) throw pbError("PB_ERR_USAGE", "Usage: patchbay adapter certify <adapter> --client <path-or-binary> [--dry-run] [--json]", {});
   const report = await certifyAdapter({ adapter, client, config: flagString(args, "config"), env: process.env, dryRun: args.flags["dry-run"] === true });
-  const ok = report.entries.every((e) => e.result === "pass");
+  const ok = report.entries.length > 0 && report.entries.every((e) => e.result === "pass");
   const shown = { ...report, captures: report.captures.map(({ file, event, kind, sha256 }) => ({ file, event, kind, sha256 })) };
   if (args.flags.json) io.out(JSON.stringify({ ok, ...shown }, null, 2));
   else io.out(renderCertify(shown));
