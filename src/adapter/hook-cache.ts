@@ -9,6 +9,7 @@
 import { createRequire } from "node:module";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { EventKind } from "../adapter-sdk/event-kinds.js";
 
 export const CACHE_VERSION = 1;
 
@@ -23,6 +24,8 @@ export interface HookCache {
   protect: string[];
   effective: string[];
   client: string;
+  /** The adapter-inbox database and recipient this instance reads (the standard `inbox` key), or null. */
+  inbox: { path: string; recipient: string } | null;
   /** The compiled fastHook module (CommonJS). */
   module: string;
   /** What `patchbay/adapter` resolves to inside it: the zod-free slim entry. */
@@ -55,7 +58,7 @@ export function readHookCache(stateDir: string, instance: string, env: Record<st
 }
 
 export interface FastModule {
-  normalizeHook(payload: unknown, event: string | null): { kind: string; targets: readonly string[]; tool: string | null; cwd: string };
+  normalizeHook(payload: unknown, event: string | null): { kind: EventKind; targets: readonly string[]; tool: string | null; cwd: string };
   denyOutcome(reason: string, event: unknown): { stdout: string; stderr: string; exitCode: number };
   guardWrite?(event: unknown, protect: readonly string[]): { decision: "allow" | "deny"; reason?: string };
 }
@@ -90,12 +93,17 @@ export interface BuildFacts {
   protect: string[];
   effective: string[];
   client: string;
+  inbox: { path: string; recipient: string } | null;
   slim: string;
 }
 
-/** Compiles the fastHook module with jiti's transform and writes the cache atomically. Never throws. */
+/** Compiles the fastHook module with jiti's transform and writes the cache atomically, unless a fresh one says the same. Never throws. */
 export async function writeHookCache(facts: BuildFacts): Promise<boolean> {
   try {
+    const current = readHookCache(facts.stateDir, facts.instance, facts.env);
+    const same = (a: readonly string[], b: readonly string[]) => JSON.stringify(a) === JSON.stringify(b);
+    if (current && current.timeoutMs === facts.timeoutMs && current.client === facts.client && JSON.stringify(current.inbox) === JSON.stringify(facts.inbox) && same(current.protect, facts.protect) && same(current.effective, facts.effective)
+      && same(Object.keys(current.key).sort(), [...new Set([...facts.keyFiles, facts.source, facts.slim])].sort())) return true;
     const { createJiti } = await import("jiti");
     const jiti = createJiti(facts.source);
     const code = jiti.transform({ source: readFileSync(facts.source, "utf8"), filename: facts.source, ts: true });
@@ -106,7 +114,7 @@ export async function writeHookCache(facts: BuildFacts): Promise<boolean> {
     const key = Object.fromEntries([...facts.keyFiles, facts.source, facts.slim].map((f) => [f, fileStamp(f)]));
     const cache: HookCache = {
       v: CACHE_VERSION, instance: facts.instance, key, env: { PATH: facts.env.PATH ?? "", PATCHBAY_HOME: facts.env.PATCHBAY_HOME ?? "" },
-      timeoutMs: facts.timeoutMs, protect: facts.protect, effective: facts.effective, client: facts.client, module, slim: facts.slim,
+      timeoutMs: facts.timeoutMs, protect: facts.protect, effective: facts.effective, client: facts.client, inbox: facts.inbox, module, slim: facts.slim,
     };
     const file = cacheFile(facts.stateDir, facts.instance);
     writeFileSync(`${file}.tmp`, JSON.stringify(cache));

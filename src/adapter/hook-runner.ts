@@ -20,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CERTIFICATION_FILE, currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, localCertificationDir } from "./certification.js";
 import { writeHookCache } from "./hook-cache.js";
-import { ALLOW, decide, type Decision } from "./hook-decide.js";
+import { ALLOW, decide, inboxPath, type Decision } from "./hook-decide.js";
 import { detectClient, openAdapter, resolveAdapterInstance, type AdapterSession } from "./session.js";
 import { appendHookLog, homeDir, hookLogPath, stateDirFor, type Env } from "./state.js";
 
@@ -194,14 +194,20 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   const cert = loadCertification(session.plugin.dir, localCert);
   const caps = effectiveCapabilities({ manifest: session.manifest, certification: cert.certification, callable: session.callable }, { clientVersion: client.detect.version, platform: currentPlatform() });
   Object.assign(state.facts, { client: `${session.manifest.client.certificationName}@${client.detect.version ?? "unknown"}`, effective: enabledKeys(caps.effective) });
-  if (session.manifest.fastHook && client.probe.path && !state.timedOut) {
+  let inbox: { path: string; recipient: string } | null = null;
+  try {
+    inbox = session.standard.inbox ? { path: inboxPath(session), recipient: session.standard.recipient ?? session.name } : null;
+  } catch {
+    inbox = undefined as never; // an inbox that does not resolve: the full path reports it every time, so no cache
+  }
+  if (session.manifest.fastHook && client.probe.path && !state.timedOut && inbox !== undefined) {
     // Next time, PreToolUse can be answered from the compiled cache (src/cli/hook-fast.ts).
     await writeHookCache({
       stateDir: session.stateDir, instance: session.name, source: path.join(session.plugin.dir, session.manifest.fastHook),
       keyFiles: [found.config.file ?? "", path.join(session.plugin.dir, "plugin.json"), path.join(session.plugin.dir, CERTIFICATION_FILE), path.join(localCert, CERTIFICATION_FILE), client.probe.path,
         ...(cert.certification?.evidence ?? []).flatMap((e) => [path.join(session.plugin.dir, e.fixture), path.join(localCert, e.fixture)])].filter(Boolean),
       env: opts.env, timeoutMs: session.standard.hook_timeout_ms, protect: session.standard.protect.map((p) => path.resolve(found.config.dir, p)),
-      effective: enabledKeys(caps.effective), client: String(state.facts.client),
+      effective: enabledKeys(caps.effective), client: String(state.facts.client), inbox,
       slim: fileURLToPath(new URL("../adapter-sdk/slim.js", import.meta.url)),
     });
   }

@@ -3,14 +3,17 @@
  * loads: a PreToolUse answered from the pre-compiled adapter cache (src/adapter/hook-cache.ts) in
  * this process, with no worker, zod or jiti — a deny costs about one node start instead of ten.
  *
- * It handles only what it can answer exactly as the full path would: a beforeTool event, with
- * guards.beforeWrite the only effective guard, from a cache whose key still matches. Anything
- * else — no cache, a stale one, another event, a module that throws — goes to the full runner
- * with the payload already read (`fallback`). The bound holds here too: past it, allow and exit.
+ * It handles only what it can answer exactly as the full path would, from a cache whose key still
+ * matches: a beforeTool event with guards.beforeWrite the only effective guard, and any other
+ * event with nothing to inject (no inbox, or nothing pending) whose effective lifecycle method the
+ * fastHook module exports. Anything else — no cache, a stale one, pending messages, a module that
+ * throws — goes to the full runner with the payload already read (`fallback`). The bound holds
+ * here too: past it, allow and exit.
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { resolveConfigPath } from "../config/source.js";
+import { INJECTION, LIFECYCLE } from "../adapter/decide-tables.js";
 import { readHookCache, loadFastModule } from "../adapter/hook-cache.js";
 import { appendHookLog, hookLogPath, stateDirFor } from "../adapter/state.js";
 
@@ -95,24 +98,47 @@ export async function fastHook(args: FastArgs, fallback: Fallback, env: Record<s
     clearTimeout(timer);
     timer = arm();
   }
-  const otherGuards = cache.effective.some((k) => k.startsWith("guards.") && k !== "guards.beforeWrite");
   let outcome: { stdout: string; stderr: string; exitCode: number } | null = null;
   let facts: Record<string, unknown>;
+  let note: string;
   try {
-    if (otherGuards) return hand();
     const payload: unknown = JSON.parse(text);
     const slim = (await import(pathToFileURL(cache.slim).href)) as Record<string, unknown>;
     const mod = loadFastModule(cache, slim);
     const event = mod.normalizeHook(payload, args.event);
-    if (!event || event.kind !== "beforeTool") return hand();
+    if (!event || typeof event.kind !== "string") return hand();
+    const on = (key: string) => cache.effective.includes(key);
     facts = { adapter: args.adapter, eventArg: args.event, kind: event.kind, tool: event.tool, targets: event.targets.length, client: cache.client, effective: cache.effective, fast: true };
-    if (cache.effective.includes("guards.beforeWrite") && event.targets.length > 0 && mod.guardWrite) {
-      const verdict = mod.guardWrite(event, cache.protect);
-      if (verdict.decision === "deny") {
-        const reason = verdict.reason?.trim() || `Patchbay's guards.beforeWrite guard denied this ${event.tool ?? "tool"} call.`;
-        const o = mod.denyOutcome(reason, event);
-        if (typeof o?.stdout !== "string" || typeof o.stderr !== "string" || !Number.isInteger(o.exitCode) || o.exitCode < 0 || o.exitCode > 255) return hand();
-        outcome = o;
+    if (event.kind === "beforeTool") {
+      // Only the write guard is compiled; another effective guard needs the adapter's worker.
+      if (cache.effective.some((k) => k.startsWith("guards.") && k !== "guards.beforeWrite")) return hand();
+      note = on("guards.beforeWrite") ? "no guard objected" : "unguarded: guards.beforeWrite is not certified for this client";
+      if (on("guards.beforeWrite") && event.targets.length > 0) {
+        if (typeof mod.guardWrite !== "function") return hand();
+        const verdict = mod.guardWrite(event, cache.protect);
+        if (verdict.decision === "deny") {
+          const reason = verdict.reason?.trim() || `Patchbay's guards.beforeWrite guard denied this ${event.tool ?? "tool"} call.`;
+          const o = mod.denyOutcome(reason, event);
+          if (typeof o?.stdout !== "string" || typeof o.stderr !== "string" || !Number.isInteger(o.exitCode) || o.exitCode < 0 || o.exitCode > 255) return hand();
+          outcome = o;
+          note = "guards.beforeWrite denied";
+        }
+      } else if (event.targets.length === 0) note = "no guard objected";
+    } else {
+      // Nothing to inject is decided here; pending messages are rendered and marked by the full path.
+      const injection = INJECTION[event.kind];
+      note = `nothing to do for ${event.kind}`;
+      if (injection) {
+        if (!on(injection) || !on("delivery.nextTurn")) note = `${injection} and delivery.nextTurn are not both effective`;
+        else if (!cache.inbox) note = "no inbox configured";
+        else if (await hasPending(cache.slim, cache.inbox)) return hand();
+        else note = "no pending messages";
+      }
+      const life = LIFECYCLE[event.kind];
+      if (life && on(life.key)) {
+        const method = (mod as unknown as Record<string, unknown>)[life.method];
+        if (typeof method !== "function") return hand();
+        await method(event);
       }
     }
   } catch {
@@ -121,15 +147,24 @@ export async function fastHook(args: FastArgs, fallback: Fallback, env: Record<s
   settled = true;
   clearTimeout(timer);
   const ms = Math.round(performance.now());
+  appendHookLog(logFile!, { ...facts, decision: outcome ? "deny" : "allow", note, ms });
   if (outcome) {
-    appendHookLog(logFile!, { ...facts, decision: "deny", note: "guards.beforeWrite denied", ms });
     if (outcome.stdout) await write(process.stdout, outcome.stdout);
     if (outcome.stderr) await write(process.stderr, outcome.stderr);
     return outcome.exitCode;
   }
-  const unguarded = !cache.effective.includes("guards.beforeWrite");
-  appendHookLog(logFile!, { ...facts, decision: "allow", note: unguarded ? "unguarded: guards.beforeWrite is not certified for this client" : "no guard objected", ms });
   return 0;
+}
+
+/** Whether the recipient has messages waiting (better-sqlite3, opened read-only in effect: nothing is marked here). */
+async function hasPending(slim: string, inbox: { path: string; recipient: string }): Promise<boolean> {
+  const { openInboxStore } = (await import(pathToFileURL(path.join(path.dirname(slim), "inbox.js")).href)) as typeof import("../adapter-sdk/inbox.js");
+  const store = openInboxStore(inbox.path, { busyTimeoutMs: 1_000 });
+  try {
+    return store.pending(inbox.recipient, 1).length > 0;
+  } finally {
+    store.close();
+  }
 }
 
 function readStdin(): Promise<string> {

@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { currentPlatform } from "../../src/adapter/certification.js";
+import { createHost } from "../../src/index.js";
 import { BIN, cleanupTempDirs, runCli, tempDir } from "../helpers.js";
 import { logEntries, makeWorld, type World } from "./_world.js";
 
@@ -43,7 +44,7 @@ describe.runIf(certified)("the fast hook path", () => {
     expect(logEntries(world).at(-1)).toMatchObject({ decision: "allow", fast: true });
   });
 
-  it("goes back to the full path when connectors.json or the client changes, and other events always take it", async () => {
+  it("goes back to the full path when connectors.json or the client changes", async () => {
     const world = claudeWorld();
     await world.hook("claude", "PreToolUse", write(world, "secrets/k.txt"));
     world.writeConfig({ adapters: { claude: { plugin: "claude-code", config: { protect: ["elsewhere"] } } } });
@@ -56,9 +57,33 @@ describe.runIf(certified)("the fast hook path", () => {
     expect(newer.stdout).toBe("");
     expect(logEntries(world).at(-1)).toMatchObject({ client: "claude-code@2.1.198", effective: [] });
     expect(logEntries(world).at(-1)?.fast).toBeUndefined();
-    await world.hook("claude", "UserPromptSubmit", { session_id: "s-1", cwd: world.project, hook_event_name: "UserPromptSubmit", prompt: "hi" });
-    expect(logEntries(world).at(-1)).toMatchObject({ kind: "beforeTurn" });
-    expect(logEntries(world).at(-1)?.fast).toBeUndefined();
+  });
+
+  it("answers a turn with nothing to inject itself, and leaves pending messages to the full path, which offers and marks them", async () => {
+    const world = makeWorld({
+      agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } } },
+      adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"], inbox: "agentConnectors/inbox" } } },
+    });
+    world.fakeClient("claude", "2.1.197 (Claude Code)");
+    const prompt = (p: string) => ({ session_id: "s-1", cwd: world.project, hook_event_name: "UserPromptSubmit", prompt: p });
+    await world.hook("claude", "SessionStart", { session_id: "s-1", cwd: world.project, hook_event_name: "SessionStart", source: "startup" });
+    expect(logEntries(world).at(-1)?.fast).toBeUndefined(); // builds the cache
+    const quiet = await world.hook("claude", "UserPromptSubmit", prompt("hi"));
+    expect(quiet).toMatchObject({ code: 0, stdout: "" });
+    expect(logEntries(world).at(-1)).toMatchObject({ kind: "beforeTurn", decision: "allow", note: "no pending messages", fast: true });
+    const host = await createHost({ config: world.configFile, env: world.env, only: ["agentConnectors/inbox"], logLevel: "silent" });
+    await host.call("agentConnectors/inbox", "deliver", ["claude", { kind: "augment", content: "MSG-5521 the build is green" }]);
+    await host.close();
+    const offered = await world.hook("claude", "UserPromptSubmit", prompt("again"));
+    expect(JSON.parse(offered.stdout).hookSpecificOutput).toMatchObject({ hookEventName: "UserPromptSubmit", additionalContext: expect.stringContaining("MSG-5521") });
+    expect(logEntries(world).at(-2)).toMatchObject({ decision: "inject" });
+    expect(logEntries(world).at(-1)).toMatchObject({ delivered: 1 });
+    const after = await world.hook("claude", "UserPromptSubmit", prompt("and now?"));
+    expect(after.stdout).toBe("");
+    expect(logEntries(world).at(-1)).toMatchObject({ note: "no pending messages", fast: true });
+    const end = await world.hook("claude", "SessionEnd", { session_id: "s-1", cwd: world.project, hook_event_name: "SessionEnd", reason: "other" });
+    expect(end.stdout).toBe("");
+    expect(logEntries(world).at(-1)).toMatchObject({ kind: "sessionEnd", note: "nothing to do for sessionEnd", fast: true });
   });
 
   it("fails open within its bound when the payload never ends", async () => {

@@ -94,3 +94,12 @@ export const normalizeHook = (payload: unknown, event: string | null): Normalize
 export function guardWrite(event: NormalizedEvent, protect: readonly string[]): GuardDecision {
   return guardProtected(event, protect, CLIENT);
 }
+
+/** Session start and end need nothing from Claude Code beyond the event itself. */
+export function startSession(_event: NormalizedEvent): { ok: true } {
+  return { ok: true };
+}
+
+export function endSession(_event: NormalizedEvent): { ok: true } {
+  return { ok: true };
+}

@@ -12,7 +12,7 @@ import path from "node:path";
 import { z } from "patchbay/plugin";
 import { defineAdapter, detectFromProbe, projectContext } from "patchbay/adapter";
 import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
-import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook, WRITE_TOOLS } from "./hooks.js";
+import { CLIENT, denyOutcome, endSession, guardWrite, injectOutcome, normalizeHook, startSession, WRITE_TOOLS } from "./hooks.js";
 
 /** Events install wires, each with the matcher Claude Code filters tools by. */
 const WIRED: readonly { event: string; matcher?: string }[] = [
@@ -91,11 +91,11 @@ export default defineAdapter({
       guardWrite: (event) => guardWrite(event, cfg.protect),
       startSession(event) {
         ctx.log.debug("session started", { session: event.sessionId });
-        return { ok: true };
+        return startSession(event);
       },
       endSession(event) {
         ctx.log.debug("session ended", { session: event.sessionId });
-        return { ok: true };
+        return endSession(event);
       },
     };
   },
