@@ -200,7 +200,9 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   } catch {
     inbox = undefined as never; // an inbox that does not resolve: the full path reports it every time, so no cache
   }
-  if (session.manifest.fastHook && client.probe.path && !state.timedOut && inbox !== undefined) {
+  // An instance isolated in its own process keeps its adapter code there: no in-process fast path for it.
+  const isolated = found.config.instances.find((i) => i.id === session.id)?.isolation !== "thread";
+  if (session.manifest.fastHook && client.probe.path && !state.timedOut && inbox !== undefined && !isolated) {
     // Next time, PreToolUse can be answered from the compiled cache (src/cli/hook-fast.ts).
     await writeHookCache({
       stateDir: session.stateDir, instance: session.name, source: path.join(session.plugin.dir, session.manifest.fastHook),

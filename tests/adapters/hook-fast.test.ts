@@ -86,6 +86,14 @@ describe.runIf(certified)("the fast hook path", () => {
     expect(logEntries(world).at(-1)).toMatchObject({ kind: "sessionEnd", note: "nothing to do for sessionEnd", fast: true });
   });
 
+  it("never runs adapter code in the hook's process for an instance isolated in its own process", async () => {
+    const world = makeWorld({ adapters: { claude: { plugin: "claude-code", isolation: "process", config: { protect: ["secrets"] } } } });
+    world.fakeClient("claude", "2.1.197 (Claude Code)");
+    for (let i = 0; i < 2; i++) await world.hook("claude", "PreToolUse", write(world, "secrets/k.txt"));
+    expect(logEntries(world)).toHaveLength(2);
+    expect(logEntries(world).map((e) => [e.decision, e.fast ?? false])).toEqual([["deny", false], ["deny", false]]);
+  });
+
   it("fails open within its bound when the payload never ends", async () => {
     const world = claudeWorld();
     await world.hook("claude", "PreToolUse", write(world, "secrets/k.txt")); // builds the cache
