@@ -41,7 +41,7 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_PLUGIN_MANIFEST_INVALID: entry("plugin.json is invalid", "Fix plugin.json; schemas/plugin.schema.json describes every field.", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_DUPLICATE: entry("two plugin folders declare the same name", "Rename one plugin or remove one of the folders from \"plugins\".", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_ENTRY_ESCAPE: entry("a plugin's entry points outside its folder", "Make \"entry\" a relative path inside the plugin folder (no \"..\", no absolute path, no symlink out).", EXIT.PLUGIN_LOAD),
-  PB_ERR_PLUGIN_API_MISMATCH: entry("the plugin needs a plugin API this host does not provide", "Upgrade the side named in the message: the host (npm i patchbay@latest) or the plugin.", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_API_MISMATCH: entry("the plugin needs a plugin API this host does not provide", "Upgrade the side named in the message: the host (npm i patchbay-host@latest) or the plugin.", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_LOAD_FAILED: entry("the plugin could not be loaded", "Fix the error in the plugin's entry module; its default export must be definePlugin({...}).", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_START_TIMEOUT: entry("the plugin's worker did not become ready in time", "Make the plugin's create() finish quickly; move slow work into health_check or the first call.", EXIT.PLUGIN_LOAD),
   // --- boot and health ---
