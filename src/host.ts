@@ -40,6 +40,8 @@ export interface CreateHostOptions {
   graceMs?: number;
   /** @default 30000 */
   startTimeoutMs?: number;
+  /** Hears each instance as its boot ends (ready, or failed to start or to pass its health check), in that order. */
+  onProgress?: (instance: { id: string; state: string; healthMs: number | null; error: WireError | null }) => void;
 }
 
 export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
@@ -81,8 +83,12 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
 
   const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire));
   const toStart = registry.all().filter((e) => e.planned);
-  await mapBounded(toStart, os.availableParallelism(), (entry) => startInstance(entry, host, registry, config, opts));
-  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o));
+  const progress = (e: InstanceEntry): void => opts.onProgress?.({ id: e.id, state: e.error && !e.required ? "degraded" : e.state, healthMs: e.healthMs, error: e.error });
+  await mapBounded(toStart, os.availableParallelism(), async (entry) => {
+    await startInstance(entry, host, registry, config, opts);
+    if (entry.error) progress(entry);
+  });
+  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o), progress);
 
   for (const e of registry.all()) if (e.error && !e.required) e.state = "degraded";
   const failure = bootFailure(host.report());

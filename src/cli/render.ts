@@ -13,9 +13,21 @@ export interface Output {
   verbose: boolean;
 }
 
+/**
+ * Aligned columns. A cell may hold several lines (a multi-line error in NOTE): the row grows
+ * downwards, each column keeping its place, so nothing is cut to its first line.
+ */
 export function table(rows: string[][], indent = "  "): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
-  return rows.map((r) => indent + r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join("  ").trimEnd()).join("\n");
+  const split = rows.map((r) => r.map((cell) => (cell ?? "").split("\n")));
+  const widths = rows[0].map((_, c) => Math.max(...split.map((r) => Math.max(...(r[c] ?? [""]).map((l) => l.length)))));
+  const out: string[] = [];
+  for (const r of split) {
+    const height = Math.max(...r.map((lines) => lines.length));
+    for (let h = 0; h < height; h++) {
+      out.push((indent + r.map((lines, c) => (c === r.length - 1 ? lines[h] ?? "" : (lines[h] ?? "").padEnd(widths[c]))).join("  ")).trimEnd());
+    }
+  }
+  return out.join("\n");
 }
 
 export function renderReport(report: BootReport): string {
@@ -33,7 +45,7 @@ function note(i: InstanceReport): string {
   if (i.aliases.length) parts.push(`aliases: ${i.aliases.join(", ")}`);
   if (!i.required) parts.push("optional");
   if (i.isolation === "process") parts.push("process-isolated");
-  if (i.error) parts.push(`${i.error.code}: ${i.error.message.split("\n")[0]}`);
+  if (i.error) parts.push(`${i.error.code}: ${i.error.message}`);
   return parts.join("; ");
 }
 

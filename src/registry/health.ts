@@ -8,8 +8,12 @@ import type { InstanceEntry } from "./registry.js";
 /** How the pass calls an instance: through the same guard and deadline as every other call. */
 export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs: number }) => Promise<unknown>;
 
-export async function runHealthPass(entries: InstanceEntry[], invoke: Invoke): Promise<void> {
-  await Promise.all(entries.map((e) => checkOne(e, invoke)));
+/** `onChecked` hears each instance as its check ends (boot's progress lines), in the order they end. */
+export async function runHealthPass(entries: InstanceEntry[], invoke: Invoke, onChecked?: (entry: InstanceEntry) => void): Promise<void> {
+  await Promise.all(entries.map(async (e) => {
+    await checkOne(e, invoke);
+    onChecked?.(e);
+  }));
 }
 
 async function checkOne(entry: InstanceEntry, invoke: Invoke): Promise<void> {

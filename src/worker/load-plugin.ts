@@ -8,6 +8,7 @@ import { createJiti } from "jiti";
 import { pbError, PatchbayError } from "../errors.js";
 import type { InstanceTask } from "../contract/rpc.js";
 import { walkMarkedFields } from "./schema-walk.js";
+import { describeConfigIssues } from "./config-issues.js";
 
 const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
 
@@ -67,7 +68,7 @@ export function parseInstanceConfig(def: LoadedDefinition, task: InstanceTask): 
   });
   const parsed = def.config.safeParse(task.config);
   if (!parsed.success) {
-    const issues = (parsed.error?.issues ?? []).map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
+    const issues = describeConfigIssues(def.config, parsed.error?.issues ?? []);
     const lines = issues.map((i) => `config.${i.field || "(root)"}: ${i.message}`);
     return {
       secrets,

@@ -124,3 +124,27 @@ describe("start-up", () => {
     expect(list.stderr).toContain("loaded ");
   });
 });
+
+describe("did you mean, for what a user types into connectors.json and plugin test", () => {
+  it("names the plugin meant by a typo, the config key meant by a typo, and keeps multi-line notes whole", async () => {
+    const cwd = tempDir("pb-typo-");
+    writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({
+      memoryStores: { m: { plugin: "sqlite-memory", config: { pth: "x.db" } } },
+      agentConnectors: { a: { plugin: "noop-agnet" } },
+    }));
+    const r = await runCli(["boot"], { cwd });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('plugin "noop-agnet" was not found. Did you mean "noop-agent"?');
+    expect(r.stdout).toContain('Unrecognized key: "pth" (did you mean "path"?)');
+    // The NOTE column keeps the config error's second and third lines, aligned under the first.
+    const lines = r.stdout.split("\n");
+    const first = lines.findIndex((l) => l.includes("PB_ERR_INSTANCE_CONFIG_INVALID"));
+    const column = lines[first].indexOf("PB_ERR_INSTANCE_CONFIG_INVALID");
+    expect(lines[first + 2].slice(0, column).trim()).toBe("");
+    expect(lines[first + 2].slice(column)).toContain("/memoryStores/m/config: Unrecognized key");
+
+    const test = await runCli(["plugin", "test", "sqlite-memroy"], { cwd: tempDir() });
+    expect(test.code).toBe(2);
+    expect(test.stderr).toContain('Did you mean "sqlite-memory"?');
+  });
+});

@@ -16,6 +16,7 @@ import { loadConfig, resolveConfigPath, type ResolvedConfig } from "../../config
 import { DEFAULT_PLUGIN_DIRS } from "../../config/schema.js";
 import { readManifest, scanPlugins } from "../../discovery/scan.js";
 import { bundledPluginsDir } from "../../paths.js";
+import { suggest } from "../../contract/suggest.js";
 import { readTestFixture, FIXTURE_FILE } from "../../scaffold/fixture.js";
 import { runAdapterConformance, runConformance } from "../../testing/index.js";
 import { KIT_KINDS, type ClaimResult, type ConformanceOptions, type KitKind } from "../../testing/types.js";
@@ -95,7 +96,8 @@ function locatePlugin(target: string, connectors: ResolvedConfig | null, cwd: st
   const broken = discovery.errors.find((e) => e.data.plugin === target || (typeof e.data.file === "string" && path.basename(path.dirname(e.data.file)) === target));
   if (!found && broken) throw broken;
   if (!found) {
-    throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.`, { plugin: target, searched: dirs });
+    const close = suggest(target, [...discovery.plugins.keys()]);
+    throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.${close ? ` Did you mean "${close}"?` : ""}`, { plugin: target, searched: dirs, ...(close ? { suggestion: close } : {}) });
   }
   return found.dir;
 }
