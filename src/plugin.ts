@@ -10,6 +10,7 @@ export { defineAdapter, validateAdapter, normalizedEvent, projectContext, escape
 export { z };
 /** The host's own check for names that become file names; plugins use it for defence in depth. */
 export { portableNameProblem } from "./contract/names.js";
+export { unavailable, UnavailableError } from "./contract/unavailable.js";
 export type { Kind } from "./contract/kinds.js";
 export type {
   AdapterPlugin, AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryMeta, DeliveryPayload,

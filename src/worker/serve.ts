@@ -8,6 +8,7 @@ import { pbError, toWire, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, InstanceTask, WorkerToHost } from "../contract/rpc.js";
 import { CallScope, callScope, captureConsole, createContext } from "./context.js";
 import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
+import { classifyPluginError } from "./classify.js";
 
 /** How long the plugin's close() may take before the worker reports closed anyway. */
 const CLOSE_GRACE_MS = 2_000;
@@ -137,7 +138,5 @@ function pluginErrorToWire(err: unknown, instance: string, method: string): Wire
     const wire = toWire(err);
     if (wire.code !== "PB_ERR_INTERNAL") return wire;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  const name = err instanceof Error ? err.name : typeof err;
-  return toWire(pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, { instance, method, name }));
+  return classifyPluginError(err, instance, method);
 }
