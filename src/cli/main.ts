@@ -47,7 +47,7 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
       io.err(`patchbay hook: failing open: ${renderError(err, false).split("\n")[0]}`);
       return EXIT.OK;
     }
-    if (line?.flags.json) io.out(JSON.stringify(errorDocument(err), null, 2));
+    if (line?.flags.json) io.out(JSON.stringify(errorDocument(err, io.verbose), null, 2));
     else io.err(renderError(err, io.verbose));
     return isPatchbayError(err) ? err.exitCode : EXIT.UNHEALTHY;
   }

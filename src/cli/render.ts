@@ -5,6 +5,7 @@
 import { toWire, type WireError } from "../errors.js";
 import type { BootReport, InstanceReport } from "../host-api.js";
 import type { Scrubber } from "../secrets.js";
+import { relativePaths, shownPath } from "./stack.js";
 
 export interface Output {
   out(text: string): void;
@@ -57,17 +58,37 @@ function countStates(instances: InstanceReport[]): Record<string, number> {
 
 export function renderError(err: unknown, verbose: boolean): string {
   const wire: WireError = toWire(err);
-  const lines = [`error ${wire.code}: ${wire.message}`];
+  const lines = [`error ${wire.code}: ${relativePaths(wire.message)}`];
   const issues = wire.data.issues as { pointer?: string; field?: string; message: string }[] | undefined;
   if (Array.isArray(issues) && !wire.message.includes(issues[0]?.message ?? "\u0000")) {
     for (const i of issues) lines.push(`  ${i.pointer ?? i.field ?? ""}: ${i.message}`);
   }
-  if (typeof wire.data.file === "string") lines.push(`  file: ${wire.data.file}`);
+  if (typeof wire.data.file === "string") {
+    const at = typeof wire.data.line === "number" ? `:${wire.data.line}${typeof wire.data.column === "number" ? `:${wire.data.column}` : ""}` : "";
+    lines.push(`  file: ${shownPath(wire.data.file)}${at}`);
+  }
+  // A plugin's syntax error: the lines around it, the column marked (plugin-location.ts).
+  if (typeof wire.data.frame === "string") lines.push(...wire.data.frame.split("\n").map((l) => `    ${l}`));
+  // A boot's failures carry theirs too: each frame under the instance it belongs to.
+  for (const f of Array.isArray(wire.data.failures) ? (wire.data.failures as WireError[]) : []) {
+    if (typeof f.data?.frame !== "string" || typeof f.data.file !== "string") continue;
+    lines.push(`  ${String(f.data.instance ?? "")}: ${shownPath(f.data.file)}:${String(f.data.line)}:${String(f.data.column)}`, ...f.data.frame.split("\n").map((l) => `    ${l}`));
+  }
   lines.push(`  hint: ${wire.hint}`);
-  if (verbose && err instanceof Error && err.stack) lines.push(err.stack);
+  if (verbose) {
+    // The plugin's own frames, mapped to its .ts; the host's stack only for Patchbay's own errors.
+    const stack = typeof wire.data.stack === "string" ? wire.data.stack : wire.code === "PB_ERR_INTERNAL" && err instanceof Error ? err.stack : undefined;
+    if (stack) lines.push(`  stack:`, ...relativePaths(stack).split("\n").map((l) => `    ${l.trim()}`));
+  }
   return lines.join("\n");
 }
 
-export function errorDocument(err: unknown): Record<string, unknown> {
-  return { ok: false, error: toWire(err) };
+/** The --json error document; the plugin's stack only with --verbose, as in human output. */
+export function errorDocument(err: unknown, verbose = false): Record<string, unknown> {
+  const wire = toWire(err);
+  if (!verbose && "stack" in wire.data) {
+    const { stack: _stack, ...data } = wire.data;
+    return { ok: false, error: { ...wire, data } };
+  }
+  return { ok: false, error: wire };
 }

@@ -6,6 +6,7 @@
  * libraries that only say it in words.
  */
 import { pbError, toWire, type WireError } from "../errors.js";
+import { pluginStack } from "./plugin-location.js";
 
 /** Node/undici/libpq errno codes that mean "could not reach or keep the substrate". */
 const UNAVAILABLE = new Set([
@@ -41,9 +42,11 @@ function kindOf(err: unknown, depth = 0): Kind {
 }
 
 /** A thrown error that is not a PB_ERR_* one: unavailable, timeout, or a plugin bug. */
-export function classifyPluginError(err: unknown, instance: string, method: string): WireError {
+export function classifyPluginError(err: unknown, instance: string, method: string, pluginDir?: string): WireError {
   const message = err instanceof Error ? err.message : String(err);
   const name = err instanceof Error ? err.name : typeof err;
+  // The plugin's own frames (its .ts lines): shown with --verbose, never the host's.
+  const stack = pluginDir ? pluginStack(err, pluginDir) : null;
   const kind = kindOf(err);
   if (kind === "unavailable") {
     return toWire(pbError("PB_ERR_SUBSTRATE_UNAVAILABLE", `${instance}.${method}(): the substrate is unavailable: ${message}`, { instance, method, name }));
@@ -51,5 +54,5 @@ export function classifyPluginError(err: unknown, instance: string, method: stri
   if (kind === "timeout") {
     return toWire(pbError("PB_ERR_CALL_TIMEOUT", `${instance}.${method}(): the substrate timed out: ${message}`, { instance, method, name, source: "substrate" }));
   }
-  return toWire(pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, { instance, method, name }));
+  return toWire(pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, { instance, method, name, ...(stack ? { stack } : {}) }));
 }

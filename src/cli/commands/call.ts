@@ -2,7 +2,7 @@
  * `patchbay call <section>/<name> <method> [ARG_JSON ...]`: boots that instance (and what it
  * is granted), makes one call through the boundary, prints the JSON result on stdout.
  */
-import { EXIT, pbError, type ExitCode } from "../../errors.js";
+import { EXIT, fromWire, pbError, type ExitCode } from "../../errors.js";
 import { createHost } from "../../host.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
@@ -21,6 +21,9 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   const host = await createHost({ config: flagString(args, "config"), only: [target], collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "warn" });
   io.scrubber.absorb(host.scrubber);
   try {
+    // An instance that failed to boot: its own error (with the plugin's file:line and code frame), not just "unavailable".
+    const own = host.report().instances.find((i) => i.id === target || i.aliases.includes(target));
+    if (own?.error && own.state === "failed") throw fromWire(own.error);
     const result = await host.call(target, method, callArgs, { timeoutMs });
     io.out(JSON.stringify(result === undefined ? null : result, null, 2));
     return EXIT.OK;
