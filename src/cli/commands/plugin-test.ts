@@ -22,6 +22,7 @@ import { runAdapterConformance, runConformance } from "../../testing/index.js";
 import { KIT_KINDS, type ClaimResult, type ConformanceOptions, type KitKind } from "../../testing/types.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
+import { relativePaths, shownPath } from "../stack.js";
 
 export const PLUGIN_TEST_USAGE = "test <name-or-path> [--config F] [--json]   run the kind's conformance kit against the plugin, one row per claim";
 
@@ -54,7 +55,7 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
   if (args.flags.json) {
     io.out(JSON.stringify({ ok, plugin: { name, kind, version: read.plugin.version, dir: folder }, config_from: source, summary, claims }, null, 2));
   } else {
-    io.out(`${name}@${read.plugin.version} (${kind}) from ${folder}\nconfig: ${source}\n`);
+    io.out(`${name}@${read.plugin.version} (${kind}) from ${shownPath(folder)}\nconfig: ${relativePaths(source)}\n`);
     for (const c of claims) io.out(row(c));
     io.out(`\n${ok ? "ok" : "FAILED"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped (${Math.round(performance.now() - started)} ms)`);
   }
@@ -64,7 +65,7 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
 function row(c: ClaimResult): string {
   if (c.skipped) return `  -  ${c.claim}\n       skipped: ${c.reason ?? ""}`;
   if (c.ok) return `  ✓  ${c.claim} (${c.ms} ms)`;
-  return `  ✗  ${c.claim}\n       ${(c.reason ?? "failed").split("\n").join("\n       ")}`;
+  return `  ✗  ${c.claim}\n       ${relativePaths(c.reason ?? "failed").split("\n").join("\n       ")}`;
 }
 
 /** The connectors.json the host would use, or null when there is none (only then: a broken one is an error). */
