@@ -17,8 +17,9 @@ const UNAVAILABLE = new Set([
   "SQLITE_BUSY", "SQLITE_CANTOPEN",
 ]);
 const TIMEOUT = new Set(["ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "57014"]);
-/** The MCP SDK's RequestTimeout error code (JSON-RPC -32001). */
+/** The MCP SDK's RequestTimeout and ConnectionClosed error codes (the server went away). */
 const MCP_REQUEST_TIMEOUT = -32001;
+const MCP_CONNECTION_CLOSED = -32000;
 
 type Kind = "unavailable" | "timeout" | null;
 
@@ -29,6 +30,7 @@ function kindOf(err: unknown, depth = 0): Kind {
   if (typeof e.code === "string" && UNAVAILABLE.has(e.code)) return "unavailable";
   if (typeof e.code === "string" && TIMEOUT.has(e.code)) return "timeout";
   if (e.code === MCP_REQUEST_TIMEOUT || e.name === "TimeoutError") return "timeout";
+  if (e.code === MCP_CONNECTION_CLOSED && e.name === "McpError") return "unavailable";
   // AggregateError (happy-eyeballs connect to ::1 and 127.0.0.1) carries the real causes.
   if (Array.isArray(e.errors)) for (const inner of e.errors) {
     const k = kindOf(inner, depth + 1);

@@ -2,7 +2,7 @@
  * `patchbay boot` and `patchbay serve`: boot every instance, report one row each; boot shuts
  * down after the report, serve stays up until SIGINT or SIGTERM and then closes gracefully.
  */
-import { EXIT, type ExitCode } from "../../errors.js";
+import { EXIT, isRetryable, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost, type CreateHostOptions } from "../../host.js";
 import type { Host } from "../../host-api.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
@@ -72,7 +72,7 @@ function reportOutcome(host: Host, args: ParsedArgs, io: Output): ExitCode {
   const report = host.report();
   const failure = bootFailure(report);
   if (args.flags.json) {
-    io.out(JSON.stringify({ ...report, error: failure ? { code: failure.code, message: failure.message, hint: failure.hint } : null }, null, 2));
+    io.out(JSON.stringify({ ...report, error: failure ? { code: failure.code, message: failure.message, hint: failure.hint, retryable: isRetryable(failure.code) } : null }, null, 2));
   } else {
     io.out(renderReport(report));
     if (failure) io.err(renderError(failure, io.verbose));
