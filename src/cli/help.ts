@@ -86,3 +86,9 @@ export async function helpCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   else throw unknownCommand(args.positionals);
   return EXIT.OK;
 }
+
+/** A usage error for a declared command, its synopsis generated from the table like its help. */
+export function usageError(name: string, detail = ""): Error {
+  const decl = COMMANDS.find((c) => c.name === name);
+  return pbError("PB_ERR_USAGE", `Usage: patchbay ${decl ? synopsis(decl) : name}.${detail ? ` ${detail}` : ""}`, { command: name }, `Run \`patchbay help ${name}\` for its flags and examples.`);
+}

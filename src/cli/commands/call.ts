@@ -6,12 +6,13 @@ import { EXIT, fromWire, pbError, type ExitCode } from "../../errors.js";
 import { createHost } from "../../host.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
+import { usageError } from "../help.js";
 
 export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "call", ["json", "timeout-ms"]);
   const [target, method, ...rawArgs] = args.positionals;
   if (!target || !method || !/^[A-Za-z]+\/[^/]+$/.test(target)) {
-    throw pbError("PB_ERR_USAGE", "Usage: patchbay call <section>/<name> <method> [ARG ...], e.g. patchbay call mcpConnectors/primary call echo '{\"text\":\"hi\"}'.", {});
+    throw usageError("call", "For example: patchbay call mcpConnectors/primary call echo '{\"text\":\"hi\"}'.");
   }
   const callArgs = rawArgs.map(parseArg);
   const timeoutFlag = flagString(args, "timeout-ms");

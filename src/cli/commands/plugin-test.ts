@@ -23,13 +23,12 @@ import { KIT_KINDS, type ClaimResult, type ConformanceOptions, type KitKind } fr
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { relativePaths, shownPath } from "../stack.js";
-
-export const PLUGIN_TEST_USAGE = "test <name-or-path> [--config F] [--json]   run the kind's conformance kit against the plugin, one row per claim";
+import { usageError } from "../help.js";
 
 export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "plugin test", ["json"]);
   const [target, ...extra] = args.positionals;
-  if (!target || extra.length > 0) throw pbError("PB_ERR_USAGE", `Usage: patchbay plugin ${PLUGIN_TEST_USAGE.split("   ")[0]}.`, {});
+  if (!target || extra.length > 0) throw usageError("plugin test");
   const cwd = process.cwd();
 
   const explicit = flagString(args, "config");
