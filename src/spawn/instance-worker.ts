@@ -14,6 +14,7 @@ import { RestartPolicy } from "./restart-policy.js";
 import { sleep, STOP_TIMEOUT_MS, type Isolation, type WorkerRuntime } from "./runtime.js";
 import { startThread } from "./thread-runtime.js";
 import { startProcess } from "./process-runtime.js";
+import type { WorkerGroup } from "./group-runtime.js";
 
 export type WorkerState = "idle" | "starting" | "ready" | "restarting" | "stopping" | "stopped" | "failed";
 
@@ -26,6 +27,8 @@ export interface InstanceWorkerOptions {
   /** "process" only: the manifest's permissions.fs (relative to task.configDir); the child may read and write them. */
   fsPaths?: readonly string[];
   maxMemoryMb: number;
+  /** Group mode: the instance shares this group's thread (thread isolation only). */
+  group?: WorkerGroup;
   startTimeoutMs: number;
   graceMs: number;
   restartPolicy?: RestartPolicy;
@@ -137,6 +140,7 @@ export class InstanceWorker {
 
   private startRuntime(): WorkerRuntime {
     const { task, env, maxMemoryMb } = this.opts;
+    if (this.opts.group) return this.opts.group.attach(task);
     if (this.opts.isolation !== "process") return startThread({ task, env, maxMemoryMb });
     return startProcess({
       task, env, maxMemoryMb, fsPaths: this.opts.fsPaths ?? [],
