@@ -29,8 +29,8 @@ export interface InstanceReport {
   plugin: string;
   version: string;
   required: boolean;
-  /** "thread" or "process" (connectors.json "isolation"). */
-  isolation: "thread" | "process";
+  /** "thread", "process" or "sandbox" (connectors.json "isolation"). */
+  isolation: "thread" | "process" | "sandbox";
   state: InstanceState;
   healthMs: number | null;
   aliases: string[];

@@ -26,7 +26,7 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     const own = host.report().instances.find((i) => i.id === target || i.aliases.includes(target));
     if (own?.error && own.state === "failed") throw fromWire(own.error);
     const result = await host.call(target, method, callArgs, { timeoutMs });
-    io.out(JSON.stringify(result === undefined ? null : result, null, 2));
+    (io.result ?? io.out)(JSON.stringify(result === undefined ? null : result, null, 2));
     return EXIT.OK;
   } finally {
     await host.close();
