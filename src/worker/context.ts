@@ -43,20 +43,21 @@ export type Send = (msg: WorkerToHost) => void;
  */
 const LINES_PER_WINDOW = 1_000;
 const WINDOW_MS = 1_000;
-let windowStart = 0;
-let inWindow = 0;
-let dropped = 0;
+/** Per channel: a group thread hosts several instances, each with its own send and its own budget. */
+const budgets = new WeakMap<Send, { windowStart: number; inWindow: number; dropped: number }>();
 
 export function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
+  let b = budgets.get(send);
+  if (!b) budgets.set(send, (b = { windowStart: 0, inWindow: 0, dropped: 0 }));
   const now = Date.now();
-  if (now - windowStart >= WINDOW_MS) {
-    windowStart = now;
-    inWindow = 0;
-    if (dropped > 0) send({ t: "log", level: "warn", msg: `${dropped} log lines dropped in the worker: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms`, data: { dropped } });
-    dropped = 0;
+  if (now - b.windowStart >= WINDOW_MS) {
+    b.windowStart = now;
+    b.inWindow = 0;
+    if (b.dropped > 0) send({ t: "log", level: "warn", msg: `${b.dropped} log lines dropped in the worker: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms`, data: { dropped: b.dropped } });
+    b.dropped = 0;
   }
-  if (++inWindow > LINES_PER_WINDOW) {
-    if (dropped++ === 0) send({ t: "log", level: "warn", msg: `dropping log lines: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms` });
+  if (++b.inWindow > LINES_PER_WINDOW) {
+    if (b.dropped++ === 0) send({ t: "log", level: "warn", msg: `dropping log lines: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms` });
     return;
   }
   const message: WorkerToHost = { t: "log", level, msg: typeof msg === "string" ? msg : safeString(msg) };
