@@ -8,6 +8,7 @@ export default defineConfig({
     // The package is published as patchbay-host; plugins and tests import it as "patchbay".
     alias: [
       { find: /^patchbay\/plugin$/, replacement: src("plugin.ts") },
+      { find: /^patchbay\/adapter$/, replacement: src("adapter-sdk/index.ts") },
       { find: /^patchbay\/testing$/, replacement: src("testing/index.ts") },
       { find: /^patchbay$/, replacement: src("index.ts") },
     ],

@@ -82,6 +82,8 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_INSTALL_RUNNER_MISSING: entry("refusing to install: the hook runner does not exist", "Run `npm run build` in the Patchbay folder so bin/patchbay.mjs and dist/cli/main.js exist, then install again.", EXIT.UNHEALTHY),
   PB_ERR_INBOX_NOT_CONFIGURED: entry("the adapter has no inbox", "Set \"inbox\" in the adapter instance's config to an adapter-inbox instance, e.g. \"agentConnectors/inbox\".", EXIT.USAGE),
   PB_ERR_INBOX_MESSAGE_NOT_FOUND: entry("no such message in the inbox", "List the pending messages with `patchbay adapter inbox <adapter>` and use one of their ids.", EXIT.USAGE),
+  // issue 10: certifying an adapter against the real client
+  PB_ERR_ADAPTER_CERTIFY_FAILED: entry("the adapter could not be certified against the client", "Check the --client path (it must run `<client> --version`), that the adapter's client has a certification driver (claude-code), and the message's detail; nothing was written.", EXIT.UNHEALTHY),
   // --- issue 13: the error model (a substrate that is down is not a plugin bug) ---
   PB_ERR_SUBSTRATE_UNAVAILABLE: entry("the instance's substrate is unavailable", "Start the service the instance talks to (database, server, endpoint) or fix its address in the instance's config; the call can be retried once it is back.", EXIT.UNHEALTHY, true),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);

@@ -91,6 +91,7 @@ export function placeholders(kind: Kind, name: string, dir: string): Record<stri
   const dotted = (p: string): string => (p.startsWith(".") ? p : `./${p}`);
   return {
     __PLUGIN_TYPES__: dotted(rel("dist", "plugin.d.ts")),
+    __ADAPTER_TYPES__: dotted(rel("dist", "adapter-sdk", "index.d.ts")),
     __TESTING_TYPES__: dotted(rel("dist", "testing", "index.d.ts")),
     __NAME__: name,
     __KIND__: kind,
