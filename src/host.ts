@@ -14,6 +14,7 @@ import { blockedBy } from "./config/scope.js";
 import { scanPlugins, type Discovery } from "./discovery/scan.js";
 import { planInstances, type PlannedInstance } from "./discovery/plan.js";
 import { InstanceWorker } from "./spawn/instance-worker.js";
+import { WorkerGroups } from "./spawn/group-runtime.js";
 import { expandFsGrants } from "./spawn/fs-grants.js";
 import { Registry, type InstanceEntry } from "./registry/registry.js";
 import { runHealthPass } from "./registry/health.js";
@@ -89,8 +90,10 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire));
   const toStart = registry.all().filter((e) => e.planned);
   const progress = (e: InstanceEntry): void => opts.onProgress?.({ id: e.id, state: e.error && !e.required ? "degraded" : e.state, healthMs: e.healthMs, error: e.error });
+  const groups = new WorkerGroups();
+  for (const { planned } of toStart) if (planned?.worker) groups.get(planned.worker).plan(workerEnvFor(planned, opts.env ?? process.env), planned.maxMemoryMb);
   await mapBounded(toStart, os.availableParallelism(), async (entry) => {
-    await startInstance(entry, host, registry, config, opts);
+    await startInstance(entry, host, registry, config, opts, groups);
     if (entry.error) progress(entry);
   });
   await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o), progress);
@@ -107,12 +110,17 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   return host;
 }
 
-async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions): Promise<void> {
+/** Only the variables the plugin's manifest names in permissions.env. */
+function workerEnvFor(planned: PlannedInstance, env: NodeJS.ProcessEnv): Record<string, string> {
+  const workerEnv: Record<string, string> = {};
+  for (const name of planned.pluginInfo.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
+  return workerEnv;
+}
+
+async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions, groups: WorkerGroups): Promise<void> {
   const planned = entry.planned as PlannedInstance;
   const plugin = planned.pluginInfo;
-  const env = opts.env ?? process.env;
-  const workerEnv: Record<string, string> = {};
-  for (const name of plugin.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
+  const workerEnv = workerEnvFor(planned, opts.env ?? process.env);
   const log = host.logger.child({ instance: entry.id, plugin: plugin.name });
 
   entry.target = {
@@ -128,6 +136,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
     },
     env: workerEnv,
     isolation: planned.isolation,
+    group: planned.worker ? groups.get(planned.worker) : undefined,
     fsPaths: expandFsGrants(plugin.manifest.permissions.fs, planned.config),
     maxMemoryMb: planned.maxMemoryMb,
     startTimeoutMs: opts.startTimeoutMs ?? 30_000,

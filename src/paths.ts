@@ -33,6 +33,11 @@ export function workerEntryPath(): string {
   return path.join(packageRoot(), "dist", "worker", "entry.js");
 }
 
+/** The program of a group's shared thread (`"worker": "<group>"`). */
+export function groupEntryPath(): string {
+  return path.join(packageRoot(), "dist", "worker", "group-entry.js");
+}
+
 /** The program a process-isolated instance's child runs (compiled, like the thread entry). */
 export function processEntryPath(): string {
   return path.join(packageRoot(), "dist", "worker", "process-entry.js");

@@ -62,6 +62,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
         healthTimeoutMs: entry.health_timeout_ms ?? defaults.healthTimeoutMs,
         maxMemoryMb: entry.max_memory_mb ?? defaults.maxMemoryMb,
         isolation: entry.isolation,
+        worker: entry.worker ?? null,
         allowedTools: "allowed_tools" in entry && entry.allowed_tools ? entry.allowed_tools : null,
         identity: "identity" in entry && entry.identity ? entry.identity : null,
         grants: entry.grants,

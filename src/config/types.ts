@@ -38,6 +38,8 @@ export interface ResolvedInstance {
   maxMemoryMb: number;
   /** "process": a child process under Node's permission model instead of a worker thread. */
   isolation: "thread" | "process";
+  /** Group mode: the name of the shared worker thread, or null for a thread of its own. */
+  worker: string | null;
   /** null = every tool (mcpConnectors only; always null elsewhere). */
   allowedTools: string[] | null;
   identity: Record<string, unknown> | null;
