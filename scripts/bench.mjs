@@ -206,7 +206,7 @@ if (want("cli")) {
 }
 
 // --- topic benchmarks: one line each, `bench/<topic>.mjs`, run in their own process -----------
-const TOPICS = [];
+const TOPICS = ["bench/hook.mjs"];
 
 for (const topic of TOPICS) {
   if (!want(path.basename(topic, ".mjs"))) continue;

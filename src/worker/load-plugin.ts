@@ -10,6 +10,8 @@ import { pbError, PatchbayError } from "../errors.js";
 import type { InstanceTask } from "../contract/rpc.js";
 import { walkMarkedFields } from "./schema-walk.js";
 import { importCompiled } from "./compiled-cache.js";
+import { describeConfigIssues } from "./config-issues.js";
+import { enableSourceMaps, locate, reasonOf } from "./plugin-location.js";
 
 const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
 
@@ -37,9 +39,12 @@ function loadJiti(): typeof CreateJiti {
 }
 
 export async function importDefinition(task: InstanceTask): Promise<LoadedDefinition> {
+  enableSourceMaps();
   let jiti: ReturnType<typeof CreateJiti> | null = null;
   const getJiti = () => (jiti ??= loadJiti()(import.meta.url, {
     fsCache: task.jitiCacheDir,
+    // Inline maps, so the plugin's stack frames name its .ts lines (plugin-location.ts).
+    sourceMaps: true,
     alias: task.aliases,
     interopDefault: true,
     nativeModules: NATIVE_MODULES,
@@ -53,8 +58,10 @@ export async function importDefinition(task: InstanceTask): Promise<LoadedDefini
     });
     mod = compiled ? ("default" in compiled ? compiled.default : compiled) : await getJiti().import(task.entryPath, { default: true });
   } catch (err) {
-    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}) failed to load ${path.relative(task.pluginDir, task.entryPath)}: ${firstLine(err)}`, {
-      instance: task.instance, plugin: task.pluginName,
+    const at = locate(err, task.pluginDir);
+    const where = at ? `${path.relative(task.pluginDir, at.file)}:${at.line}:${at.column}` : path.relative(task.pluginDir, task.entryPath);
+    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}) failed to load ${where}: ${reasonOf(err)}`, {
+      instance: task.instance, plugin: task.pluginName, ...(at ? { file: at.file, line: at.line, column: at.column, frame: at.frame } : {}),
     });
   }
   const def = mod as Partial<LoadedDefinition> & { [PLUGIN_BRAND]?: boolean };
@@ -84,7 +91,7 @@ export function parseInstanceConfig(def: LoadedDefinition, task: InstanceTask): 
   });
   const parsed = def.config.safeParse(task.config);
   if (!parsed.success) {
-    const issues = (parsed.error?.issues ?? []).map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
+    const issues = describeConfigIssues(def.config, parsed.error?.issues ?? []);
     const lines = issues.map((i) => `config.${i.field || "(root)"}: ${i.message}`);
     return {
       secrets,
