@@ -9,6 +9,7 @@ import type { createJiti as CreateJiti } from "jiti";
 import { pbError, PatchbayError } from "../errors.js";
 import type { InstanceTask } from "../contract/rpc.js";
 import { walkMarkedFields } from "./schema-walk.js";
+import { importCompiled } from "./compiled-cache.js";
 import { describeConfigIssues } from "./config-issues.js";
 import { enableSourceMaps, locate, pluginRelative, reasonOf } from "./plugin-location.js";
 
@@ -39,17 +40,23 @@ function loadJiti(): typeof CreateJiti {
 
 export async function importDefinition(task: InstanceTask): Promise<LoadedDefinition> {
   enableSourceMaps();
-  const jiti = loadJiti()(import.meta.url, {
+  let jiti: ReturnType<typeof CreateJiti> | null = null;
+  const getJiti = () => (jiti ??= loadJiti()(import.meta.url, {
     fsCache: task.jitiCacheDir,
     // Inline maps, so the plugin's stack frames name its .ts lines (plugin-location.ts).
     sourceMaps: true,
     alias: task.aliases,
     interopDefault: true,
     nativeModules: NATIVE_MODULES,
-  });
+  }));
   let mod: unknown;
   try {
-    mod = await jiti.import(task.entryPath, { default: true });
+    // The compiled cache first (no jiti at all when it is fresh); jiti for what it cannot run.
+    const compiled = await importCompiled({
+      entryPath: task.entryPath, pluginDir: task.pluginDir, pluginName: task.pluginName, cacheRoot: task.jitiCacheDir, aliases: task.aliases,
+      transform: (source, filename) => getJiti().transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true }),
+    });
+    mod = compiled ? ("default" in compiled ? compiled.default : compiled) : await getJiti().import(task.entryPath, { default: true });
   } catch (err) {
     const at = locate(err, task.pluginDir);
     const where = at ? `${pluginRelative(task.pluginDir, at.file)}:${at.line}:${at.column}` : pluginRelative(task.pluginDir, task.entryPath);
