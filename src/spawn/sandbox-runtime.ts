@@ -83,11 +83,13 @@ export function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[]
   for (const p of [...SYSTEM_PATHS, ...(net ? NET_PATHS : [])]) if (existsSync(p)) ro.add(p);
   ro.add(realpathSync(process.execPath));
   for (const p of [opts.task.pluginDir, ...runtimeReadPaths(), path.dirname(processEntryPath())]) if (existsSync(p)) ro.add(realpathSync(p));
-  for (const p of ro) args.push("--ro-bind", p, p);
+  // The fresh /proc, /dev and /tmp first: a later mount stacks over an earlier one, so a tmpfs on
+  // /tmp after the binds would hide a Patchbay or plugin folder that lives under /tmp.
   // Not `--dev /dev`: that also makes /dev/tty, the host's controlling terminal.
   args.push("--proc", "/proc", "--tmpfs", "/dev");
   for (const d of DEVICES) args.push("--dev-bind", d, d);
   args.push("--tmpfs", "/tmp");
+  for (const p of ro) args.push("--ro-bind", p, p);
   const rw = new Set<string>();
   if (opts.task.jitiCacheDir) rw.add(opts.task.jitiCacheDir);
   for (const p of opts.fsPaths) {
