@@ -13,6 +13,8 @@ import type { InstanceEntry, InstanceState, Registry } from "./registry/registry
 import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
 import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
 import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
+import { LiveHealth, isHealthy, type HealthChange } from "./registry/live-health.js";
+import type { ResolvedConfig } from "./config/types.js";
 import type { Scrubber } from "./secrets.js";
 import type { Logger } from "./log.js";
 
@@ -33,6 +35,19 @@ export interface InstanceReport {
   state: InstanceState;
   healthMs: number | null;
   aliases: string[];
+  error: WireError | null;
+}
+
+/** One row of `patchbay status` (before the gateway adds call statistics). */
+export interface LiveInstanceStatus {
+  id: string;
+  plugin: string;
+  required: boolean;
+  state: InstanceState;
+  healthy: boolean;
+  healthMs: number | null;
+  lastHealthAt: number | null;
+  restarts: number;
   error: WireError | null;
 }
 
@@ -66,6 +81,8 @@ export class Host {
     private readonly configFile: string | null,
     private readonly problems: WireError[],
     private readonly warnings: WireError[],
+    /** The config the host booted from (the gateway section and intervals are read by `serve`). */
+    readonly config: ResolvedConfig | null = null,
   ) {}
 
   memory(name = "primary"): Remote<MemoryStore> {
@@ -149,6 +166,34 @@ export class Host {
     }));
   }
 
+  /**
+   * serve (issue 9): re-runs every instance's health_check on its interval; `onChange` hears an
+   * instance turn unhealthy or recover. Returns the monitor (stop() it before close()).
+   */
+  startLiveHealth(onChange: (change: HealthChange) => void, onChecked?: (id: string) => void): LiveHealth {
+    const live = new LiveHealth({
+      entries: () => this.registry.all(),
+      invoke: (e, m, a, o) => this.invoke(e, m, a, o),
+      onChange,
+      onChecked: onChecked && ((e) => onChecked(e.id)),
+    });
+    live.sync();
+    return live;
+  }
+
+  /** serve (issue 9): per instance, what `patchbay status` shows besides call statistics. */
+  liveStatus(): LiveInstanceStatus[] {
+    return this.scrubber.scrubValue(this.registry.all().map((e) => ({
+      id: e.id, plugin: e.plugin, required: e.required, state: e.state, healthy: isHealthy(e), healthMs: e.healthMs,
+      lastHealthAt: e.lastHealthAt ?? null, restarts: e.restarts ?? 0, error: e.error,
+    })));
+  }
+
+  /** Internal (hot reload, issue 9): the registry, for swapping one instance's entry. */
+  get registryForReload(): Registry {
+    return this.registry;
+  }
+
   /** Internal: used by the health pass and by grants (plugin → host calls). */
   async invoke(entry: InstanceEntry, method: string, args: unknown[], opts: CallOptions = {}, hostMeta?: HostMeta): Promise<unknown> {
     if (!entry.worker || !entry.target || !entry.planned) {
@@ -156,12 +201,23 @@ export class Host {
     }
     const sent = checkCall(entry.target, method, args, hostMeta);
     const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
-    if (entry.target.kind !== "agent" || method !== "deliver") {
-      return checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+    // Counted so a hot reload can let calls in flight on the old worker finish before stopping it.
+    entry.inflight = (entry.inflight ?? 0) + 1;
+    try {
+      return await this.cross(entry, method, sent, timeoutMs);
+    } finally {
+      entry.inflight--;
+    }
+  }
+
+  private async cross(entry: InstanceEntry, method: string, sent: unknown[], timeoutMs: number): Promise<unknown> {
+    const { worker, target } = entry as InstanceEntry & { worker: NonNullable<InstanceEntry["worker"]>; target: NonNullable<InstanceEntry["target"]> };
+    if (target.kind !== "agent" || method !== "deliver") {
+      return checkResult(target, method, sent, await worker.call(method, sent, timeoutMs));
     }
     // Every delivery that crossed is recorded, acknowledged or not.
     try {
-      const receipt = checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+      const receipt = checkResult(target, method, sent, await worker.call(method, sent, timeoutMs));
       this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
       return receipt;
     } catch (err) {

@@ -79,7 +79,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
     });
   }
 
-  const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire));
+  const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire), config);
   const toStart = registry.all().filter((e) => e.planned);
   await mapBounded(toStart, os.availableParallelism(), (entry) => startInstance(entry, host, registry, config, opts));
   await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o));
@@ -96,7 +96,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   return host;
 }
 
-async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions): Promise<void> {
+export async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions): Promise<void> {
   const planned = entry.planned as PlannedInstance;
   const plugin = planned.pluginInfo;
   const env = opts.env ?? process.env;
@@ -133,6 +133,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
       return host.invoke(registry.get(msg.target), msg.method, msg.args);
     },
     onStateChange: (state, reason) => {
+      if (state === "restarting") entry.restarts = (entry.restarts ?? 0) + 1;
       if (state === "restarting" || state === "failed") log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);
       // After boot the report follows the worker: an open circuit is "failed" until the host restarts.
       if (state === "failed" && reason?.code === "PB_ERR_CIRCUIT_OPEN") {

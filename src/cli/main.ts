@@ -20,7 +20,8 @@ interface CommandEntry {
 
 const COMMANDS: Record<string, CommandEntry> = {
   boot: { load: async () => (await import("./commands/boot.js")).bootCommand, usage: "boot [--config F] [--json]        boot every instance, print one row each, shut down" },
-  serve: { load: async () => (await import("./commands/boot.js")).serveCommand, usage: "serve [--config F]               boot and stay up until SIGINT/SIGTERM" },
+  serve: { load: async () => (await import("./commands/serve.js")).serveCommand, usage: "serve [--config F] [--mcp | --http [--host H] [--port P]] [--watch]   the live host: an MCP gateway on stdio or Streamable HTTP, live health, hot reload" },
+  status: { load: async () => (await import("./commands/status.js")).statusCommand, usage: "status [--config F] [--json]     ask the running serve for every instance's state, health, calls, errors, latency" },
   doctor: { load: async () => (await import("./commands/doctor.js")).doctorCommand, usage: "doctor [--config F] [--json]     every check boot makes, each with its fix" },
   list: { load: async () => (await import("./commands/list.js")).listCommand, usage: "list [--config F] [--json] [--live]  discovered plugins and configured instances (--live: boot them for health, tools, agents)" },
   call: { load: async () => (await import("./commands/call.js")).callCommand, usage: "call <section>/<name> <method> [ARG_JSON ...] [--timeout-ms N]" },

@@ -9,10 +9,11 @@ import type { InstanceEntry } from "./registry.js";
 export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs: number }) => Promise<unknown>;
 
 export async function runHealthPass(entries: InstanceEntry[], invoke: Invoke): Promise<void> {
-  await Promise.all(entries.map((e) => checkOne(e, invoke)));
+  await Promise.all(entries.map((e) => checkHealth(e, invoke)));
 }
 
-async function checkOne(entry: InstanceEntry, invoke: Invoke): Promise<void> {
+/** One instance's check; sets its state (ready or failed), healthMs and error. Also used by live health. */
+export async function checkHealth(entry: InstanceEntry, invoke: Invoke): Promise<void> {
   const timeoutMs = entry.planned!.healthTimeoutMs;
   const started = performance.now();
   try {
