@@ -36,12 +36,21 @@ export class Gateway {
   private readonly validators = new Map<string, Validator>();
   private readonly ajv = new AjvJsonSchemaValidator();
 
-  constructor(private readonly host: Host, private readonly opts: GatewayOptions) {}
+  private expose: GatewayOptions["expose"];
+
+  constructor(private readonly host: Host, opts: GatewayOptions) {
+    this.expose = opts.expose;
+  }
 
   /** Builds the first catalog; returns the gateway section's errors (serve refuses to start on them). */
   async start(): Promise<PatchbayError[]> {
     await this.refresh();
     return this.catalog.errors;
+  }
+
+  /** After a hot reload: the gateway section now in force. */
+  setExpose(expose: GatewayOptions["expose"]): void {
+    this.expose = expose;
   }
 
   toolNames(): string[] {
@@ -60,7 +69,7 @@ export class Gateway {
     this.refreshing = (async () => {
       do {
         this.again = false;
-        const next = await buildCatalog(this.host, this.opts.expose);
+        const next = await buildCatalog(this.host, this.expose);
         const key = catalogKey(next);
         this.catalog = next;
         if (key !== this.key) {

@@ -11,6 +11,7 @@ import { Gateway } from "./gateway.js";
 import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
+import { startWatching, type Watcher } from "./watch.js";
 
 const STDIO_MAX_LINE = 64 * 1024 * 1024;
 
@@ -48,6 +49,7 @@ export interface StatusDocument {
 export async function startServing(host: Host, opts: ServeOptions): Promise<Serving> {
   const startedAt = Date.now();
   const gateway = new Gateway(host, { expose: host.config?.gateway.expose ?? {}, logger: host.logger });
+  let watcher: Watcher | null = null;
   const problems = await gateway.start();
   if (problems.length > 0) {
     throw pbError("PB_ERR_CONFIG_INVALID", `The gateway section of connectors.json is invalid:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`, { problems: problems.map((p) => p.data) });
@@ -106,7 +108,20 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       });
       await server.connect(transport);
     }
+    if (opts.watch) {
+      watcher = startWatching(host, async (o) => {
+        for (const id of [...o.restarted, ...o.added]) opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
+        for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
+        for (const f of o.failures) opts.say(`patchbay: [${f.code}] ${f.message}`);
+        if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose);
+        health.sync();
+        await gateway.refresh();
+        opts.say(`patchbay: reload done (${o.restarted.length + o.added.length} started, ${o.removed.length} removed, ${o.failures.length} failed).`);
+      });
+      opts.say("patchbay: watching connectors.json and the plugin folders for changes.");
+    }
   } catch (err) {
+    watcher?.close();
     health.stop();
     await http?.close();
     await control?.close();
@@ -115,6 +130,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   return {
     gateway, http, token, control, health, stdioClosed, status,
     async close() {
+      watcher?.close();
       health.stop();
       await http?.close();
       await control?.close();

@@ -52,6 +52,11 @@ export class Registry {
     return old;
   }
 
+  /** Hot reload (issue 9): an instance deleted from connectors.json. */
+  remove(id: string): void {
+    this.entries.delete(id);
+  }
+
   all(): InstanceEntry[] {
     return [...this.entries.values()];
   }
