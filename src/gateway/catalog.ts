@@ -9,6 +9,7 @@ import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { exposedMethods, methodDescription, methodInputSchema, unknownExposeKeys } from "./exposure.js";
 import { nameTools, type ToolRoute } from "./names.js";
 import type { PatchbayError } from "../errors.js";
+import { passthroughOf, type Passthrough } from "./resources.js";
 
 /** Fields of an upstream tool descriptor that pass through unchanged when the connector has them. */
 const PASS_THROUGH = ["title", "annotations", "outputSchema", "_meta", "icons"] as const;
@@ -25,12 +26,15 @@ export interface Catalog {
   skipped: { instance: string; reason: string }[];
   /** The gateway section asks for something impossible (checked at serve start). */
   errors: PatchbayError[];
+  /** Live, exposed mcp instances that also answer resources / prompts (resources.ts). */
+  passthrough: Passthrough;
 }
 
 export async function buildCatalog(host: Host, expose: Readonly<Record<string, boolean | readonly string[]>>): Promise<Catalog> {
   const caps = await host.capabilities();
   const errors: PatchbayError[] = unknownExposeKeys(expose, caps.map((c) => c.id));
   const skipped: Catalog["skipped"] = [];
+  const exposedMcp = new Set<string>();
   const pending: { route: ToolRoute; kind: CatalogTool["kind"]; make: (name: string) => Tool }[] = [];
   for (const c of caps) {
     if (!c.kind) continue;
@@ -46,6 +50,7 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
     }
     const route = (target: string): ToolRoute => ({ instance: c.id, section: c.section, name: c.name, target });
     if (c.kind === "mcp") {
+      exposedMcp.add(c.id);
       for (const t of c.tools ?? []) {
         pending.push({ route: route(t.name), kind: c.kind, make: (name) => upstreamTool(name, t as unknown as Record<string, unknown>) });
       }
@@ -63,7 +68,7 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
     const p = byRoute.get(route)!;
     tools.set(name, { route, kind: p.kind, tool: p.make(name) });
   }
-  return { tools, skipped, errors };
+  return { tools, skipped, errors, passthrough: passthroughOf(caps, exposedMcp) };
 }
 
 function isLive(c: InstanceCapabilities): boolean {

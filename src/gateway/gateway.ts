@@ -14,6 +14,7 @@ import type { Logger } from "../log.js";
 import { packageVersion } from "../paths.js";
 import { buildCatalog, catalogKey, type Catalog, type CatalogTool } from "./catalog.js";
 import { toPositional } from "./exposure.js";
+import { registerPassthrough } from "./resources.js";
 import { StatsBook } from "./stats.js";
 
 export interface GatewayOptions {
@@ -28,7 +29,7 @@ type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string })
 
 export class Gateway {
   readonly stats = new StatsBook();
-  private catalog: Catalog = { tools: new Map(), skipped: [], errors: [] };
+  private catalog: Catalog = { tools: new Map(), skipped: [], errors: [], passthrough: { resources: [], templates: [], prompts: [] } };
   private key = "";
   private readonly servers = new Set<Server>();
   private refreshing: Promise<void> | null = null;
@@ -93,12 +94,20 @@ export class Gateway {
     const server = new Server(
       { name: "patchbay", version: packageVersion() },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: {
+          tools: { listChanged: true },
+          logging: {},
+          // Offered only when an exposed, live connector can answer them (resources.ts).
+          ...(this.catalog.passthrough.resources.length > 0 ? { resources: {} } : {}),
+          ...(this.catalog.passthrough.prompts.length > 0 ? { prompts: {} } : {}),
+        },
         instructions: "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).",
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...this.catalog.tools.values()].map((t) => t.tool) }));
     server.setRequestHandler(CallToolRequestSchema, async (req) => this.callTool(req.params.name, req.params.arguments ?? {}));
+    const p = this.catalog.passthrough;
+    if (p.resources.length > 0 || p.prompts.length > 0) registerPassthrough(server, this.host, () => this.catalog.passthrough);
     this.servers.add(server);
     server.onclose = () => this.servers.delete(server);
     return server;
