@@ -131,7 +131,9 @@ export class Gateway {
         ? await this.host.call(route.instance, "call", [route.target, args])
         : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args));
       this.stats.record(route.instance, performance.now() - started, true);
-      return entry.kind === "mcp" ? (result as CallToolResult) : { content: [{ type: "text", text: JSON.stringify(result ?? null) }] };
+      // An MCP tool result passes through unchanged; anything else (another kind's return value,
+      // or an mcp plugin that answers plain JSON) becomes its JSON as text.
+      return entry.kind === "mcp" && isToolResult(result) ? result : { content: [{ type: "text", text: JSON.stringify(result ?? null) }] };
     } catch (err) {
       this.stats.record(route.instance, performance.now() - started, false);
       const wire = toWire(err);
@@ -175,6 +177,10 @@ export function toolError(err: unknown): CallToolResult {
     content: [{ type: "text", text: `[${wire.code}] ${wire.message}\n${wire.hint}` }],
     _meta: { "patchbay/error": { code: wire.code, hint: wire.hint } },
   };
+}
+
+function isToolResult(v: unknown): v is CallToolResult {
+  return !!v && typeof v === "object" && Array.isArray((v as { content?: unknown }).content);
 }
 
 const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);

@@ -40,8 +40,8 @@ export interface StdioSession {
   close(): Promise<void>;
 }
 
-export async function connectStdio(file: string, extraArgs: string[] = []): Promise<StdioSession> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "serve", "--mcp", "--config", file, ...extraArgs], env: childEnv(), stderr: "pipe" });
+export async function connectStdio(file: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<StdioSession> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "serve", "--mcp", "--config", file, ...extraArgs], env: childEnv(env), stderr: "pipe" });
   let err = "";
   transport.stderr?.on("data", (d) => (err += d));
   const client = new Client({ name: "gw-test", version: "1.0.0" });
