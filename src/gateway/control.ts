@@ -1,7 +1,9 @@
 /**
  * The local control channel of a running `patchbay serve`: a Unix socket, `.patchbay/serve.sock`,
  * mode 0600 in a 0700 folder, so only the user running the server can use it. One request per
- * connection: a JSON line in, a JSON line out. Requests: {"op":"status"}. Anything else, and any
+ * connection: a JSON line in, a JSON line out. Requests: {"op":"status"}, and {"op":"call",
+ * "instance", "method", "args", "timeoutMs"?} (so `patchbay call` reuses a running server instead
+ * of booting its own). Anything else, and any
  * line that is not JSON or longer than MAX_LINE, gets an error line and the connection closes.
  */
 import { chmodSync, unlinkSync } from "node:fs";
@@ -10,7 +12,8 @@ import path from "node:path";
 import { pbError, toWire } from "../errors.js";
 import { ensureStateDir } from "./state-dir.js";
 
-const MAX_LINE = 64 * 1024;
+/** A request line (a `call` carries its arguments) may be this long at most. */
+const MAX_LINE = 4 * 1024 * 1024;
 export const SOCKET_NAME = "serve.sock";
 
 export type ControlHandler = (request: Record<string, unknown>) => Promise<unknown>;
@@ -74,25 +77,41 @@ function reply(conn: net.Socket, body: unknown): void {
   conn.end(JSON.stringify(body) + "\n");
 }
 
-/** Sends one request to the server of `dir`; null when no server answers there. */
+/**
+ * Sends one request to the server of `dir`. null when no server listens there (nothing was sent);
+ * once connected, a lost or unanswered request rejects instead: a call may have run, so the
+ * caller must not silently run it again elsewhere.
+ */
 export async function askServer(dir: string, request: Record<string, unknown>, timeoutMs = 10_000): Promise<{ ok: boolean; value?: unknown; error?: unknown } | null> {
   const socketPath = path.join(dir, SOCKET_NAME);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const conn = net.createConnection(socketPath);
     let buf = "";
-    const timer = setTimeout(() => (conn.destroy(), resolve(null)), timeoutMs);
+    let connected = false;
+    const timer = setTimeout(() => {
+      conn.destroy();
+      if (!connected) return resolve(null);
+      reject(pbError("PB_ERR_CALL_TIMEOUT", `The running \`patchbay serve\` did not answer within ${timeoutMs} ms.`, { socket: socketPath }));
+    }, timeoutMs);
     conn.setEncoding("utf8");
-    conn.on("connect", () => conn.write(JSON.stringify(request) + "\n"));
+    conn.on("connect", () => {
+      connected = true;
+      conn.write(JSON.stringify(request) + "\n");
+    });
     conn.on("data", (chunk: string) => (buf += chunk));
     conn.on("end", () => {
       clearTimeout(timer);
       try {
         resolve(JSON.parse(buf));
       } catch {
-        resolve(null);
+        reject(pbError("PB_ERR_INTERNAL", `The running \`patchbay serve\` closed the control connection without an answer.`, { socket: socketPath }));
       }
     });
-    conn.on("error", () => (clearTimeout(timer), resolve(null)));
+    conn.on("error", (err) => {
+      clearTimeout(timer);
+      if (!connected) return resolve(null);
+      reject(pbError("PB_ERR_INTERNAL", `The control connection to the running \`patchbay serve\` failed: ${err.message}.`, { socket: socketPath }));
+    });
   });
 }
 

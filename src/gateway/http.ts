@@ -15,6 +15,8 @@ import { bearerMatches } from "./state-dir.js";
 
 /** Sessions one server holds at most: a client that opens sessions in a loop cannot exhaust memory. */
 const MAX_SESSIONS = 256;
+/** A session no request touched for this long is closed (clients that vanish never send DELETE). */
+const SESSION_IDLE_MS = 30 * 60_000;
 /** Request bodies above this are refused with 413 (a JSON-RPC message is rarely a fraction of it). */
 export const MAX_BODY = 4 * 1024 * 1024;
 
@@ -35,6 +37,11 @@ export interface HttpGateway {
 export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOptions): Promise<HttpGateway> {
   const allowed = allowedHostnames(opts.host, opts.env);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const lastSeen = new Map<string, number>();
+  const sweep = setInterval(() => {
+    for (const [id, t] of sessions) if (Date.now() - (lastSeen.get(id) ?? 0) > SESSION_IDLE_MS) void t.close().catch(() => undefined);
+  }, 60_000);
+  sweep.unref();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -51,6 +58,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     if (typeof sessionId === "string") {
       const transport = sessions.get(sessionId);
       if (!transport) return jsonRpcError(res, 404, "Session not found (it ended, or the server restarted): initialize a new one.");
+      lastSeen.set(sessionId, Date.now());
       return transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return jsonRpcError(res, 400, "Bad Request: no mcp-session-id; start with a POST initialize.");
@@ -58,12 +66,15 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     // A new session: the transport answers 400 itself when the body is not an initialize request.
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+        lastSeen.set(id, Date.now());
+      },
       maxRequestBodySize: MAX_BODY,
     });
     const server = gateway.createServer();
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) (sessions.delete(transport.sessionId), lastSeen.delete(transport.sessionId));
       void server.close().catch(() => undefined);
     };
     await server.connect(transport);
@@ -90,6 +101,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     url: `http://${shownHost}:${port}/mcp`,
     port,
     async close() {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

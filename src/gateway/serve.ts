@@ -82,7 +82,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     try {
       control = await startControl(dir, async (req) => {
         if (req.op === "status") return status();
-        throw pbError("PB_ERR_USAGE", `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status).`);
+        if (req.op === "call") return controlCall(host, req);
+        throw pbError("PB_ERR_USAGE", `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call).`);
       });
     } catch (err) {
       // Two clients may each spawn `serve --mcp` for one config: the second still serves its
@@ -137,4 +138,14 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       await gateway.close();
     },
   };
+}
+
+/** `patchbay call` through the running server: the same host.call, so the same guard. */
+async function controlCall(host: Host, req: Record<string, unknown>): Promise<unknown> {
+  const { instance, method, args, timeoutMs } = req;
+  if (typeof instance !== "string" || typeof method !== "string" || !Array.isArray(args) || (timeoutMs !== undefined && typeof timeoutMs !== "number")) {
+    throw pbError("PB_ERR_USAGE", "A control call needs instance and method (strings), args (an array) and optionally timeoutMs (a number).");
+  }
+  const result = await host.call(instance, method, args, timeoutMs === undefined ? {} : { timeoutMs });
+  return result === undefined ? null : result;
 }

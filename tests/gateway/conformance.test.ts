@@ -32,6 +32,7 @@ function skipReason(): string | null {
   if (!existsSync(node) || !existsSync(cli)) return `the conformance suite is not installed at ${cli}`;
   if (process.getuid?.() !== 0) return "not root: `unshare -n` needs root for a loopback-only namespace";
   if (spawnSync("unshare", ["-n", "true"]).status !== 0) return "`unshare -n` is not available";
+  if (spawnSync("ip", ["-V"]).status !== 0) return "`ip` (iproute2) is missing: cannot bring up lo in the namespace";
   return null;
 }
 
