@@ -82,7 +82,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     try {
       control = await startControl(dir, async (req) => {
         if (req.op === "status") return status();
-        if (req.op === "call") return controlCall(host, req);
+        if (req.op === "call") return controlCall(host, gateway, req);
         throw pbError("PB_ERR_USAGE", `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call).`);
       });
     } catch (err) {
@@ -141,11 +141,18 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
 }
 
 /** `patchbay call` through the running server: the same host.call, so the same guard. */
-async function controlCall(host: Host, req: Record<string, unknown>): Promise<unknown> {
+async function controlCall(host: Host, gateway: Gateway, req: Record<string, unknown>): Promise<unknown> {
   const { instance, method, args, timeoutMs } = req;
   if (typeof instance !== "string" || typeof method !== "string" || !Array.isArray(args) || (timeoutMs !== undefined && typeof timeoutMs !== "number")) {
     throw pbError("PB_ERR_USAGE", "A control call needs instance and method (strings), args (an array) and optionally timeoutMs (a number).");
   }
-  const result = await host.call(instance, method, args, timeoutMs === undefined ? {} : { timeoutMs });
-  return result === undefined ? null : result;
+  const started = performance.now();
+  try {
+    const result = await host.call(instance, method, args, timeoutMs === undefined ? {} : { timeoutMs });
+    gateway.stats.record(instance, performance.now() - started, true);
+    return result === undefined ? null : result;
+  } catch (err) {
+    gateway.stats.record(instance, performance.now() - started, false);
+    throw err;
+  }
 }
