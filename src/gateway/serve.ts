@@ -56,7 +56,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   }
   const health = host.startLiveHealth(
     (change) => {
-      const what = change.healthy ? `${change.id} is healthy again; its tools are back` : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`;
+      // The health error may quote a plugin's log line: scrub before it reaches clients.
+      const what = host.scrubber.scrub(change.healthy ? `${change.id} is healthy again; its tools are back` : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`);
       host.logger[change.healthy ? "info" : "warn"]({ instance: change.id, healthy: change.healthy }, what);
       gateway.announce(change.healthy ? "info" : "warning", what);
       void gateway.refresh();

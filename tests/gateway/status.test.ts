@@ -7,7 +7,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, runCli } from "../helpers.js";
-import { childEnv, connectStdio, gatewayConfig, startHttpServe } from "./_gateway.js";
+import { childEnv, connectStdio, gatewayConfig, startHttpServe, toolText } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
 
@@ -56,6 +56,20 @@ describe("patchbay status", () => {
       expect(JSON.parse(await ask('{"op":"status"}\n'))).toMatchObject({ ok: true, value: { transports: { http: s.url } } });
     } finally {
       await s.stop();
+    }
+  });
+
+  it("lets a second serve --mcp for the same config serve its own client without the control channel", async () => {
+    const { file } = gatewayConfig({ defaults: { health_interval_ms: 60_000 } });
+    const first = await connectStdio(file);
+    const second = await connectStdio(file);
+    try {
+      expect(toolText(await second.client.callTool({ name: "gw__echo", arguments: { text: "two" } }))).toBe("two");
+      expect(toolText(await first.client.callTool({ name: "gw__echo", arguments: { text: "one" } }))).toBe("one");
+      expect(second.stderr()).toContain("runs without a control channel");
+    } finally {
+      await second.close();
+      await first.close();
     }
   });
 });
