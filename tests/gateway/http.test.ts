@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs } from "../helpers.js";
-import { gatewayConfig, startHttpServe, toolText, type HttpServe } from "./_gateway.js";
+import { gatewayConfig, nextToolListChange, startHttpServe, toolText, type HttpServe } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
 
@@ -93,6 +93,26 @@ describe("serve --http", () => {
       await quitter.close();
       expect(toolText(await other.callTool({ name: "gw__echo", arguments: { text: "unaffected" } }))).toBe("unaffected");
       await other.close();
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it("sends list_changed over the session's stream when an instance turns unhealthy and back", async () => {
+    const setup = gatewayConfig();
+    const s = await startHttpServe(setup.file);
+    try {
+      const client = await s.connect();
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("gw__echo");
+      let changed = nextToolListChange(client);
+      setup.setHealthy(false);
+      await changed;
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("gw__echo");
+      changed = nextToolListChange(client);
+      setup.setHealthy(true);
+      await changed;
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("gw__echo");
+      await client.close();
     } finally {
       await s.stop();
     }

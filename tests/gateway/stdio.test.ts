@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, cleanupTempDirs } from "../helpers.js";
+import { BIN, cleanupTempDirs, runCli } from "../helpers.js";
 import { childEnv, connectStdio, gatewayConfig, nextToolListChange, toolText } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
@@ -62,6 +62,9 @@ describe("serve --mcp (stdio)", () => {
       await changed;
       const down = (await s.client.listTools()).tools.map((t) => t.name);
       expect(down).toEqual(["memory__primary__query"]);
+      const status = await runCli(["status", "--json", "--config", setup.file], { cwd: setup.dir, env: childEnv() });
+      const gw = JSON.parse(status.stdout).instances.find((i: { id: string }) => i.id === "mcpConnectors/gw");
+      expect(gw).toMatchObject({ healthy: false, state: "failed", error: { code: "PB_ERR_HEALTH_FAILED" } });
       expect(toolText(await s.client.callTool({ name: "gw__echo", arguments: { text: "x" } }))).toMatch(/PB_ERR_GATEWAY_TOOL_UNKNOWN/);
       changed = nextToolListChange(s.client);
       setup.setHealthy(true);
