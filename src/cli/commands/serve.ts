@@ -1,7 +1,8 @@
 /**
  * `patchbay serve [--mcp | --http [--host H] [--port P]] [--watch]`: boot, then stay up as the
- * live host until SIGINT/SIGTERM (or, with --mcp, until the client closes stdin). With --mcp
- * stdout carries nothing but MCP: the boot report and every message go to stderr.
+ * live host until SIGINT/SIGTERM (or, with --mcp, until the client closes stdin). The boot report
+ * goes to stdout as `boot` prints it, except with --mcp, where stdout carries nothing but MCP and
+ * the report joins every other message on stderr.
  */
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost } from "../../host.js";
@@ -25,7 +26,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   const report = host.report();
   const failure = bootFailure(report);
   if (args.flags.json) io.out(JSON.stringify({ ...report, error: failure ? { code: failure.code, message: failure.message, hint: failure.hint } : null }, null, 2));
-  else say(renderReport(report));
+  else (mcp ? say : io.out)(renderReport(report));
   if (failure) {
     if (!args.flags.json) say(renderError(failure, io.verbose));
     await host.close();
