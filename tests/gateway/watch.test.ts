@@ -4,7 +4,10 @@
  * and broken edits (bad JSON, a failing health check) keep the old instance serving until a
  * later good edit is picked up.
  */
-import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, readFileSync, renameSync, watch, writeFileSync } from "node:fs";
+import { createHost } from "../../src/host.js";
+import type { ReloadOutcome } from "../../src/host-reload.js";
+import { startWatching } from "../../src/gateway/watch.js";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, FIXTURE_PLUGINS, tempDir } from "../helpers.js";
@@ -105,6 +108,45 @@ describe("serve --watch", () => {
       expect((await who("fixed__whoami")).worker).toBe(fixed1.worker);
     } finally {
       await s.close();
+    }
+  });
+
+  it("turns a burst of editor saves (write a temp file, rename it over) into one reload", async () => {
+    const dir = tempDir("pb-watch-burst-");
+    const file = path.join(dir, "connectors.json");
+    const config = (label: string) => JSON.stringify({ plugins: [FIXTURE_PLUGINS], defaults: { health_interval_ms: 60_000 }, mcpConnectors: { a: { plugin: "fx-gw-mcp", config: { label } } } });
+    writeFileSync(file, config("0"));
+    const host = await createHost({ config: file, logLevel: "silent" });
+    const outcomes: ReloadOutcome[] = [];
+    let sawFinal: () => void = () => undefined;
+    let sawFirst: () => void = () => undefined;
+    const final = new Promise<void>((r) => (sawFinal = r));
+    const first = new Promise<void>((r) => (sawFirst = r));
+    const watcher = startWatching(host, (o) => {
+      outcomes.push(o);
+      sawFirst();
+      if (o.config?.instances[0]?.config.label === "final") sawFinal();
+    });
+    // The test's own watcher paces the saves: the next starts once the previous rename was seen.
+    const seen = watch(dir);
+    try {
+      for (let i = 1; i <= 5; i++) {
+        const noticed = new Promise((r) => seen.once("change", r));
+        writeFileSync(`${file}.tmp`, config(String(i)));
+        renameSync(`${file}.tmp`, file);
+        await noticed;
+        // Yield past the timers phase once (no wait of any length): an undebounced watcher would reload here.
+        await new Promise((r) => setTimeout(r, 0));
+      }
+      // A later, separate edit; once it is applied, count: the burst must have been one reload.
+      await first;
+      writeFileSync(file, config("final"));
+      await final;
+      expect(outcomes.map((o) => o.restarted)).toEqual([["mcpConnectors/a"], ["mcpConnectors/a"]]);
+    } finally {
+      seen.close();
+      watcher.close();
+      await host.close();
     }
   });
 });
