@@ -38,8 +38,12 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
   const allowed = allowedHostnames(opts.host, opts.env);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const lastSeen = new Map<string, number>();
+  /** Open requests per session: a client holding its GET stream open for notifications is not idle. */
+  const open = new Map<string, number>();
   const sweep = setInterval(() => {
-    for (const [id, t] of sessions) if (Date.now() - (lastSeen.get(id) ?? 0) > SESSION_IDLE_MS) void t.close().catch(() => undefined);
+    for (const [id, t] of sessions) {
+      if ((open.get(id) ?? 0) === 0 && Date.now() - (lastSeen.get(id) ?? 0) > SESSION_IDLE_MS) void t.close().catch(() => undefined);
+    }
   }, 60_000);
   sweep.unref();
 
@@ -59,6 +63,12 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       const transport = sessions.get(sessionId);
       if (!transport) return jsonRpcError(res, 404, "Session not found (it ended, or the server restarted): initialize a new one.");
       lastSeen.set(sessionId, Date.now());
+      open.set(sessionId, (open.get(sessionId) ?? 0) + 1);
+      res.once("close", () => {
+        if (!sessions.has(sessionId)) return;
+        open.set(sessionId, (open.get(sessionId) ?? 1) - 1);
+        lastSeen.set(sessionId, Date.now());
+      });
       return transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return jsonRpcError(res, 400, "Bad Request: no mcp-session-id; start with a POST initialize.");
@@ -74,7 +84,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     });
     const server = gateway.createServer();
     transport.onclose = () => {
-      if (transport.sessionId) (sessions.delete(transport.sessionId), lastSeen.delete(transport.sessionId));
+      if (transport.sessionId) for (const m of [sessions, lastSeen, open]) m.delete(transport.sessionId);
       void server.close().catch(() => undefined);
     };
     await server.connect(transport);
