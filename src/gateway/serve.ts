@@ -114,7 +114,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       watcher = startWatching(host, async (o) => {
         for (const id of [...o.restarted, ...o.added]) opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
         for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
-        for (const f of o.failures) opts.say(`patchbay: [${f.code}] ${f.message}`);
+        // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
+        for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
         if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose);
         health.sync();
         await gateway.refresh();
