@@ -109,7 +109,13 @@ export class Host {
     try {
       if (this.closed) throw pbError("PB_ERR_HOST_CLOSED", "The host is closed.", {});
       const entry = this.registry.get(id);
-      return await this.invoke(entry, method, args, opts);
+      // Counted so a hot reload lets calls in flight on the old worker finish before stopping it.
+      entry.inflight = (entry.inflight ?? 0) + 1;
+      try {
+        return await this.invoke(entry, method, args, opts);
+      } finally {
+        entry.inflight--;
+      }
     } catch (err) {
       throw this.scrubError(err);
     }
@@ -201,23 +207,12 @@ export class Host {
     }
     const sent = checkCall(entry.target, method, args, hostMeta);
     const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
-    // Counted so a hot reload can let calls in flight on the old worker finish before stopping it.
-    entry.inflight = (entry.inflight ?? 0) + 1;
-    try {
-      return await this.cross(entry, method, sent, timeoutMs);
-    } finally {
-      entry.inflight--;
-    }
-  }
-
-  private async cross(entry: InstanceEntry, method: string, sent: unknown[], timeoutMs: number): Promise<unknown> {
-    const { worker, target } = entry as InstanceEntry & { worker: NonNullable<InstanceEntry["worker"]>; target: NonNullable<InstanceEntry["target"]> };
-    if (target.kind !== "agent" || method !== "deliver") {
-      return checkResult(target, method, sent, await worker.call(method, sent, timeoutMs));
+    if (entry.target.kind !== "agent" || method !== "deliver") {
+      return checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
     }
     // Every delivery that crossed is recorded, acknowledged or not.
     try {
-      const receipt = checkResult(target, method, sent, await worker.call(method, sent, timeoutMs));
+      const receipt = checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
       this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
       return receipt;
     } catch (err) {

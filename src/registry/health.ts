@@ -5,15 +5,17 @@
 import { pbError, toWire } from "../errors.js";
 import type { InstanceEntry } from "./registry.js";
 
+/** One instance's check (sets its state, healthMs and error); live health (issue 9) runs it too. */
+export { checkOne as checkHealth };
+
 /** How the pass calls an instance: through the same guard and deadline as every other call. */
 export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs: number }) => Promise<unknown>;
 
 export async function runHealthPass(entries: InstanceEntry[], invoke: Invoke): Promise<void> {
-  await Promise.all(entries.map((e) => checkHealth(e, invoke)));
+  await Promise.all(entries.map((e) => checkOne(e, invoke)));
 }
 
-/** One instance's check; sets its state (ready or failed), healthMs and error. Also used by live health. */
-export async function checkHealth(entry: InstanceEntry, invoke: Invoke): Promise<void> {
+async function checkOne(entry: InstanceEntry, invoke: Invoke): Promise<void> {
   const timeoutMs = entry.planned!.healthTimeoutMs;
   const started = performance.now();
   try {
