@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: {
       "patchbay/plugin": src("plugin.ts"),
+      "patchbay/adapter": src("adapter-sdk/index.ts"),
       "patchbay/testing": src("testing/index.ts"),
     },
   },

@@ -119,3 +119,4 @@ console.log(`memory: ${memory.toFixed(1)} MiB resident per idle thread instance 
 console.log("\nGoals (DESIGN.md / perfbase.md): sequential ≤ 1.2x, pipelined ≤ 2.5x, 64 KiB ≤ 1.3x, ready ≤ 2.5x a bare Worker, idle instance ≤ 15 MiB.");
 console.log("isolation: process pays Node's IPC pipe (fork + advanced serialization); it has no goal of its own.");
 await import("../bench/gateway.mjs"); // issue 9: the MCP gateway vs a direct SDK client
+await import("../bench/hook.mjs");

@@ -87,6 +87,8 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_GATEWAY_LISTEN: entry("the gateway could not listen", "Pick a free --port (or 0 for any), check --host is an address of this machine, or stop the other `patchbay serve` using this folder.", EXIT.USAGE),
   PB_ERR_SERVER_NOT_RUNNING: entry("no `patchbay serve` is running for this config", "Start it with `patchbay serve` (with --mcp or --http as needed) in the folder of connectors.json, then ask again.", EXIT.UNHEALTHY),
   PB_ERR_RELOAD_FAILED: entry("a change could not be applied; the old instance keeps serving", "Fix the problem named in the message and save again: the next good edit is picked up.", EXIT.UNHEALTHY),
+  // issue 10: certifying an adapter against the real client
+  PB_ERR_ADAPTER_CERTIFY_FAILED: entry("the adapter could not be certified against the client", "Check the --client path (it must run `<client> --version`), that the adapter's client has a certification driver (claude-code), and the message's detail; nothing was written.", EXIT.UNHEALTHY),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

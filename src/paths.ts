@@ -58,7 +58,11 @@ export function bundledPluginsDir(): string {
 
 export function authoringAliases(): Record<string, string> {
   const dist = path.join(packageRoot(), "dist");
-  return { "patchbay/plugin": path.join(dist, "plugin.js"), "patchbay/testing": path.join(dist, "testing", "index.js") };
+  return {
+    "patchbay/plugin": path.join(dist, "plugin.js"),
+    "patchbay/adapter": path.join(dist, "adapter-sdk", "index.js"),
+    "patchbay/testing": path.join(dist, "testing", "index.js"),
+  };
 }
 
 /** jiti's transform cache: in node_modules/.cache when writable, else the temp folder. */

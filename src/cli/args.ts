@@ -10,7 +10,7 @@ export interface ParsedArgs {
 }
 
 /** Flags that take a value; every other flag is a boolean. */
-const VALUE_FLAGS = new Set(["config", "dir", "timeout", "timeout-ms", "message", "host", "port"]);
+const VALUE_FLAGS = new Set(["config", "dir", "timeout", "timeout-ms", "message", "client", "host", "port"]);
 const BOOLEAN_FLAGS = new Set(["json", "verbose", "help", "version", "dry-run", "force", "live", "mcp", "http", "watch"]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {

@@ -37,6 +37,7 @@ const SUBCOMMANDS: Record<string, Record<string, CommandEntry>> = {
     install: { load: async () => (await import("./commands/adapter.js")).adapterInstallCommand, usage: "install <adapter...> [--dry-run] [--json]   wire the adapter into its client (idempotent)" },
     uninstall: { load: async () => (await import("./commands/adapter.js")).adapterUninstallCommand, usage: "uninstall <adapter...> [--dry-run] [--json]   undo an install from its record, byte for byte" },
     doctor: { load: async () => (await import("./commands/adapter.js")).adapterDoctorCommand, usage: "doctor [<adapter...>] [--json]             client version, declared vs effective capabilities" },
+    certify: { load: async () => (await import("./commands/adapter.js")).adapterCertifyCommand, usage: "certify <adapter> --client <path> [--dry-run] [--json]   run the real client offline, capture, write evidence" },
     inbox: { load: async () => (await import("./commands/adapter.js")).adapterInboxCommand, usage: "inbox <adapter> [--message ID] [--json]     messages waiting for the client's next turn" },
   },
 };

@@ -87,7 +87,7 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
       writeFileSync(file, JSON.stringify({
         extends: "./tsconfig.json",
         compilerOptions: {
-          paths: { "patchbay/plugin": [path.join(DIST, "plugin.d.ts")], "patchbay/testing": [path.join(DIST, "testing", "index.d.ts")] },
+          paths: { "patchbay/plugin": [path.join(DIST, "plugin.d.ts")], "patchbay/adapter": [path.join(DIST, "adapter-sdk", "index.d.ts")], "patchbay/testing": [path.join(DIST, "testing", "index.d.ts")] },
           typeRoots: [path.join(ROOT, "node_modules", "@types")],
         },
       }));
@@ -143,7 +143,7 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
     const config = path.join(project, "vitest.proof.config.mjs");
     // A plain object: the temp project has no node_modules to import vitest/config from.
     writeFileSync(config, `export default ${JSON.stringify({
-      resolve: { alias: { "patchbay/plugin": path.join(DIST, "plugin.js"), "patchbay/testing": path.join(DIST, "testing", "index.js") } },
+      resolve: { alias: { "patchbay/plugin": path.join(DIST, "plugin.js"), "patchbay/adapter": path.join(DIST, "adapter-sdk", "index.js"), "patchbay/testing": path.join(DIST, "testing", "index.js") } },
       test: { include: ["plugins/*/tests/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 },
     })};\n`);
     const r = await run(VITEST, ["run", "--root", project, "--config", config, "--reporter=json"], project, 150_000);
