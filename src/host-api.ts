@@ -17,6 +17,7 @@ import { LiveHealth, isHealthy, type HealthChange } from "./registry/live-health
 import type { ResolvedConfig } from "./config/types.js";
 import type { Scrubber } from "./secrets.js";
 import type { Logger } from "./log.js";
+import { watchSubstrate } from "./registry/substrate.js";
 
 export interface CallOptions {
   /** Overrides the instance's timeout_ms for this call. */
@@ -30,8 +31,8 @@ export interface InstanceReport {
   plugin: string;
   version: string;
   required: boolean;
-  /** "thread" or "process" (connectors.json "isolation"). */
-  isolation: "thread" | "process";
+  /** "thread", "process" or "sandbox" (connectors.json "isolation"). */
+  isolation: "thread" | "process" | "sandbox";
   state: InstanceState;
   healthMs: number | null;
   aliases: string[];
@@ -208,11 +209,11 @@ export class Host {
     const sent = checkCall(entry.target, method, args, hostMeta);
     const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
     if (entry.target.kind !== "agent" || method !== "deliver") {
-      return checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+      return checkResult(entry.target, method, sent, await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs)));
     }
     // Every delivery that crossed is recorded, acknowledged or not.
     try {
-      const receipt = checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+      const receipt = checkResult(entry.target, method, sent, await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs)));
       this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
       return receipt;
     } catch (err) {

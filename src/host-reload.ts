@@ -17,6 +17,7 @@ import { checkHealth } from "./registry/health.js";
 import type { InstanceEntry } from "./registry/registry.js";
 import { bundledPluginsDir } from "./paths.js";
 import { startInstance } from "./host.js";
+import { WorkerGroups } from "./spawn/group-runtime.js";
 import type { Host } from "./host-api.js";
 
 export interface ReloadOutcome {
@@ -99,6 +100,11 @@ export class Reloader {
       const old = registry.all().find((e) => e.id === inst.id) ?? null;
       if (old && this.stamps.get(inst.id) === stamp) return;
       const planError = plan.errors.find((e) => e.data.instance === inst.id) ?? discovery.errors.find((e) => e.data.plugin === inst.plugin) ?? null;
+      // An instance sharing a worker group cannot be swapped alone: its worker is the group's.
+      if (planned?.worker || old?.planned?.worker) {
+        out.failures.push(failure(inst.id, pbError("PB_ERR_RELOAD_FAILED", `${inst.id} runs in worker group "${planned?.worker ?? old?.planned?.worker}", which hot reload does not restart; restart \`patchbay serve\` to apply this change.`, { instance: inst.id }), inst.id));
+        return;
+      }
       if (!planned || planError) {
         out.failures.push(failure(inst.id, planError ?? pbError("PB_ERR_CONFIG_UNKNOWN_PLUGIN", `${inst.id}: plugin "${inst.plugin}" was not found.`, { instance: inst.id }), inst.id));
         return;
@@ -108,7 +114,7 @@ export class Reloader {
         version: planned.pluginInfo.version, planned, worker: null, target: null, state: "stopped", healthMs: null, error: null,
         restarts: old ? (old.restarts ?? 0) + 1 : 0,
       };
-      await startInstance(entry, this.host, registry, next, { env: this.env });
+      await startInstance(entry, this.host, registry, next, { env: this.env }, new WorkerGroups());
       if (!entry.error) await checkHealth(entry, (e, m, a, o) => this.host.invoke(e, m, a, o));
       if (entry.error) {
         await entry.worker?.stop();

@@ -9,6 +9,7 @@ import type { KindContracts } from "./contract/types.js";
 export { z };
 /** The host's own check for names that become file names; plugins use it for defence in depth. */
 export { portableNameProblem } from "./contract/names.js";
+export { unavailable, UnavailableError } from "./contract/unavailable.js";
 export type { Kind } from "./contract/kinds.js";
 export type {
   AdapterPlugin, AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryMeta, DeliveryPayload,
