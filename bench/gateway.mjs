@@ -2,6 +2,7 @@
 // the boundary → mcp-remote → an MCP server on stdio) against a direct SDK client → the same
 // server, interleaved in the same run; and gateway calls/s with 64 calls in flight. Needs
 // `npm run build`. Goal: sequential ratio ≤ 1.5x (the gateway adds one hop and the boundary).
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -65,6 +66,20 @@ try {
   console.log(`sequential:        direct ${median(d).toFixed(1)} µs/call, gateway ${median(g).toFixed(1)} µs/call, ratio ${(median(g) / median(d)).toFixed(2)}x (goal ≤ 1.5x)`);
   console.log(`attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`);
   console.log(`${IN_FLIGHT} in flight:      direct ${median(dr).toFixed(0)} calls/s, gateway ${median(gr).toFixed(0)} calls/s`);
+  // `patchbay call` while this serve runs: it goes through the serve's control socket, no boot.
+  const wall = (args) => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+    if (r.status !== 0) throw new Error(`${args.join(" ")} exited ${r.status}: ${String(r.stderr).slice(0, 300)}`);
+    return performance.now() - t;
+  };
+  const floor = [];
+  const call = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    floor.push(wall(["-e", "0"]));
+    call.push(wall([path.join(root, "bin", "patchbay.mjs"), "call", "mcpConnectors/demo", "call", '"echo"', '{"text":"hi"}', "--config", config]));
+  }
+  console.log(`patchbay call with a serve up: ${median(call).toFixed(0)} ms wall vs node -e 0 ${median(floor).toFixed(0)} ms = ${(median(call) / median(floor)).toFixed(2)}x`);
 } finally {
   await direct.close();
   await gateway.close();
