@@ -125,7 +125,7 @@ function instanceSchema(section: Section) {
   const shape = section === "mcpConnectors" ? { ...commonFields, ...mcpFields, ...trailingFields } : { ...commonFields, ...trailingFields };
   return z
     .strictObject(shape)
-    .refine((v) => !(v.worker !== undefined && v.isolation === "process"), { message: 'a "worker" group runs in a thread: remove "worker", or "isolation": "process"', path: ["worker"] })
+    .refine((v) => !(v.worker !== undefined && v.isolation !== undefined && v.isolation !== "thread"), { message: 'a "worker" group runs in a thread: remove "worker", or "isolation"', path: ["worker"] })
     .meta({ description: `One ${section} instance: which plugin runs it and how.`, ...COMMENTS });
 }
 

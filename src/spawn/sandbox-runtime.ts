@@ -76,8 +76,10 @@ export function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[]
   for (const p of [...SYSTEM_PATHS, ...(net ? NET_PATHS : [])]) if (existsSync(p)) ro.add(p);
   ro.add(realpathSync(process.execPath));
   for (const p of [opts.task.pluginDir, ...runtimeReadPaths(), path.dirname(processEntryPath())]) if (existsSync(p)) ro.add(realpathSync(p));
-  for (const p of ro) args.push("--ro-bind", p, p);
+  // The fresh /proc, /dev and /tmp first: a later mount stacks over an earlier one, so a tmpfs on
+  // /tmp after the binds would hide a Patchbay or plugin folder that lives under /tmp.
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  for (const p of ro) args.push("--ro-bind", p, p);
   const rw = new Set<string>();
   if (opts.task.jitiCacheDir) rw.add(opts.task.jitiCacheDir);
   for (const p of opts.fsPaths) {
