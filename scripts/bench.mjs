@@ -207,7 +207,7 @@ if (want("cli")) {
 }
 
 // --- topic benchmarks: one line each, `bench/<topic>.mjs`, run in their own process -----------
-const TOPICS = ["bench/hook.mjs", "bench/sandbox.mjs"];
+const TOPICS = ["bench/hook.mjs", "bench/sandbox.mjs", "bench/gateway.mjs"];
 
 for (const topic of TOPICS) {
   if (!want(path.basename(topic, ".mjs"))) continue;

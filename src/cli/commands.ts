@@ -75,7 +75,7 @@ export const COMMANDS: readonly CommandDecl[] = [
     load: async () => (await import("./commands/boot.js")).bootCommand,
   },
   {
-    name: "serve", summary: "boot and stay up until SIGINT/SIGTERM",
+    name: "serve", summary: "the live host: an MCP gateway (--mcp stdio, --http Streamable HTTP), live health, hot reload; up until SIGINT/SIGTERM",
     flags: {
       mcp: { type: "boolean", help: "an MCP server on stdio" },
       http: { type: "boolean", help: "MCP Streamable HTTP at /mcp (bearer token from PATCHBAY_TOKEN or .patchbay/token)" },
