@@ -5,6 +5,8 @@
  * it — a real worker behind the checked boundary — and install claims run the real installer in a
  * sandbox (temp HOME and project, fake client binary on PATH). Run it against every real adapter,
  * not a fake (the reference system's kit only ever saw a fake).
+ * A few lines over the ~300 budget: every claim closes over the one session and sandbox that
+ * adapterConformance() sets up, and splitting them would thread that state through each file.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
