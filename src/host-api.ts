@@ -9,6 +9,8 @@ import type {
   AgentConnector, AgentResponse, DeliveryReceipt, LocalModel, McpConnector, MemoryStore, OutgoingPayload, RequestResponseOpts, SkillStore, AdapterPlugin,
 } from "./contract/types.js";
 import { checkCall, checkResult, contractTimeout, type HostMeta } from "./rpc/guard.js";
+import { knowsTools } from "./rpc/mcp-checks.js";
+import type { ProgressUpdate } from "./rpc/client.js";
 import type { InstanceEntry, InstanceState, Registry } from "./registry/registry.js";
 import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
 import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
@@ -19,6 +21,8 @@ import type { Logger } from "./log.js";
 export interface CallOptions {
   /** Overrides the instance's timeout_ms for this call. */
   timeoutMs?: number;
+  /** Progress of this call as the plugin reports it (mcp: the server's notifications/progress); text is scrubbed. */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 export interface InstanceReport {
@@ -156,8 +160,10 @@ export class Host {
     }
     const sent = checkCall(entry.target, method, args, hostMeta);
     const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
+    if (entry.target.kind === "mcp" && method === "call" && !knowsTools(entry.target)) await this.learnTools(entry, timeoutMs);
     if (entry.target.kind !== "agent" || method !== "deliver") {
-      return checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+      const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
+      return checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs, onProgress));
     }
     // Every delivery that crossed is recorded, acknowledged or not.
     try {
@@ -168,6 +174,23 @@ export class Host {
       this.receiptLog.recordDelivery(entry.id, sent, { error: err });
       throw err;
     }
+  }
+
+  /**
+   * The host checks structuredContent against each tool's outputSchema, which it learns from
+   * list_tools: before the first call of an instance whose tools it has not seen, it lists them
+   * once. A failed listing does not fail the call (it is retried before the next one).
+   */
+  private async learnTools(entry: InstanceEntry, timeoutMs: number): Promise<void> {
+    try {
+      await this.invoke(entry, "list_tools", [], { timeoutMs });
+    } catch {
+      // The call itself reports whatever is wrong with the instance.
+    }
+  }
+
+  private scrubbedProgress(fn: (update: ProgressUpdate) => void): (update: ProgressUpdate) => void {
+    return (u) => fn(u.message === undefined ? u : { ...u, message: this.scrubber.scrub(u.message) });
   }
 
   private proxy<T>(section: Section, name: string): Remote<T> {

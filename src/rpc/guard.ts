@@ -9,6 +9,7 @@ import { callableMethods, METHODS, type Kind } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
 import { methodSchema } from "../contract/schemas.js";
 import { checkContractResult, prefillCorrelation, prepareArgs, violation, type ContractTarget } from "./contract-checks.js";
+import { checkMcpResult } from "./mcp-checks.js";
 
 export { contractTimeout } from "./contract-checks.js";
 
@@ -94,6 +95,7 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
     const parsed = schema.result.safeParse(result);
     if (!parsed.success) throw violation(instance, method, parsed.error.issues.map((i) => `${i.path.join(".") || "(result)"}: ${i.message}`).join("; "));
     checkContractResult(target, method, args, result);
+    if (kind === "mcp") checkMcpResult(target, method, args, result);
   }
   if (kind === "mcp" && method === "list_tools" && target.allowedTools) {
     const allowed = target.allowedTools;

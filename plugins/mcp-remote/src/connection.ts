@@ -3,7 +3,13 @@
  *
  * Invariants:
  * - Every request carries an explicit timeout derived from the caller's deadline, so the SDK's
- *   60 s default never applies, and the caller's AbortSignal.
+ *   60 s default never applies, and the caller's AbortSignal. The SDK's timeout is set a little
+ *   after the host's deadline: the host times the call out first (PB_ERR_CALL_TIMEOUT) and
+ *   cancels it, which aborts the signal, which makes the SDK send notifications/cancelled.
+ * - A Streamable HTTP stream that breaks under a request in flight (the server died) fails that
+ *   request at once: the SDK alone would wait for the deadline.
+ * - close() leaves no stdio server behind: stdin closed, then SIGTERM, then SIGKILL, all well
+ *   within the worker's own close grace.
  * - A lost connection (child exited, HTTP session unknown after a server restart, connection
  *   refused) is dropped and reopened once. A request is retried on the new connection only when
  *   it cannot have reached the server, or when it is idempotent (list, ping): a tool call that
@@ -12,42 +18,52 @@
  */
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { PluginContext } from "patchbay/plugin";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
+import { clientCapabilities, installHandlers } from "./client-features.js";
+import type { McpRemoteConfig } from "./config.js";
+import { stopChild } from "./stop-child.js";
 
 /** The largest delay setTimeout accepts; used when the caller has no deadline at all. */
 const NO_DEADLINE_TIMEOUT_MS = 2_147_483_647;
-/** Time kept back from the caller's deadline so the SDK times out (and cancels) first. */
-const MAX_MARGIN_MS = 50;
+/** How long after the caller's deadline the SDK's own timeout fires: the host's deadline always comes first. */
+const AFTER_DEADLINE_MS = 1_000;
 const MAX_STDERR_LINE = 2_000;
+/** Transport errors that mean a stream under a request broke (the server or the network went away). */
+const STREAM_BROKEN = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
 
-export interface ConnectionConfig {
-  url?: string;
-  headers?: Record<string, string>;
-  command?: string;
-  args: string[];
-  cwd: string;
-  env?: Record<string, string>;
-  connect_timeout_ms: number;
-}
+export type ConnectionConfig = McpRemoteConfig;
+
+/** A request in flight lost its connection; it may have run on the server. */
+export class ConnectionLostError extends Error {}
 
 interface Session {
   client: Client;
   transport: Transport;
   lost: boolean;
+  /** Aborted when the session's connection breaks: fails the requests in flight at once. */
+  broken: AbortController;
+  /** tools/list, cached until the server says notifications/tools/list_changed or the session ends. */
+  tools: ToolDescriptor[] | null;
+}
+
+/** What an operation on a session is given: the per-request options for the SDK. */
+export interface RequestOpts {
+  timeout: number;
+  signal: AbortSignal;
 }
 
 type Loss = "none" | "not-sent" | "maybe-sent";
 
-/** The per-request timeout for a deadline `deadline` (ms since epoch, or Infinity). */
+/** The SDK's per-request timeout for a deadline `deadline` (ms since epoch, or Infinity): a little after it. */
 export function requestTimeout(deadline: number): number {
   if (!Number.isFinite(deadline)) return NO_DEADLINE_TIMEOUT_MS;
   const left = deadline - Date.now();
-  const margin = Math.min(MAX_MARGIN_MS, left * 0.1);
-  return Math.min(NO_DEADLINE_TIMEOUT_MS, Math.max(1, Math.floor(left - margin)));
+  return Math.min(NO_DEADLINE_TIMEOUT_MS, Math.max(1, Math.floor(left)) + AFTER_DEADLINE_MS);
 }
 
 function deadlineError(what: string): Error {
@@ -93,13 +109,14 @@ export class Connection {
    * Runs `op` on a live session before `deadline`, reconnecting once if the session was lost.
    * `idempotent` ops are retried after a loss even if the server may have seen them.
    */
-  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, opts: RequestOpts, session: Session) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const left = deadline - Date.now();
       if (left <= 0) throw deadlineError(what);
-      const session = await this.acquire(left);
+      const session = await this.acquire(left + AFTER_DEADLINE_MS);
       try {
-        return await op(session.client, requestTimeout(deadline));
+        const signal = AbortSignal.any([this.ctx.signal, session.broken.signal]);
+        return await op(session.client, { timeout: requestTimeout(deadline), signal }, session);
       } catch (err) {
         const loss = this.classify(err, session);
         if (loss === "none") throw err;
@@ -137,15 +154,37 @@ export class Connection {
     return bounded(this.opening, budgetMs, this.ctx.signal, `connecting to ${this.target}`);
   }
 
+  /** What the server said about itself at initialize (instructions included); connects if needed. */
+  serverInfo(session: Session): Record<string, unknown> {
+    const info: Record<string, unknown> = { ...(session.client.getServerVersion() ?? {}) };
+    const instructions = session.client.getInstructions();
+    if (typeof instructions === "string") info.instructions = instructions;
+    return info;
+  }
+
   private async open(): Promise<Session> {
-    const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: {} });
+    const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
     const transport = this.makeTransport();
-    const session: Session = { client, transport, lost: false };
+    const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null };
+    installHandlers(client, this.cfg, this.ctx, () => this.target);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      session.tools = null;
+      this.ctx.log.debug("tool list changed", { target: this.target });
+    });
     client.onclose = () => {
       session.lost = true;
+      session.broken.abort(new ConnectionLostError(`the connection to ${this.target} closed`));
       if (this.session === session) this.session = null;
     };
-    client.onerror = (err) => this.ctx.log.debug("transport error", { target: this.target, error: err.message });
+    client.onerror = (err) => {
+      this.ctx.log.debug("transport error", { target: this.target, error: err.message });
+      if (STREAM_BROKEN.test(err.message)) {
+        // The SDK keeps waiting for an answer on a broken stream; fail what is in flight now.
+        session.lost = true;
+        session.broken.abort(new ConnectionLostError(`the connection to ${this.target} broke: ${err.message}`));
+        if (this.session === session) this.session = null;
+      }
+    };
     try {
       await client.connect(transport, { timeout: this.cfg.connect_timeout_ms });
     } catch (err) {
@@ -159,12 +198,24 @@ export class Connection {
     }
     this.session = session;
     this.ctx.log.debug("connected", { target: this.target, server: client.getServerVersion()?.name });
+    if (client.getServerCapabilities()?.logging) {
+      // Best effort: the server's log messages are wanted from this level on.
+      client.setLoggingLevel(this.cfg.log_level, { timeout: this.cfg.connect_timeout_ms }).catch((err: Error) => this.ctx.log.debug("logging/setLevel failed", { target: this.target, error: err.message }));
+    }
     return session;
   }
 
   private makeTransport(): Transport {
     if (this.cfg.url) {
-      return new StreamableHTTPClientTransport(new URL(this.cfg.url), { requestInit: { headers: this.cfg.headers ?? {} } });
+      const authProvider = this.cfg.oauth
+        ? new ClientCredentialsProvider({ clientId: this.cfg.oauth.client_id, clientSecret: this.cfg.oauth.client_secret ?? "", scope: this.cfg.oauth.scope, clientName: "patchbay-mcp-remote" })
+        : undefined;
+      return new StreamableHTTPClientTransport(new URL(this.cfg.url), {
+        requestInit: { headers: this.cfg.headers ?? {} },
+        ...(authProvider ? { authProvider } : {}),
+        // A reconnect of a broken stream is tried soon and given up soon: a dead server must fail calls quickly.
+        reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+      });
     }
     const command = this.cfg.command!;
     const transport = new StdioClientTransport({
@@ -200,13 +251,20 @@ export class Connection {
       // Polite: tell the server the session is over, but never wait long for a server that is gone.
       await bounded(transport.terminateSession(), 1_000, new AbortController().signal, "terminating the session").catch(() => {});
     }
+    if (transport instanceof StdioClientTransport) {
+      // The SDK waits 2 s after closing stdin and 2 s after SIGTERM: as long as the worker's close grace.
+      // stopChild does it on a shorter clock, in parallel, so the child is gone before the worker.
+      await Promise.all([stopChild(transport, this.target, this.ctx), session.client.close().catch(() => {})]);
+      return;
+    }
     await session.client.close().catch(() => {});
   }
 
   /** Whether `err` means the session is gone, and whether the request can have reached the server. */
   private classify(err: unknown, session: Session): Loss {
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return "none";
     if (this.ctx.signal.aborted) return "none";
+    if (err instanceof ConnectionLostError || session.broken.signal.aborted) return "maybe-sent";
+    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return "none";
     if (err instanceof StreamableHTTPError) {
       const status = err.code ?? 0;
       // 404 is the spec's "unknown session" (server restarted); SDK-example servers answer 400 "No valid session ID".

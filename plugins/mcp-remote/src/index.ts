@@ -1,71 +1,23 @@
 /**
  * mcp-remote: one MCP server behind the `mcp` contract, through the official SDK client.
- * `url` speaks Streamable HTTP; `command` starts the server as a child process on stdio. The
- * tool result is returned as the server sent it ({content, structuredContent?, isError?}); the
- * host decides what isError means for the caller.
+ * `url` speaks Streamable HTTP; `command` starts the server as a child process on stdio. Results
+ * are returned as the server sent them (MCP's own shapes); the host decides what isError means
+ * for the caller and checks structuredContent against the tool's outputSchema, so this plugin
+ * sends tools/call as a plain request instead of the SDK's callTool (which would judge first).
  */
+import { AsyncResource } from "node:async_hooks";
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
-import { definePlugin, z } from "patchbay/plugin";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { definePlugin } from "patchbay/plugin";
 import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plugin";
-import { Connection, requestTimeout } from "./connection.js";
+import { config } from "./config.js";
+import { Connection } from "./connection.js";
+import { collectPages, toDescriptor } from "./lists.js";
 
-/** A server that keeps handing out cursors is broken; stop rather than loop until the deadline. */
-const MAX_TOOL_PAGES = 1_000;
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-}
-
-const secretText = z.string().meta({ secret: true });
-
-const config = z
-  .strictObject({
-    url: z
-      .string()
-      .refine(isHttpUrl, "url must be an http:// or https:// URL")
-      .optional()
-      .meta({ description: "Streamable HTTP endpoint of the server, e.g. https://mcp.example.com/mcp. Exactly one of url and command." }),
-    headers: z
-      .record(z.string(), secretText)
-      .optional()
-      .meta({ secret: true, description: "HTTP headers sent with every request (url only); values are secrets, scrubbed from all output." }),
-    command: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: 'Program that serves MCP on stdio ("node" runs this Node). Exactly one of url and command.' }),
-    args: z.array(z.string()).default([]).meta({ description: "Arguments for command. Visible in the process list: pass secrets through env instead." }),
-    cwd: z.string().default(".").meta({ path: true, description: "Working folder of the command (relative to connectors.json)." }),
-    env: z
-      .record(z.string(), secretText)
-      .optional()
-      .meta({ secret: true, description: "Environment for the command, on top of a minimal safe set (PATH, HOME, ...); values are secrets." }),
-    connect_timeout_ms: z.number().int().positive().default(10_000).meta({ description: "How long connecting (start + initialize) may take." }),
-  })
-  .superRefine((c, issue) => {
-    if ((c.url === undefined) === (c.command === undefined)) {
-      issue.addIssue({ code: "custom", message: "set exactly one of url (Streamable HTTP) and command (stdio)", path: [c.url === undefined ? "url" : "command"] });
-    }
-    if (c.url !== undefined) {
-      if (c.env !== undefined) issue.addIssue({ code: "custom", message: "env applies to command only", path: ["env"] });
-      if (c.args.length > 0) issue.addIssue({ code: "custom", message: "args apply to command only", path: ["args"] });
-    }
-    if (c.command !== undefined && c.headers !== undefined) {
-      issue.addIssue({ code: "custom", message: "headers apply to url only", path: ["headers"] });
-    }
-  });
-
-function toDescriptor(tool: { name: string; description?: string; inputSchema?: unknown }): ToolDescriptor {
-  const out: ToolDescriptor = { name: tool.name };
-  if (typeof tool.description === "string") out.description = tool.description;
-  if (tool.inputSchema && typeof tool.inputSchema === "object") out.inputSchema = tool.inputSchema as Record<string, unknown>;
-  return out;
-}
+/** A tool result larger than this (as JSON) is refused rather than carried across the host. */
+const MAX_RESULT_CHARS = 8 * 1024 * 1024;
+/** Progress is passed on at most this often per call; the last one before the answer may be skipped. */
+const PROGRESS_INTERVAL_MS = 50;
 
 export default definePlugin({
   kind: "mcp",
@@ -73,13 +25,14 @@ export default definePlugin({
   create(cfg, ctx): McpConnector {
     const connection = new Connection(cfg, ctx);
     const callDeadline = () => Date.now() + ctx.remainingMs();
+    const target = () => connection.target;
 
     return {
       async health_check() {
         try {
           // Bounded by the host's health budget, and by connect_timeout_ms when called without one.
           const deadline = Date.now() + Math.min(ctx.remainingMs(), cfg.connect_timeout_ms);
-          await connection.run("ping", deadline, true, (client, timeout) => client.ping({ timeout, signal: ctx.signal }));
+          await connection.run("ping", deadline, true, (client, opts) => client.ping(opts));
           return true;
         } catch (err) {
           ctx.log.warn("health check failed", { target: connection.target, error: (err as Error).message });
@@ -87,22 +40,26 @@ export default definePlugin({
         }
       },
 
+      async server_info() {
+        return connection.run("initialize", callDeadline(), true, async (_client, _opts, session) => connection.serverInfo(session));
+      },
+
       async list_tools() {
         const deadline = callDeadline();
-        return connection.run("tools/list", deadline, true, async (client) => {
+        return connection.run("tools/list", deadline, true, async (client, opts, session) => {
+          if (session.tools) return session.tools;
+          const raw = await collectPages("tools/list", target(), deadline, opts.signal, (cursor, o) => client.listTools(cursor === undefined ? undefined : { cursor }, o), (r) => r.tools);
           const tools: ToolDescriptor[] = [];
-          const seen = new Set<string>();
-          let cursor: string | undefined;
-          for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-            // Every page gets what is left of the one deadline.
-            const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: requestTimeout(deadline), signal: ctx.signal });
-            tools.push(...result.tools.map(toDescriptor));
-            cursor = result.nextCursor;
-            if (cursor === undefined) return tools;
-            if (seen.has(cursor)) throw new Error(`tools/list: ${connection.target} repeated the pagination cursor ${JSON.stringify(cursor)}`);
-            seen.add(cursor);
+          for (const t of raw) {
+            // A tool that only runs as a task (SEP-1686) cannot be called through call(): do not offer it.
+            if ((t as { execution?: { taskSupport?: string } }).execution?.taskSupport === "required") {
+              ctx.log.info("tool not listed: it requires task-augmented execution, which mcp-remote does not offer", { target: target(), tool: t.name });
+              continue;
+            }
+            tools.push(toDescriptor(t));
           }
-          throw new Error(`tools/list: ${connection.target} returned more than ${MAX_TOOL_PAGES} pages`);
+          session.tools = tools;
+          return tools;
         });
       },
 
@@ -111,8 +68,55 @@ export default definePlugin({
         if (ctxOverrides && Object.keys(ctxOverrides).length > 0) {
           params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
         }
-        return connection.run(`tools/call "${tool}"`, callDeadline(), false, (client, timeout) =>
-          client.callTool(params, undefined, { timeout, signal: ctx.signal }),
+        let lastProgress = 0;
+        const result = await connection.run(`tools/call "${tool}"`, callDeadline(), false, (client, opts) =>
+          client.request({ method: "tools/call", params }, CallToolResultSchema, {
+            ...opts,
+            // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
+            // Bound to this call's async context: the SDK runs it from the transport's data event, where ctx.progress would not know the call.
+            onprogress: AsyncResource.bind((p: { progress: number; total?: number; message?: string }) => {
+              const now = Date.now();
+              if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
+              lastProgress = now;
+              ctx.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
+            }),
+          }),
+        );
+        const size = JSON.stringify(result).length;
+        if (size > MAX_RESULT_CHARS) {
+          throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);
+        }
+        return result;
+      },
+
+      async list_resources() {
+        const deadline = callDeadline();
+        return connection.run("resources/list", deadline, true, (client, opts) =>
+          collectPages("resources/list", target(), deadline, opts.signal, (cursor, o) => client.listResources(cursor === undefined ? undefined : { cursor }, o), (r) => r.resources),
+        );
+      },
+
+      async list_resource_templates() {
+        const deadline = callDeadline();
+        return connection.run("resources/templates/list", deadline, true, (client, opts) =>
+          collectPages("resources/templates/list", target(), deadline, opts.signal, (cursor, o) => client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, o), (r) => r.resourceTemplates),
+        );
+      },
+
+      async read_resource(uri: string) {
+        return connection.run(`resources/read "${uri}"`, callDeadline(), true, (client, opts) => client.readResource({ uri }, opts));
+      },
+
+      async list_prompts() {
+        const deadline = callDeadline();
+        return connection.run("prompts/list", deadline, true, (client, opts) =>
+          collectPages("prompts/list", target(), deadline, opts.signal, (cursor, o) => client.listPrompts(cursor === undefined ? undefined : { cursor }, o), (r) => r.prompts),
+        );
+      },
+
+      async get_prompt(name: string, args?: Record<string, string>) {
+        return connection.run(`prompts/get "${name}"`, callDeadline(), true, (client, opts) =>
+          client.getPrompt(args === undefined ? { name } : { name, arguments: args }, opts),
         );
       },
 
