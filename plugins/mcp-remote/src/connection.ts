@@ -35,6 +35,8 @@ const AFTER_DEADLINE_MS = 1_000;
 const MAX_STDERR_LINE = 2_000;
 /** Transport errors that mean a stream under a request broke (the server or the network went away). */
 const STREAM_BROKEN = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
+/** The SDK's stdio reader drops the connection when one message passes 10 MiB; say so instead of "closed". */
+const TOO_BIG = /ReadBuffer exceeded maximum size/;
 
 export type ConnectionConfig = McpRemoteConfig;
 
@@ -49,6 +51,8 @@ interface Session {
   broken: AbortController;
   /** tools/list, cached until the server says notifications/tools/list_changed or the session ends. */
   tools: ToolDescriptor[] | null;
+  /** Why the session ended, when the transport said (quoted in the error of the requests it took down). */
+  why: string | null;
 }
 
 /** What an operation on a session is given: the per-request options for the SDK. */
@@ -124,7 +128,7 @@ export class Connection {
         const retry = attempt === 0 && !this.ctx.signal.aborted && (loss === "not-sent" || idempotent);
         if (!retry) {
           if (loss === "maybe-sent" && !idempotent) {
-            throw new Error(`${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${(err as Error).message})`, { cause: err });
+            throw new Error(`${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${session.why ?? (err as Error).message})`, { cause: err });
           }
           throw err;
         }
@@ -165,7 +169,7 @@ export class Connection {
   private async open(): Promise<Session> {
     const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
     const transport = this.makeTransport();
-    const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null };
+    const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null, why: null };
     installHandlers(client, this.cfg, this.ctx, () => this.target);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       session.tools = null;
@@ -178,6 +182,7 @@ export class Connection {
     };
     client.onerror = (err) => {
       this.ctx.log.debug("transport error", { target: this.target, error: err.message });
+      if (TOO_BIG.test(err.message)) session.why = "the server sent a message larger than 10 MiB, so the session was dropped";
       if (STREAM_BROKEN.test(err.message)) {
         // The SDK keeps waiting for an answer on a broken stream; fail what is in flight now.
         session.lost = true;
