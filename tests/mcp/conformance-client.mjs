@@ -10,6 +10,9 @@
  * what an operator would set in connectors.json: elicitation "accept_defaults" for the elicitation
  * scenario, oauth client credentials when the suite hands some over.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createHost } from "../../dist/index.js";
 
 const url = process.argv.at(-1);
@@ -18,7 +21,18 @@ const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP
 
 const config = { url, connect_timeout_ms: 20_000 };
 if (scenario.startsWith("elicitation")) config.elicitation = "accept_defaults";
-if (context.client_id) config.oauth = { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) };
+if (scenario.startsWith("auth/")) {
+  // A fresh token store per run: nothing carries over between scenarios.
+  const token_store = mkdtempSync(join(tmpdir(), "pb-conformance-oauth-"));
+  if (context.private_key_pem) {
+    config.oauth = { flow: "client_credentials", client_id: context.client_id, private_key_pem: context.private_key_pem, signing_algorithm: context.signing_algorithm, token_store };
+  } else if (scenario.includes("client-credentials")) {
+    config.oauth = { flow: "client_credentials", client_id: context.client_id, client_secret: context.client_secret, token_store };
+  } else {
+    // The suite's authorization server approves without a person: follow the URL headlessly.
+    config.oauth = { flow: "authorization_code", authorize: "fetch", token_store, ...(context.client_id ? { client_id: context.client_id } : {}), ...(context.client_secret ? { client_secret: context.client_secret } : {}) };
+  }
+}
 
 function sampleArgs(schema) {
   const args = {};

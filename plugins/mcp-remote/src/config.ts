@@ -22,11 +22,27 @@ const root = z.strictObject({
 
 const oauth = z
   .strictObject({
-    client_id: z.string().min(1).meta({ description: "The OAuth client id registered with the server's authorization server." }),
-    client_secret: secretText.optional().meta({ secret: true, description: "The client secret (client_secret_basic or _post, as the server advertises)." }),
-    scope: z.string().optional().meta({ description: "Scopes to ask for (space separated)." }),
+    flow: z
+      .enum(["client_credentials", "authorization_code"])
+      .default("client_credentials")
+      .meta({ description: '"client_credentials" (machine to machine; needs client_id and client_secret or private_key_pem) or "authorization_code" (PKCE; a person approves once, tokens are kept and refreshed).' }),
+    client_id: z.string().min(1).optional().meta({ description: "The registered OAuth client id. authorization_code without it registers a client dynamically." }),
+    client_secret: secretText.optional().meta({ secret: true, description: "The client secret (client_secret_basic)." }),
+    private_key_pem: secretText.optional().meta({ secret: true, description: "client_credentials with private_key_jwt: the PEM private key that signs the client assertion." }),
+    signing_algorithm: z.string().default("RS256").meta({ description: "private_key_jwt signing algorithm, e.g. RS256 or ES256." }),
+    scope: z.string().optional().meta({ description: "Scopes to ask for (space separated); by default the server's advertised ones." }),
+    redirect_port: z.number().int().min(0).max(65535).default(0).meta({ description: "authorization_code: port of the loopback redirect listener on 127.0.0.1 (0 = any free port; fix it when the client is pre-registered with a redirect URI)." }),
+    authorize: z
+      .enum(["print", "fetch"])
+      .default("print")
+      .meta({ description: 'authorization_code: "print" logs the authorization URL for a person to open; "fetch" follows it without a browser (only for authorization servers that approve without a person).' }),
+    token_store: z.string().default(".patchbay/oauth").meta({ path: true, description: "Folder of the token files (one per instance, mode 0600), relative to connectors.json." }),
   })
-  .meta({ description: "OAuth 2.1 client credentials grant (machine to machine) through the SDK's client auth." });
+  .superRefine((o, issue) => {
+    if (o.flow === "client_credentials" && !o.client_id) issue.addIssue({ code: "custom", message: "client_credentials needs client_id", path: ["client_id"] });
+    if (o.flow === "client_credentials" && !o.client_secret && !o.private_key_pem) issue.addIssue({ code: "custom", message: "client_credentials needs client_secret or private_key_pem", path: ["client_secret"] });
+  })
+  .meta({ description: "OAuth 2.1 through the SDK's client auth: client credentials, or authorization code with PKCE." });
 
 export const config = z
   .strictObject({

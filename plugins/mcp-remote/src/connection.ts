@@ -18,7 +18,7 @@
  */
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -26,6 +26,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { clientCapabilities, installHandlers } from "./client-features.js";
 import type { McpRemoteConfig } from "./config.js";
+import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
 import { stopChild } from "./stop-child.js";
 
 /** The largest delay setTimeout accepts; used when the caller has no deadline at all. */
@@ -94,11 +95,15 @@ export class Connection {
   private session: Session | null = null;
   private opening: Promise<Session> | null = null;
   private closed = false;
+  /** One per connection: it holds the OAuth state (tokens, registration) across sessions. */
+  private readonly auth: OAuthClientProvider | undefined;
 
   constructor(
     private readonly cfg: ConnectionConfig,
     private readonly ctx: PluginContext,
-  ) {}
+  ) {
+    this.auth = cfg.url ? makeAuthProvider(cfg, ctx) : undefined;
+  }
 
   /** Where this connection goes, safe to log: no query string, no args (they may hold secrets). */
   get target(): string {
@@ -139,6 +144,7 @@ export class Connection {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.auth instanceof AuthCodeProvider) this.auth.close();
     const pending = this.opening;
     const current = this.session;
     this.session = null;
@@ -167,6 +173,21 @@ export class Connection {
   }
 
   private async open(): Promise<Session> {
+    if (this.auth instanceof AuthCodeProvider) await this.auth.start();
+    try {
+      return await this.openOnce();
+    } catch (err) {
+      if (!(this.auth instanceof AuthCodeProvider) || !((err as Error).cause instanceof UnauthorizedError)) throw err;
+      // The SDK sent the operator to the authorization server; the redirect brings a code back.
+      const code = await this.auth.waitForCode(this.cfg.connect_timeout_ms);
+      const transport = this.makeTransport() as StreamableHTTPClientTransport;
+      await transport.finishAuth(code);
+      await transport.close();
+      return this.openOnce();
+    }
+  }
+
+  private async openOnce(): Promise<Session> {
     const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
     const transport = this.makeTransport();
     const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null, why: null };
@@ -212,9 +233,7 @@ export class Connection {
 
   private makeTransport(): Transport {
     if (this.cfg.url) {
-      const authProvider = this.cfg.oauth
-        ? new ClientCredentialsProvider({ clientId: this.cfg.oauth.client_id, clientSecret: this.cfg.oauth.client_secret ?? "", scope: this.cfg.oauth.scope, clientName: "patchbay-mcp-remote" })
-        : undefined;
+      const authProvider = this.auth;
       return new StreamableHTTPClientTransport(new URL(this.cfg.url), {
         requestInit: { headers: this.cfg.headers ?? {} },
         ...(authProvider ? { authProvider } : {}),
