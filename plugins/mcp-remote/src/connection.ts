@@ -93,6 +93,8 @@ function bounded<T>(promise: Promise<T>, ms: number, signal: AbortSignal, what: 
 
 export class Connection {
   private session: Session | null = null;
+  /** The last HTTP transport made: after a 401 at connect it finishes the authorization. */
+  private lastHttp: StreamableHTTPClientTransport | null = null;
   private opening: Promise<Session> | null = null;
   private closed = false;
   /** One per connection: it holds the OAuth state (tokens, registration) across sessions. */
@@ -127,6 +129,12 @@ export class Connection {
         const signal = AbortSignal.any([this.ctx.signal, session.broken.signal]);
         return await op(session.client, { timeout: requestTimeout(deadline), signal }, session);
       } catch (err) {
+        if (attempt === 0 && err instanceof UnauthorizedError && this.auth instanceof AuthCodeProvider && session.transport instanceof StreamableHTTPClientTransport) {
+          // Step-up: the server asked for more scope (403 insufficient_scope) and refused the request; authorize, then send it again.
+          this.ctx.log.info("the server asks for more authorization; waiting for it", { target: this.target, during: what });
+          await session.transport.finishAuth(await this.auth.waitForCode(Math.max(1, deadline - Date.now())));
+          continue;
+        }
         const loss = this.classify(err, session);
         if (loss === "none") throw err;
         this.drop(session);
@@ -178,11 +186,10 @@ export class Connection {
       return await this.openOnce();
     } catch (err) {
       if (!(this.auth instanceof AuthCodeProvider) || !((err as Error).cause instanceof UnauthorizedError)) throw err;
-      // The SDK sent the operator to the authorization server; the redirect brings a code back.
+      // The SDK sent the operator to the authorization server; the redirect brings a code back. The
+      // transport that got the 401 finishes: it knows the resource metadata URL the server named.
       const code = await this.auth.waitForCode(this.cfg.connect_timeout_ms);
-      const transport = this.makeTransport() as StreamableHTTPClientTransport;
-      await transport.finishAuth(code);
-      await transport.close();
+      await this.lastHttp!.finishAuth(code);
       return this.openOnce();
     }
   }
@@ -234,7 +241,7 @@ export class Connection {
   private makeTransport(): Transport {
     if (this.cfg.url) {
       const authProvider = this.auth;
-      return new StreamableHTTPClientTransport(new URL(this.cfg.url), {
+      return this.lastHttp = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
         requestInit: { headers: this.cfg.headers ?? {} },
         ...(authProvider ? { authProvider } : {}),
         // A reconnect of a broken stream is tried soon and given up soon: a dead server must fail calls quickly.
