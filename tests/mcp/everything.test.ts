@@ -99,3 +99,27 @@ describe("mcp-remote against server-everything (stdio)", () => {
     await call("toggle-simulated-logging");
   });
 });
+
+describe("sampling served by a local model", () => {
+  it("answers the server's sampling/createMessage with the configured localModels instance", async () => {
+    const s = await bootMcp(
+      { sampler: { plugin: "mcp-remote", grants: ["localModels/small"], config: { command: "node", args: [EVERYTHING, "stdio"], sampling: { model: "localModels/small", max_tokens: 64 } } } },
+      { plugins: ["tests/fixtures/mcp/plugins"], localModels: { small: { plugin: "fx-sampling-model" } } },
+    );
+    try {
+      const result = (await s.host.call("mcpConnectors/sampler", "call", ["trigger-sampling-request", { prompt: "say hi", maxTokens: 100 }])) as { content: { text?: string }[] };
+      const text = JSON.stringify(result.content);
+      // The server quotes the model's answer: our model, our max_tokens cap (64 < the asked 100), the server's prompt.
+      expect(text).toMatch(/local-model answer \(max_tokens 64\) to: user: .*say hi/);
+      expect(text).toContain("localModels/small");
+      expect(s.logs.some((l) => l.msg === "serving a sampling request" && l.model === "localModels/small")).toBe(true);
+    } finally {
+      await s.host.close();
+    }
+  });
+
+  it("does not declare sampling without a configured model (the server hides its sampling tool)", async () => {
+    const tools = (await t.host.call(ID, "list_tools")) as ToolDescriptor[];
+    expect(tools.map((x) => x.name)).not.toContain("trigger-sampling-request");
+  });
+});

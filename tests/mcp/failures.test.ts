@@ -133,4 +133,13 @@ describe("mcp-remote failure handling", () => {
     expect(seen[2]).toEqual({ progress: 3, total: 3, message: "step 3" });
     await expect(t.host.call("mcpConnectors/prog", "call", ["progress", { steps: 1 }])).resolves.toMatchObject({ content: [{ text: "done" }] });
   });
+
+  it("caches the tool list and refreshes it when the server says list_changed", async () => {
+    const t = await hostile("changing");
+    const names = async () => ((await t.host.call("mcpConnectors/changing", "list_tools")) as { name: string }[]).map((x) => x.name);
+    expect(await names()).not.toContain("late");
+    await t.host.call("mcpConnectors/changing", "call", ["add-tool", {}]);
+    await t.waitLog((l) => l.msg === "tool list changed" && l.instance === "mcpConnectors/changing", "the list_changed notification");
+    expect(await names()).toContain("late");
+  });
 });
