@@ -8,6 +8,7 @@
 import { AsyncResource } from "node:async_hooks";
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { definePlugin } from "patchbay/plugin";
 import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plugin";
 import { config } from "./config.js";
@@ -18,6 +19,11 @@ import { collectPages, toDescriptor } from "./lists.js";
 const MAX_RESULT_CHARS = 8 * 1024 * 1024;
 /** Progress is passed on at most this often per call; the last one before the answer may be skipped. */
 const PROGRESS_INTERVAL_MS = 50;
+
+/** A server without the capability has none: its lists are empty rather than a -32601 error. */
+function offers(client: Client, what: "resources" | "prompts"): boolean {
+  return client.getServerCapabilities()?.[what] !== undefined;
+}
 
 export default definePlugin({
   kind: "mcp",
@@ -91,14 +97,14 @@ export default definePlugin({
 
       async list_resources() {
         const deadline = callDeadline();
-        return connection.run("resources/list", deadline, true, (client, opts) =>
+        return connection.run("resources/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
           collectPages("resources/list", target(), deadline, opts.signal, (cursor, o) => client.listResources(cursor === undefined ? undefined : { cursor }, o), (r) => r.resources),
         );
       },
 
       async list_resource_templates() {
         const deadline = callDeadline();
-        return connection.run("resources/templates/list", deadline, true, (client, opts) =>
+        return connection.run("resources/templates/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
           collectPages("resources/templates/list", target(), deadline, opts.signal, (cursor, o) => client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, o), (r) => r.resourceTemplates),
         );
       },
@@ -109,7 +115,7 @@ export default definePlugin({
 
       async list_prompts() {
         const deadline = callDeadline();
-        return connection.run("prompts/list", deadline, true, (client, opts) =>
+        return connection.run("prompts/list", deadline, true, async (client, opts) => !offers(client, "prompts") ? [] :
           collectPages("prompts/list", target(), deadline, opts.signal, (cursor, o) => client.listPrompts(cursor === undefined ? undefined : { cursor }, o), (r) => r.prompts),
         );
       },
