@@ -26,7 +26,7 @@ afterAll(async () => {
 const call = (tool: string, args: Record<string, unknown> = {}, opts = {}) => t.host.call(ID, "call", [tool, args], opts) as Promise<{ content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> }>;
 
 describe("mcp-remote against server-everything (stdio)", () => {
-  it("lists tools with title, annotations and outputSchema, and leaves out task-only tools", async () => {
+  it("lists tools with title, annotations and outputSchema", async () => {
     const tools = (await t.host.call(ID, "list_tools")) as ToolDescriptor[];
     const structured = tools.find((x) => x.name === "get-structured-content")!;
     expect(structured.title).toEqual(expect.any(String));
@@ -34,9 +34,16 @@ describe("mcp-remote against server-everything (stdio)", () => {
     expect(structured.outputSchema).toMatchObject({ type: "object" });
     // Declared capabilities make the server offer its client-feature tools.
     expect(tools.map((x) => x.name)).toEqual(expect.arrayContaining(["get-roots-list", "trigger-elicitation-request"]));
-    // simulate-research-query requires task augmentation: not offered, and the reason is logged.
-    expect(tools.map((x) => x.name)).not.toContain("simulate-research-query");
-    expect(t.logs.some((l) => /requires task-augmented execution/.test(l.msg) && l.tool === "simulate-research-query")).toBe(true);
+  });
+
+  it("calls a tool that runs only as a task (SEP-1686), with its status as progress", async () => {
+    const tools = (await t.host.call(ID, "list_tools")) as ToolDescriptor[];
+    expect(tools.map((x) => x.name)).toContain("simulate-research-query");
+    const seen: { progress: number; message?: string }[] = [];
+    const result = await call("simulate-research-query", { topic: "patch bays" }, { onProgress: (u: { progress: number; message?: string }) => seen.push(u) });
+    expect(result.content[0].text).toContain("Research Report: patch bays");
+    expect(seen.length).toBeGreaterThan(0);
+    expect(t.logs.some((l) => l.msg === "tool runs as a task" && l.tool === "simulate-research-query")).toBe(true);
   });
 
   it("returns structuredContent that the host checked against the tool's outputSchema", async () => {

@@ -44,7 +44,7 @@ export type ConnectionConfig = McpRemoteConfig;
 /** A request in flight lost its connection; it may have run on the server. */
 export class ConnectionLostError extends Error {}
 
-interface Session {
+export interface Session {
   client: Client;
   transport: Transport;
   lost: boolean;
@@ -52,6 +52,8 @@ interface Session {
   broken: AbortController;
   /** tools/list, cached until the server says notifications/tools/list_changed or the session ends. */
   tools: ToolDescriptor[] | null;
+  /** Tools that run only as tasks (execution.taskSupport "required"), from the last tools/list. */
+  taskTools: Set<string>;
   /** Why the session ended, when the transport said (quoted in the error of the requests it took down). */
   why: string | null;
 }
@@ -197,7 +199,7 @@ export class Connection {
   private async openOnce(): Promise<Session> {
     const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
     const transport = this.makeTransport();
-    const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null, why: null };
+    const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null, taskTools: new Set(), why: null };
     installHandlers(client, this.cfg, this.ctx, () => this.target);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       session.tools = null;

@@ -12,7 +12,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { definePlugin } from "patchbay/plugin";
 import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plugin";
 import { config } from "./config.js";
-import { Connection } from "./connection.js";
+import { Connection, type RequestOpts, type Session } from "./connection.js";
+import { callAsTask } from "./tasks.js";
 import { collectPages, toDescriptor } from "./lists.js";
 
 /** A tool result larger than this (as JSON) is refused rather than carried across the host. */
@@ -33,6 +34,15 @@ export default definePlugin({
     const callDeadline = () => Date.now() + ctx.remainingMs();
     const target = () => connection.target;
 
+    /** tools/list to the end, cached on the session until list_changed; notes the task-only tools. */
+    async function loadTools(client: Client, opts: RequestOpts, session: Session, deadline: number): Promise<ToolDescriptor[]> {
+      if (session.tools) return session.tools;
+      const raw = await collectPages("tools/list", target(), deadline, opts.signal, (cursor, o) => client.listTools(cursor === undefined ? undefined : { cursor }, o), (r) => r.tools);
+      session.taskTools = new Set(raw.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name));
+      session.tools = raw.map(toDescriptor);
+      return session.tools;
+    }
+
     return {
       async health_check() {
         try {
@@ -52,21 +62,7 @@ export default definePlugin({
 
       async list_tools() {
         const deadline = callDeadline();
-        return connection.run("tools/list", deadline, true, async (client, opts, session) => {
-          if (session.tools) return session.tools;
-          const raw = await collectPages("tools/list", target(), deadline, opts.signal, (cursor, o) => client.listTools(cursor === undefined ? undefined : { cursor }, o), (r) => r.tools);
-          const tools: ToolDescriptor[] = [];
-          for (const t of raw) {
-            // A tool that only runs as a task (SEP-1686) cannot be called through call(): do not offer it.
-            if ((t as { execution?: { taskSupport?: string } }).execution?.taskSupport === "required") {
-              ctx.log.info("tool not listed: it requires task-augmented execution, which mcp-remote does not offer", { target: target(), tool: t.name });
-              continue;
-            }
-            tools.push(toDescriptor(t));
-          }
-          session.tools = tools;
-          return tools;
-        });
+        return connection.run("tools/list", deadline, true, (client, opts, session) => loadTools(client, opts, session, deadline));
       },
 
       async call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx) {
@@ -75,8 +71,13 @@ export default definePlugin({
           params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
         }
         let lastProgress = 0;
-        const result = await connection.run(`tools/call "${tool}"`, callDeadline(), false, (client, opts) =>
-          client.request({ method: "tools/call", params }, CallToolResultSchema, {
+        const deadline = callDeadline();
+        const report = AsyncResource.bind((p: { progress: number; total?: number; message?: string }) => ctx.progress?.(p));
+        const result = await connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
+          // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
+          if (!session.tools) await loadTools(client, opts, session, deadline);
+          if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, report);
+          return client.request({ method: "tools/call", params }, CallToolResultSchema, {
             ...opts,
             // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
             // Bound to this call's async context: the SDK runs it from the transport's data event, where ctx.progress would not know the call.
@@ -86,8 +87,8 @@ export default definePlugin({
               lastProgress = now;
               ctx.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
             }),
-          }),
-        );
+          });
+        });
         const size = JSON.stringify(result).length;
         if (size > MAX_RESULT_CHARS) {
           throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);
