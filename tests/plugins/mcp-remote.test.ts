@@ -183,7 +183,8 @@ describe("mcp-remote connection handling", () => {
     const pid = Number(execFileSync("pgrep", ["-f", tag], { encoding: "utf8" }).trim().split("\n")[0]);
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, "SIGKILL");
-    // list_tools is idempotent, so it is retried even if the child died under it
+    // ping is idempotent, so it is retried even if the child died under it (list_tools now answers from its cache)
+    expect(await mcp.health_check()).toBe(true);
     expect((await mcp.list_tools()).length).toBe(6);
     expect(text(await mcp.call("echo", { text: "two" }))).toBe("two");
     const pids = execFileSync("pgrep", ["-f", tag], { encoding: "utf8" }).trim().split("\n").map(Number);
