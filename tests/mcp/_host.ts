@@ -2,6 +2,8 @@
  * Boots a real host with mcp-remote instances (real worker threads, real MCP servers as child
  * processes) and records the host's log lines, for the tests under tests/mcp/.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createHost, type Host } from "../../src/index.js";
 
@@ -45,6 +47,38 @@ export async function bootMcp(instances: Record<string, Record<string, unknown>>
         waiters.add(w);
         setTimeout(() => { if (waiters.delete(w)) reject(new Error(`no log line: ${what}`)); }, 10_000).unref();
       });
+    },
+  };
+}
+
+export const EVERYTHING_HTTP = fileURLToPath(new URL("../fixtures/mcp/everything-http.mjs", import.meta.url));
+
+export interface HttpFixture {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a fixture HTTP MCP server (a script that prints `LISTENING <port>` once bound on 127.0.0.1). */
+export async function startHttpFixture(script: string): Promise<HttpFixture> {
+  const proc = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  proc.stderr!.on("data", (d) => (stderr += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    proc.stdout!.on("data", (d) => {
+      out += d;
+      const m = /LISTENING (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.once("exit", (code) => reject(new Error(`${script} exited (${code}): ${stderr}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = once(proc, "exit");
+      proc.kill("SIGKILL");
+      await exited;
     },
   };
 }

@@ -1,31 +1,39 @@
 /**
  * The whole MCP client surface of mcp-remote, through a real host, against the reference server
- * @modelcontextprotocol/server-everything on stdio: tool metadata, structuredContent, resources,
+ * @modelcontextprotocol/server-everything, on stdio and over Streamable HTTP on 127.0.0.1 (a
+ * loopback wrapper, tests/fixtures/mcp/everything-http.mjs): tool metadata, structuredContent, resources,
  * prompts, progress, server logging, instructions, roots, elicitation, task-only tools.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GetPromptResult, ReadResourceResult, ResourceDescriptor, ToolDescriptor } from "../../src/index.js";
-import { bootMcp, EVERYTHING, ROOT, type TestHost } from "./_host.js";
+import { bootMcp, EVERYTHING, EVERYTHING_HTTP, ROOT, startHttpFixture, type HttpFixture, type TestHost } from "./_host.js";
 
 let t: TestHost;
 const ID = "mcpConnectors/everything";
+let http: HttpFixture | null = null;
 
-beforeAll(async () => {
-  t = await bootMcp({
-    everything: {
-      plugin: "mcp-remote",
-      timeout_ms: 20_000,
-      config: { command: "node", args: [EVERYTHING, "stdio"], roots: [{ uri: `file://${ROOT}`, name: "patchbay" }], log_level: "debug" },
-    },
-  });
-}, 30_000);
+const transports: [string, () => Record<string, unknown>][] = [
+  ["stdio", () => ({ command: "node", args: [EVERYTHING, "stdio"] })],
+  ["Streamable HTTP", () => ({ url: http!.url })],
+];
+
 afterAll(async () => {
-  await t?.host.close();
+  await http?.stop();
 });
 
 const call = (tool: string, args: Record<string, unknown> = {}, opts = {}) => t.host.call(ID, "call", [tool, args], opts) as Promise<{ content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> }>;
 
-describe("mcp-remote against server-everything (stdio)", () => {
+describe.each(transports)("mcp-remote against server-everything over %s", (transport, where) => {
+  beforeAll(async () => {
+    if (transport !== "stdio") http ??= await startHttpFixture(EVERYTHING_HTTP);
+    t = await bootMcp({
+      everything: { plugin: "mcp-remote", timeout_ms: 20_000, config: { ...where(), roots: [{ uri: `file://${ROOT}`, name: "patchbay" }], log_level: "debug" } },
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await t?.host.close();
+  });
+
   it("lists tools with title, annotations and outputSchema", async () => {
     const tools = (await t.host.call(ID, "list_tools")) as ToolDescriptor[];
     const structured = tools.find((x) => x.name === "get-structured-content")!;
@@ -97,6 +105,11 @@ describe("mcp-remote against server-everything (stdio)", () => {
     expect(t.logs.some((l) => /elicitation declined/.test(l.msg))).toBe(true);
   });
 
+  it("does not declare sampling without a configured model (the server hides its sampling tool)", async () => {
+    const tools = (await t.host.call(ID, "list_tools")) as ToolDescriptor[];
+    expect(tools.map((x) => x.name)).not.toContain("trigger-sampling-request");
+  });
+
   it("puts the server's log messages into the instance log at their level", async () => {
     await call("toggle-simulated-logging");
     const line = await t.waitLog((l) => l.msg === "server log" && l.instance === ID, "a server log message");
@@ -107,10 +120,11 @@ describe("mcp-remote against server-everything (stdio)", () => {
   });
 });
 
-describe("sampling served by a local model", () => {
+describe.each(transports)("sampling served by a local model, over %s", (transport, where) => {
   it("answers the server's sampling/createMessage with the configured localModels instance", async () => {
+    if (transport !== "stdio") http ??= await startHttpFixture(EVERYTHING_HTTP);
     const s = await bootMcp(
-      { sampler: { plugin: "mcp-remote", grants: ["localModels/small"], config: { command: "node", args: [EVERYTHING, "stdio"], sampling: { model: "localModels/small", max_tokens: 64 } } } },
+      { sampler: { plugin: "mcp-remote", grants: ["localModels/small"], config: { ...where(), sampling: { model: "localModels/small", max_tokens: 64 } } } },
       { plugins: ["tests/fixtures/mcp/plugins"], localModels: { small: { plugin: "fx-sampling-model" } } },
     );
     try {
@@ -123,10 +137,5 @@ describe("sampling served by a local model", () => {
     } finally {
       await s.host.close();
     }
-  });
-
-  it("does not declare sampling without a configured model (the server hides its sampling tool)", async () => {
-    const tools = (await t.host.call(ID, "list_tools")) as ToolDescriptor[];
-    expect(tools.map((x) => x.name)).not.toContain("trigger-sampling-request");
   });
 });
