@@ -7,6 +7,7 @@
  * instance keeps serving.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -141,5 +142,21 @@ describe("mcp-remote failure handling", () => {
     await t.host.call("mcpConnectors/changing", "call", ["add-tool", {}]);
     await t.waitLog((l) => l.msg === "tool list changed" && l.instance === "mcpConnectors/changing", "the list_changed notification");
     expect(await names()).toContain("late");
+  });
+
+  it("a server that accepts connections and never answers is unhealthy (false) within the health budget, not a health timeout", async () => {
+    const sockets = new Set<Socket>();
+    const blackHole = createNetServer((sock) => sockets.add(sock));
+    await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/mcp`;
+      const t = await bootMcp({ hole: { plugin: "mcp-remote", required: false, health_timeout_ms: 1_500, config: { url } } });
+      hosts.push(t);
+      const report = t.host.report().instances.find((i) => i.id === "mcpConnectors/hole")!;
+      expect(report.error).toMatchObject({ code: "PB_ERR_HEALTH_FAILED", message: expect.stringContaining("returned false") });
+    } finally {
+      for (const sock of sockets) sock.destroy();
+      await new Promise((resolve) => blackHole.close(resolve));
+    }
   });
 });

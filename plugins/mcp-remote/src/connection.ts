@@ -67,10 +67,10 @@ export interface RequestOpts {
 type Loss = "none" | "not-sent" | "maybe-sent";
 
 /** The SDK's per-request timeout for a deadline `deadline` (ms since epoch, or Infinity): a little after it. */
-export function requestTimeout(deadline: number): number {
+export function requestTimeout(deadline: number, lateByMs = AFTER_DEADLINE_MS): number {
   if (!Number.isFinite(deadline)) return NO_DEADLINE_TIMEOUT_MS;
   const left = deadline - Date.now();
-  return Math.min(NO_DEADLINE_TIMEOUT_MS, Math.max(1, Math.floor(left)) + AFTER_DEADLINE_MS);
+  return Math.min(NO_DEADLINE_TIMEOUT_MS, Math.max(1, Math.floor(left)) + lateByMs);
 }
 
 function deadlineError(what: string): Error {
@@ -122,14 +122,14 @@ export class Connection {
    * Runs `op` on a live session before `deadline`, reconnecting once if the session was lost.
    * `idempotent` ops are retried after a loss even if the server may have seen them.
    */
-  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, opts: RequestOpts, session: Session) => Promise<T>): Promise<T> {
+  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, opts: RequestOpts, session: Session) => Promise<T>, lateByMs = AFTER_DEADLINE_MS): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const left = deadline - Date.now();
       if (left <= 0) throw deadlineError(what);
-      const session = await this.acquire(left + AFTER_DEADLINE_MS);
+      const session = await this.acquire(left + lateByMs);
       try {
         const signal = AbortSignal.any([this.ctx.signal, session.broken.signal]);
-        return await op(session.client, { timeout: requestTimeout(deadline), signal }, session);
+        return await op(session.client, { timeout: requestTimeout(deadline, lateByMs), signal }, session);
       } catch (err) {
         if (attempt === 0 && err instanceof UnauthorizedError && this.auth instanceof AuthCodeProvider && session.transport instanceof StreamableHTTPClientTransport) {
           // Step-up: the server asked for more scope (403 insufficient_scope) and refused the request; authorize, then send it again.

@@ -46,9 +46,10 @@ export default definePlugin({
     return {
       async health_check() {
         try {
-          // Bounded by the host's health budget, and by connect_timeout_ms when called without one.
-          const deadline = Date.now() + Math.min(ctx.remainingMs(), cfg.connect_timeout_ms);
-          await connection.run("ping", deadline, true, (client, opts) => client.ping(opts));
+          // Inside the host's health budget (answering false beats a health timeout), and connect_timeout_ms.
+          const budget = ctx.remainingMs();
+          const deadline = Date.now() + Math.min(budget - Math.min(100, budget * 0.1), cfg.connect_timeout_ms);
+          await connection.run("ping", deadline, true, (client, opts) => client.ping(opts), 0);
           return true;
         } catch (err) {
           ctx.log.warn("health check failed", { target: connection.target, error: (err as Error).message });
