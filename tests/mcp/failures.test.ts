@@ -118,6 +118,10 @@ describe("mcp-remote failure handling", () => {
     expect(forwarded).toBeGreaterThan(0);
     expect(forwarded).toBeLessThan(5_000);
     await t.host.call("mcpConnectors/flood", "call", ["ok", {}]);
+    // stderr is bounded the same way.
+    await t.host.call("mcpConnectors/flood", "call", ["stderr-flood", {}]);
+    await t.waitLog((l) => l.msg === "server stderr" && l.line === "stderr line 0", "the first stderr line");
+    expect(t.logs.filter((l) => l.msg === "server stderr").length).toBeLessThan(5_000);
   });
 
   it("lines that are not JSON-RPC do not break the session", async () => {

@@ -6,17 +6,20 @@
  * their level, bounded so a flooding server cannot flood the host.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
 import {
   CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ErrorCode,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { PluginContext } from "patchbay/plugin";
+import { LogBudget } from "./budget.js";
 import type { McpRemoteConfig } from "./config.js";
 
 /** Server log messages forwarded per second; the rest are counted and reported once a second. */
 const LOG_BUDGET_PER_SECOND = 100;
 const MAX_LOG_DATA_CHARS = 2_000;
 const MAX_SAMPLING_PROMPT_CHARS = 200_000;
+/** Sampling requests served at once: a server cannot queue unbounded work on the operator's model. */
+const MAX_CONCURRENT_SAMPLING = 2;
 
 export function clientCapabilities(cfg: McpRemoteConfig): ClientCapabilities {
   const caps: ClientCapabilities = {};
@@ -52,8 +55,17 @@ export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: Plugi
 
   if (cfg.sampling) {
     const { model, max_tokens } = cfg.sampling;
+    let running = 0;
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
-      const params = request.params;
+      if (running >= MAX_CONCURRENT_SAMPLING) throw new McpError(ErrorCode.InternalError, `${model} is busy with ${running} sampling requests; try again later`);
+      running++;
+      try {
+        return await sample(request.params, extra.signal);
+      } finally {
+        running--;
+      }
+    });
+    const sample = async (params: CreateMessageRequest["params"], signal: AbortSignal) => {
       const lines: string[] = [];
       if (params.systemPrompt) lines.push(`system: ${params.systemPrompt}`);
       for (const m of params.messages) {
@@ -72,10 +84,10 @@ export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: Plugi
       const run = ctx.connectors.get(model) as unknown as { run(prompt: string, opts?: Record<string, unknown>): Promise<string> };
       const text = await Promise.race([
         run.run(prompt, opts),
-        new Promise<never>((_, reject) => extra.signal.addEventListener("abort", () => reject(new McpError(ErrorCode.RequestTimeout, "sampling cancelled by the server")), { once: true })),
+        new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new McpError(ErrorCode.RequestTimeout, "sampling cancelled by the server")), { once: true })),
       ]);
       return { role: "assistant" as const, content: { type: "text" as const, text: String(text) }, model, stopReason: "endTurn" };
-    });
+    };
   }
 
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -90,21 +102,10 @@ export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: Plugi
     return { action: "decline" as const };
   });
 
-  let windowStart = 0;
-  let inWindow = 0;
-  let dropped = 0;
+  const budget = new LogBudget(LOG_BUDGET_PER_SECOND, (dropped) =>
+    ctx.log.warn("server log messages dropped: more than the budget per second", { target: target(), dropped, budget: LOG_BUDGET_PER_SECOND }));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-    const now = Date.now();
-    if (now - windowStart >= 1_000) {
-      if (dropped > 0) ctx.log.warn("server log messages dropped: more than the budget per second", { target: target(), dropped, budget: LOG_BUDGET_PER_SECOND });
-      windowStart = now;
-      inWindow = 0;
-      dropped = 0;
-    }
-    if (++inWindow > LOG_BUDGET_PER_SECOND) {
-      dropped++;
-      return;
-    }
+    if (!budget.take()) return;
     const level = LEVELS[n.params.level] ?? "info";
     const data: Record<string, unknown> = { target: target(), mcp_level: n.params.level };
     if (n.params.logger !== undefined) data.logger = clip(n.params.logger);

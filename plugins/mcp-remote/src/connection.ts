@@ -24,6 +24,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
+import { LogBudget } from "./budget.js";
 import { clientCapabilities, installHandlers } from "./client-features.js";
 import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
@@ -34,6 +35,7 @@ const NO_DEADLINE_TIMEOUT_MS = 2_147_483_647;
 /** How long after the caller's deadline the SDK's own timeout fires: the host's deadline always comes first. */
 const AFTER_DEADLINE_MS = 1_000;
 const MAX_STDERR_LINE = 2_000;
+const STDERR_BUDGET_PER_SECOND = 100;
 /** Transport errors that mean a stream under a request broke (the server or the network went away). */
 const STREAM_BROKEN = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
 /** The SDK's stdio reader drops the connection when one message passes 10 MiB; say so instead of "closed". */
@@ -264,7 +266,9 @@ export class Connection {
     if (stderr) {
       // Forwarded through ctx.log so the host scrubs secrets, instead of inheriting our stderr.
       // stderr: "pipe" makes it a PassThrough (typed as the base Stream).
+      const budget = new LogBudget(STDERR_BUDGET_PER_SECOND, (dropped) => this.ctx.log.warn("server stderr lines dropped: more than the budget per second", { target: this.target, dropped }));
       createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
+        if (!budget.take()) return;
         this.ctx.log.info("server stderr", { line: line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line });
       });
     }
