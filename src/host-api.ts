@@ -9,7 +9,7 @@ import type {
   AgentConnector, AgentResponse, DeliveryReceipt, LocalModel, McpConnector, MemoryStore, OutgoingPayload, RequestResponseOpts, SkillStore, AdapterPlugin,
 } from "./contract/types.js";
 import { checkCall, checkResult, contractTimeout, type HostMeta } from "./rpc/guard.js";
-import { knowsTools } from "./rpc/mcp-checks.js";
+import { knowsTools, toolsUnknown } from "./rpc/mcp-checks.js";
 import type { ProgressUpdate } from "./rpc/client.js";
 import type { InstanceEntry, InstanceState, Registry } from "./registry/registry.js";
 import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
@@ -17,6 +17,9 @@ import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
 import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
 import type { Scrubber } from "./secrets.js";
 import type { Logger } from "./log.js";
+
+/** The longest the host spends listing an instance's tools before its first call. */
+const LEARN_TOOLS_MS = 5_000;
 
 export interface CallOptions {
   /** Overrides the instance's timeout_ms for this call. */
@@ -179,13 +182,15 @@ export class Host {
   /**
    * The host checks structuredContent against each tool's outputSchema, which it learns from
    * list_tools: before the first call of an instance whose tools it has not seen, it lists them
-   * once. A failed listing does not fail the call (it is retried before the next one).
+   * once, bounded by LEARN_TOOLS_MS. A failed listing does not fail the call; it is tried again
+   * after a while (mcp-checks.ts), not before every call.
    */
   private async learnTools(entry: InstanceEntry, timeoutMs: number): Promise<void> {
     try {
-      await this.invoke(entry, "list_tools", [], { timeoutMs });
+      await this.invoke(entry, "list_tools", [], { timeoutMs: Math.min(timeoutMs, LEARN_TOOLS_MS) });
     } catch {
       // The call itself reports whatever is wrong with the instance.
+      toolsUnknown(entry.target!);
     }
   }
 

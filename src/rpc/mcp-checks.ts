@@ -20,7 +20,12 @@ const MAX_SCHEMA_CHARS = 256 * 1024;
 interface ToolSchemas {
   /** tool name → its compiled outputSchema check, or the reason it could not be compiled. */
   byTool: Map<string, Validate | string>;
+  /** Set when the listing failed: the host does not ask again before then (a broken list_tools must not tax every call). */
+  retryAt?: number;
 }
+
+/** After a failed listing, how long calls go unchecked before the host lists again. */
+const RETRY_LISTING_MS = 30_000;
 
 /** Per guard target (one per instance, replaced when the instance is re-planned). */
 const known = new WeakMap<object, ToolSchemas>();
@@ -28,7 +33,13 @@ let ajv: AjvJsonSchemaValidator | null = null;
 
 /** Whether the host has seen this instance's tool list (so it knows which tools declared an outputSchema). */
 export function knowsTools(target: object): boolean {
-  return known.has(target);
+  const k = known.get(target);
+  return k !== undefined && (k.retryAt === undefined || Date.now() < k.retryAt);
+}
+
+/** The host's own listing failed: calls are not checked until a listing succeeds (or RETRY_LISTING_MS passed). */
+export function toolsUnknown(target: object): void {
+  known.set(target, { byTool: new Map(), retryAt: Date.now() + RETRY_LISTING_MS });
 }
 
 /** Called with every list_tools answer that passed the schema: remembers each tool's outputSchema. */
