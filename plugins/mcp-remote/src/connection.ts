@@ -28,12 +28,11 @@ import { LogBudget } from "./budget.js";
 import { clientCapabilities, installHandlers } from "./client-features.js";
 import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
+import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
 import { stopChild } from "./stop-child.js";
 
-/** The largest delay setTimeout accepts; used when the caller has no deadline at all. */
-const NO_DEADLINE_TIMEOUT_MS = 2_147_483_647;
-/** How long after the caller's deadline the SDK's own timeout fires: the host's deadline always comes first. */
-const AFTER_DEADLINE_MS = 1_000;
+export { requestTimeout };
+
 const MAX_STDERR_LINE = 2_000;
 const STDERR_BUDGET_PER_SECOND = 100;
 /** Transport errors that mean a stream under a request broke (the server or the network went away). */
@@ -67,33 +66,6 @@ export interface RequestOpts {
 }
 
 type Loss = "none" | "not-sent" | "maybe-sent";
-
-/** The SDK's per-request timeout for a deadline `deadline` (ms since epoch, or Infinity): a little after it. */
-export function requestTimeout(deadline: number, lateByMs = AFTER_DEADLINE_MS): number {
-  if (!Number.isFinite(deadline)) return NO_DEADLINE_TIMEOUT_MS;
-  const left = deadline - Date.now();
-  return Math.min(NO_DEADLINE_TIMEOUT_MS, Math.max(1, Math.floor(left)) + lateByMs);
-}
-
-function deadlineError(what: string): Error {
-  return new McpError(ErrorCode.RequestTimeout, `${what}: no time left before the call's deadline`);
-}
-
-/** Waits for `promise`, but no longer than `ms` and not past `signal`. */
-function bounded<T>(promise: Promise<T>, ms: number, signal: AbortSignal, what: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const timer = Number.isFinite(ms) ? setTimeout(() => finish(() => reject(new McpError(ErrorCode.RequestTimeout, `${what} timed out after ${Math.round(ms)} ms`))), ms) : undefined;
-    const onAbort = () => finish(() => reject(signal.reason));
-    signal.addEventListener("abort", onAbort, { once: true });
-    function finish(settle: () => void) {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      settle();
-    }
-    promise.then((v) => finish(() => resolve(v)), (e) => finish(() => reject(e)));
-  });
-}
 
 export class Connection {
   private session: Session | null = null;

@@ -3,7 +3,8 @@
  * deadline, and the tool descriptor the contract carries (MCP's Tool, minus what only the SDK uses).
  */
 import type { ToolDescriptor } from "patchbay/plugin";
-import { requestTimeout, type RequestOpts } from "./connection.js";
+import type { RequestOpts } from "./connection.js";
+import { requestTimeout } from "./deadlines.js";
 
 /** A server that keeps handing out cursors is broken; stop rather than loop until the deadline. */
 const MAX_PAGES = 1_000;
