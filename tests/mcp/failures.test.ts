@@ -154,7 +154,7 @@ describe("mcp-remote failure handling", () => {
     await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/mcp`;
-      const t = await bootMcp({ hole: { plugin: "mcp-remote", required: false, health_timeout_ms: 1_500, config: { url } } });
+      const t = await bootMcp({ hole: { plugin: "mcp-remote", required: false, health_timeout_ms: 3_000, config: { url } } });
       hosts.push(t);
       const report = t.host.report().instances.find((i) => i.id === "mcpConnectors/hole")!;
       expect(report.error).toMatchObject({ code: "PB_ERR_HEALTH_FAILED", message: expect.stringContaining("returned false") });

@@ -48,7 +48,8 @@ export default definePlugin({
         try {
           // Inside the host's health budget (answering false beats a health timeout), and connect_timeout_ms.
           const budget = ctx.remainingMs();
-          const deadline = Date.now() + Math.min(budget - Math.min(100, budget * 0.1), cfg.connect_timeout_ms);
+          // A quarter of the budget (at most 500 ms) is kept back: the answer must still cross to the host in time under load.
+          const deadline = Date.now() + Math.min(budget - Math.min(500, budget * 0.25), cfg.connect_timeout_ms);
           await connection.run("ping", deadline, true, (client, opts) => client.ping(opts), 0);
           return true;
         } catch (err) {
