@@ -134,8 +134,11 @@ describe("mcp-remote failure handling", () => {
     const t = await hostile("prog");
     const seen: { progress: number; total?: number; message?: string }[] = [];
     await t.host.call("mcpConnectors/prog", "call", ["progress", { steps: 3 }], { onProgress: (u) => seen.push(u) });
-    expect(seen.map((u) => u.progress)).toEqual([1, 2, 3]);
-    expect(seen[2]).toEqual({ progress: 3, total: 3, message: "step 3" });
+    // At most one report per 50 ms reaches the caller (under load two may coalesce), in order, and the last one always.
+    const steps = seen.map((u) => u.progress);
+    expect(steps.length).toBeGreaterThan(0);
+    expect([...steps].sort()).toEqual(steps);
+    expect(seen.at(-1)).toEqual({ progress: 3, total: 3, message: "step 3" });
     await expect(t.host.call("mcpConnectors/prog", "call", ["progress", { steps: 1 }])).resolves.toMatchObject({ content: [{ text: "done" }] });
   });
 

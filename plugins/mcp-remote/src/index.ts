@@ -5,7 +5,6 @@
  * for the caller and checks structuredContent against the tool's outputSchema, so this plugin
  * sends tools/call as a plain request instead of the SDK's callTool (which would judge first).
  */
-import { AsyncResource } from "node:async_hooks";
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,12 +12,13 @@ import { definePlugin } from "patchbay/plugin";
 import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plugin";
 import { config } from "./config.js";
 import { Connection, type RequestOpts, type Session } from "./connection.js";
+import { ProgressRelay } from "./progress.js";
 import { callAsTask } from "./tasks.js";
 import { collectPages, toDescriptor } from "./lists.js";
 
 /** A tool result larger than this (as JSON) is refused rather than carried across the host. */
 const MAX_RESULT_CHARS = 8 * 1024 * 1024;
-/** Progress is passed on at most this often per call; the last one before the answer may be skipped. */
+/** Progress is passed on at most this often per call (the newest held back is sent before the answer). */
 const PROGRESS_INTERVAL_MS = 50;
 
 /** A server without the capability has none: its lists are empty rather than a -32601 error. */
@@ -72,25 +72,18 @@ export default definePlugin({
         if (ctxOverrides && Object.keys(ctxOverrides).length > 0) {
           params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
         }
-        let lastProgress = 0;
         const deadline = callDeadline();
-        const report = AsyncResource.bind((p: { progress: number; total?: number; message?: string }) => ctx.progress?.(p));
+        const relay = new ProgressRelay(ctx, PROGRESS_INTERVAL_MS);
         const result = await connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
           // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
           if (!session.tools) await loadTools(client, opts, session, deadline);
-          if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, report);
+          if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
           return client.request({ method: "tools/call", params }, CallToolResultSchema, {
             ...opts,
             // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
-            // Bound to this call's async context: the SDK runs it from the transport's data event, where ctx.progress would not know the call.
-            onprogress: AsyncResource.bind((p: { progress: number; total?: number; message?: string }) => {
-              const now = Date.now();
-              if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
-              lastProgress = now;
-              ctx.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
-            }),
+            onprogress: relay.report,
           });
-        });
+        }).finally(() => relay.flush());
         const size = JSON.stringify(result).length;
         if (size > MAX_RESULT_CHARS) {
           throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);
