@@ -5,10 +5,13 @@ const src = (p: string) => fileURLToPath(new URL(`./src/${p}`, import.meta.url))
 
 export default defineConfig({
   resolve: {
-    alias: {
-      "patchbay/plugin": src("plugin.ts"),
-      "patchbay/testing": src("testing/index.ts"),
-    },
+    // The package is published as patchbay-host; plugins and tests import it as "patchbay".
+    alias: [
+      { find: /^patchbay\/plugin$/, replacement: src("plugin.ts") },
+      { find: /^patchbay\/adapter$/, replacement: src("adapter-sdk/index.ts") },
+      { find: /^patchbay\/testing$/, replacement: src("testing/index.ts") },
+      { find: /^patchbay$/, replacement: src("index.ts") },
+    ],
   },
   test: {
     include: ["tests/**/*.test.ts", "plugins/*/tests/**/*.test.ts"],

@@ -14,9 +14,11 @@ interface CatalogueEntry {
   /** What the user should do about it. */
   readonly hint: string;
   readonly exit: ExitCode;
+  /** Whether the same call may succeed if simply tried again later (a substrate back up, a timeout). */
+  readonly retryable: boolean;
 }
 
-const entry = (title: string, hint: string, exit: ExitCode): CatalogueEntry => ({ title, hint, exit });
+const entry = (title: string, hint: string, exit: ExitCode, retryable = false): CatalogueEntry => ({ title, hint, exit, retryable });
 
 export const CATALOGUE = Object.freeze({
   // --- usage ---
@@ -41,13 +43,13 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_PLUGIN_MANIFEST_INVALID: entry("plugin.json is invalid", "Fix plugin.json; schemas/plugin.schema.json describes every field.", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_DUPLICATE: entry("two plugin folders declare the same name", "Rename one plugin or remove one of the folders from \"plugins\".", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_ENTRY_ESCAPE: entry("a plugin's entry points outside its folder", "Make \"entry\" a relative path inside the plugin folder (no \"..\", no absolute path, no symlink out).", EXIT.PLUGIN_LOAD),
-  PB_ERR_PLUGIN_API_MISMATCH: entry("the plugin needs a plugin API this host does not provide", "Upgrade the side named in the message: the host (npm i patchbay@latest) or the plugin.", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_API_MISMATCH: entry("the plugin needs a plugin API this host does not provide", "Upgrade the side named in the message: the host (npm i patchbay-host@latest) or the plugin.", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_LOAD_FAILED: entry("the plugin could not be loaded", "Fix the error in the plugin's entry module; its default export must be definePlugin({...}).", EXIT.PLUGIN_LOAD),
-  PB_ERR_PLUGIN_START_TIMEOUT: entry("the plugin's worker did not become ready in time", "Make the plugin's create() finish quickly; move slow work into health_check or the first call.", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_START_TIMEOUT: entry("the plugin's worker did not become ready in time", "Make the plugin's create() finish quickly; move slow work into health_check or the first call.", EXIT.PLUGIN_LOAD, true),
   // --- boot and health ---
   PB_ERR_BOOT_FAILED: entry("the host could not boot", "Fix every failure listed; `patchbay doctor` shows each with its fix.", EXIT.UNHEALTHY),
-  PB_ERR_HEALTH_FAILED: entry("a required instance is unhealthy", "Make the instance's substrate reachable, or mark it \"required\": false to boot degraded.", EXIT.UNHEALTHY),
-  PB_ERR_HEALTH_TIMEOUT: entry("a health check did not answer in time", "Make the substrate answer faster, or raise defaults.health_timeout_ms.", EXIT.UNHEALTHY),
+  PB_ERR_HEALTH_FAILED: entry("a required instance is unhealthy", "Make the instance's substrate reachable, or mark it \"required\": false to boot degraded.", EXIT.UNHEALTHY, true),
+  PB_ERR_HEALTH_TIMEOUT: entry("a health check did not answer in time", "Make the substrate answer faster, or raise defaults.health_timeout_ms.", EXIT.UNHEALTHY, true),
   // --- the boundary ---
   PB_ERR_METHOD_UNKNOWN: entry("the method is not part of the kind's contract", "Call one of the contract methods listed in the message.", EXIT.UNHEALTHY),
   PB_ERR_METHOD_UNDECLARED: entry("the optional method is not declared by the plugin", "Add the method to \"capabilities\" in plugin.json (and implement it), or do not call it.", EXIT.UNHEALTHY),
@@ -56,11 +58,11 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_CONTRACT_ARGS: entry("the call's arguments do not match the contract", "Fix the arguments named in the message.", EXIT.UNHEALTHY),
   PB_ERR_CONTRACT_VIOLATION: entry("the plugin returned a result that breaks its contract", "Fix the plugin so its result matches the contract named in the message.", EXIT.UNHEALTHY),
   PB_ERR_NAME_INVALID: entry("the name is not allowed", "Use a name of letters, digits, '.', '_' and '-', without path separators, '..' or control characters.", EXIT.UNHEALTHY),
-  PB_ERR_CALL_TIMEOUT: entry("the call did not finish before its deadline", "Raise timeout_ms for the instance, or make the substrate answer faster.", EXIT.UNHEALTHY),
-  PB_ERR_PLUGIN_THREW: entry("the plugin's method threw an error", "Read the plugin's message; fix its substrate or its config.", EXIT.UNHEALTHY),
+  PB_ERR_CALL_TIMEOUT: entry("the call did not finish before its deadline", "Raise timeout_ms for the instance, or make the substrate answer faster.", EXIT.UNHEALTHY, true),
+  PB_ERR_PLUGIN_THREW: entry("the plugin's method threw an error (a bug in the plugin, or an error it did not classify)", "Read the plugin's message (run with --verbose for its stack, in its own source); a plugin signals a down substrate with unavailable() from patchbay/plugin.", EXIT.UNHEALTHY),
   PB_ERR_NOT_IMPLEMENTED: entry("the plugin does not implement this method", "Use another connector for this method, or implement it in the plugin.", EXIT.UNHEALTHY),
   PB_ERR_TOOL_ERROR: entry("the MCP tool reported an error", "Read the tool's message and fix the arguments or the server.", EXIT.UNHEALTHY),
-  PB_ERR_PLUGIN_CRASHED: entry("the plugin's worker died", "Check the plugin's log lines; the instance is restarted on the next call unless it keeps crashing.", EXIT.UNHEALTHY),
+  PB_ERR_PLUGIN_CRASHED: entry("the plugin's worker died", "Check the plugin's log lines; the instance is restarted on the next call unless it keeps crashing.", EXIT.UNHEALTHY, true),
   PB_ERR_INSTANCE_UNAVAILABLE: entry("the instance is not available", "Run `patchbay doctor` to see why the instance is degraded or failed.", EXIT.UNHEALTHY),
   PB_ERR_CIRCUIT_OPEN: entry("the instance crashed too often and was stopped", "Fix the crash named in the logs, then restart the host.", EXIT.UNHEALTHY),
   PB_ERR_HOST_CLOSED: entry("the host is closed", "Create a new host with createHost().", EXIT.UNHEALTHY),
@@ -80,6 +82,10 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_INSTALL_RUNNER_MISSING: entry("refusing to install: the hook runner does not exist", "Run `npm run build` in the Patchbay folder so bin/patchbay.mjs and dist/cli/main.js exist, then install again.", EXIT.UNHEALTHY),
   PB_ERR_INBOX_NOT_CONFIGURED: entry("the adapter has no inbox", "Set \"inbox\" in the adapter instance's config to an adapter-inbox instance, e.g. \"agentConnectors/inbox\".", EXIT.USAGE),
   PB_ERR_INBOX_MESSAGE_NOT_FOUND: entry("no such message in the inbox", "List the pending messages with `patchbay adapter inbox <adapter>` and use one of their ids.", EXIT.USAGE),
+  // issue 10: certifying an adapter against the real client
+  PB_ERR_ADAPTER_CERTIFY_FAILED: entry("the adapter could not be certified against the client", "Check the --client path (it must run `<client> --version`), that the adapter's client has a certification driver (claude-code), and the message's detail; nothing was written.", EXIT.UNHEALTHY),
+  // --- issue 13: the error model (a substrate that is down is not a plugin bug) ---
+  PB_ERR_SUBSTRATE_UNAVAILABLE: entry("the instance's substrate is unavailable", "Start the service the instance talks to (database, server, endpoint) or fix its address in the instance's config; the call can be retried once it is back.", EXIT.UNHEALTHY, true),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;
@@ -123,12 +129,18 @@ export interface WireError {
   message: string;
   hint: string;
   data: ErrorData;
+  /** From the catalogue, by code: never taken from the other side of the boundary. */
+  retryable?: boolean;
+}
+
+export function isRetryable(code: ErrorCode): boolean {
+  return isErrorCode(code) && CATALOGUE[code].retryable;
 }
 
 export function toWire(err: unknown): WireError {
-  if (err instanceof PatchbayError) return { code: err.code, message: err.message, hint: err.hint, data: err.data };
+  if (err instanceof PatchbayError) return { code: err.code, message: err.message, hint: err.hint, data: err.data, retryable: isRetryable(err.code) };
   const message = err instanceof Error ? err.message : String(err);
-  return { code: "PB_ERR_INTERNAL", message, hint: CATALOGUE.PB_ERR_INTERNAL.hint, data: {} };
+  return { code: "PB_ERR_INTERNAL", message, hint: CATALOGUE.PB_ERR_INTERNAL.hint, data: {}, retryable: false };
 }
 
 export function fromWire(wire: WireError): PatchbayError {

@@ -17,6 +17,7 @@ import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
 import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
 import type { Scrubber } from "./secrets.js";
 import type { Logger } from "./log.js";
+import { watchSubstrate } from "./registry/substrate.js";
 
 /** The longest the host spends listing an instance's tools before its first call. */
 const LEARN_TOOLS_MS = 5_000;
@@ -166,11 +167,11 @@ export class Host {
     if (entry.target.kind === "mcp" && method === "call" && !knowsTools(entry.target)) await this.learnTools(entry, timeoutMs);
     if (entry.target.kind !== "agent" || method !== "deliver") {
       const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
-      return checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs, onProgress));
+      return checkResult(entry.target, method, sent, await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress)));
     }
     // Every delivery that crossed is recorded, acknowledged or not.
     try {
-      const receipt = checkResult(entry.target, method, sent, await entry.worker.call(method, sent, timeoutMs));
+      const receipt = checkResult(entry.target, method, sent, await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs)));
       this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
       return receipt;
     } catch (err) {

@@ -6,13 +6,15 @@
 import os from "node:os";
 import path from "node:path";
 import type { DestinationStream } from "pino";
-import { EXIT, pbError, PatchbayError, toWire, type WireError } from "./errors.js";
+import { EXIT, fromWire, pbError, PatchbayError, toWire, type WireError } from "./errors.js";
 import { METHODS } from "./contract/kinds.js";
 import { declaredFilters, declaredModes } from "./contract/manifest.js";
 import { loadConfig, type ResolvedConfig } from "./config/load.js";
+import { blockedBy } from "./config/scope.js";
 import { scanPlugins, type Discovery } from "./discovery/scan.js";
 import { planInstances, type PlannedInstance } from "./discovery/plan.js";
 import { InstanceWorker } from "./spawn/instance-worker.js";
+import { WorkerGroups } from "./spawn/group-runtime.js";
 import { expandFsGrants } from "./spawn/fs-grants.js";
 import { Registry, type InstanceEntry } from "./registry/registry.js";
 import { runHealthPass } from "./registry/health.js";
@@ -40,13 +42,15 @@ export interface CreateHostOptions {
   graceMs?: number;
   /** @default 30000 */
   startTimeoutMs?: number;
+  /** Hears each instance as its boot ends (ready, or failed to start or to pass its health check), in that order. */
+  onProgress?: (instance: { id: string; state: string; healthMs: number | null; error: WireError | null }) => void;
 }
 
 export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const scrubber = new Scrubber();
   const logger = createLogger({ level: opts.logLevel, scrubber, destination: opts.logDestination, pretty: opts.prettyLogs });
   const env = opts.env ?? process.env;
-  const config = await loadConfig({ config: opts.config, dir: opts.dir, cwd: opts.cwd, env });
+  const config = await loadConfig({ config: opts.config, dir: opts.dir, cwd: opts.cwd, env, scoped: true });
   scrubber.addAll(config.secrets);
 
   const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());
@@ -67,11 +71,15 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   for (const inst of config.instances) {
     if (wanted && !wanted.has(inst.id)) continue;
     const planned = plan.instances.find((p) => p.id === inst.id) ?? null;
-    // A plugin that failed to load explains an instance's "unknown plugin" better than the plan can.
+    // Its own config problem first (it is a stand-in in the plan); then a plugin that failed to
+    // load, which explains an instance's "unknown plugin" better than the plan can.
     const loadError = byPlugin.get(inst.plugin);
-    const planError = loadError
-      ? pbError(loadError.code, `${inst.id}: ${loadError.message}`, { ...loadError.data, instance: inst.id }, loadError.hint)
-      : plan.errors.find((e) => e.data.instance === inst.id) ?? null;
+    const blocked = blockedBy(inst.id, config);
+    const planError = blocked
+      ? fromWire(blocked)
+      : loadError
+        ? pbError(loadError.code, `${inst.id}: ${loadError.message}`, { ...loadError.data, instance: inst.id }, loadError.hint)
+        : plan.errors.find((e) => e.data.instance === inst.id) ?? null;
     registry.add({
       id: inst.id, section: inst.section, name: inst.name, required: inst.required, plugin: inst.plugin, isolation: inst.isolation,
       version: planned?.pluginInfo.version ?? "?", planned: planError ? null : planned, worker: null, target: null,
@@ -81,8 +89,14 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
 
   const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire));
   const toStart = registry.all().filter((e) => e.planned);
-  await mapBounded(toStart, os.availableParallelism(), (entry) => startInstance(entry, host, registry, config, opts));
-  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o));
+  const progress = (e: InstanceEntry): void => opts.onProgress?.({ id: e.id, state: e.error && !e.required ? "degraded" : e.state, healthMs: e.healthMs, error: e.error });
+  const groups = new WorkerGroups();
+  for (const { planned } of toStart) if (planned?.worker) groups.get(planned.worker).plan(workerEnvFor(planned, opts.env ?? process.env), planned.maxMemoryMb);
+  await mapBounded(toStart, os.availableParallelism(), async (entry) => {
+    await startInstance(entry, host, registry, config, opts, groups);
+    if (entry.error) progress(entry);
+  });
+  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o), progress);
 
   for (const e of registry.all()) if (e.error && !e.required) e.state = "degraded";
   const failure = bootFailure(host.report());
@@ -96,12 +110,17 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   return host;
 }
 
-async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions): Promise<void> {
+/** Only the variables the plugin's manifest names in permissions.env. */
+function workerEnvFor(planned: PlannedInstance, env: NodeJS.ProcessEnv): Record<string, string> {
+  const workerEnv: Record<string, string> = {};
+  for (const name of planned.pluginInfo.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
+  return workerEnv;
+}
+
+async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions, groups: WorkerGroups): Promise<void> {
   const planned = entry.planned as PlannedInstance;
   const plugin = planned.pluginInfo;
-  const env = opts.env ?? process.env;
-  const workerEnv: Record<string, string> = {};
-  for (const name of plugin.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
+  const workerEnv = workerEnvFor(planned, opts.env ?? process.env);
   const log = host.logger.child({ instance: entry.id, plugin: plugin.name });
 
   entry.target = {
@@ -117,6 +136,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
     },
     env: workerEnv,
     isolation: planned.isolation,
+    group: planned.worker ? groups.get(planned.worker) : undefined,
     fsPaths: expandFsGrants(plugin.manifest.permissions.fs, planned.config),
     maxMemoryMb: planned.maxMemoryMb,
     startTimeoutMs: opts.startTimeoutMs ?? 30_000,

@@ -10,5 +10,6 @@ export type { DeliveryRecord, ReceiptFilter } from "./registry/receipts.js";
 export { CATALOGUE, EXIT, PatchbayError, isPatchbayError, type ErrorCode, type WireError } from "./errors.js";
 export { KINDS, SECTION_OF_KIND, type Kind, type Section } from "./contract/kinds.js";
 export { PLUGIN_API_VERSION, type Manifest } from "./contract/manifest.js";
-export { defineAdapter, definePlugin, NotImplementedError, z, type PluginContext, type PluginDefinition } from "./plugin.js";
+export { definePlugin, NotImplementedError, z, type PluginContext, type PluginDefinition } from "./plugin.js";
+export { defineAdapter } from "./adapter-sdk/index.js";
 export type * from "./contract/types.js";

@@ -9,6 +9,7 @@ import { bundledPluginsDir } from "./paths.js";
 import { Scrubber } from "./secrets.js";
 import { toWire, type WireError } from "./errors.js";
 import { describeUnstarted, type InstanceCapabilities } from "./registry/capabilities.js";
+import { blockedBy } from "./config/scope.js";
 
 export interface Inspection {
   config: ResolvedConfig;
@@ -18,7 +19,8 @@ export interface Inspection {
 }
 
 export async function inspect(opts: LoadConfigOptions): Promise<Inspection> {
-  const config = await loadConfig(opts);
+  // Scoped: one instance's unset ${VAR} or bad key is that instance's error in the listing, not the listing's.
+  const config = await loadConfig({ ...opts, scoped: true });
   const scrubber = new Scrubber();
   scrubber.addAll(config.secrets);
   const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());
@@ -56,7 +58,7 @@ export function listing(inspection: Inspection): { configFile: string | null; pl
   const instances = config.instances.map((i): InstanceListing => {
     const err = plan.errors.find((e) => e.data.instance === i.id);
     const aliases = Object.entries(config.aliases).filter(([, to]) => to === i.id).map(([from]) => from);
-    const error = err ? toWire(err) : null;
+    const error = blockedBy(i.id, config) ?? (err ? toWire(err) : null);
     const planned = plan.instances.find((p) => p.id === i.id);
     return {
       id: i.id, plugin: i.plugin, required: i.required, allowed_tools: i.allowedTools, aliases, error,

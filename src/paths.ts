@@ -9,12 +9,19 @@ import { fileURLToPath } from "node:url";
 
 let root: string | null = null;
 
+/**
+ * The npm package's name. `patchbay` on the registry is an unrelated package, so Patchbay is
+ * published as patchbay-host; the command stays `patchbay`, and plugins keep importing
+ * "patchbay/plugin" (the worker aliases it, the scaffolded tsconfig maps it for the type checker).
+ */
+export const PACKAGE_NAME = "patchbay-host";
+
 export function packageRoot(): string {
   if (root) return root;
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = path.join(dir, "package.json");
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === "patchbay") return (root = dir);
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === PACKAGE_NAME) return (root = dir);
     const parent = path.dirname(dir);
     if (parent === dir) throw new Error("cannot find Patchbay's package.json above " + fileURLToPath(import.meta.url));
     dir = parent;
@@ -24,6 +31,11 @@ export function packageRoot(): string {
 /** Workers always run compiled JavaScript (`npm run build`, run by `prepare`), even when the host runs from src under vitest. */
 export function workerEntryPath(): string {
   return path.join(packageRoot(), "dist", "worker", "entry.js");
+}
+
+/** The program of a group's shared thread (`"worker": "<group>"`). */
+export function groupEntryPath(): string {
+  return path.join(packageRoot(), "dist", "worker", "group-entry.js");
 }
 
 /** The program a process-isolated instance's child runs (compiled, like the thread entry). */
@@ -58,7 +70,12 @@ export function bundledPluginsDir(): string {
 
 export function authoringAliases(): Record<string, string> {
   const dist = path.join(packageRoot(), "dist");
-  return { "patchbay/plugin": path.join(dist, "plugin.js"), "patchbay/testing": path.join(dist, "testing", "index.js") };
+  return {
+    "patchbay/plugin": path.join(dist, "plugin.js"),
+    "patchbay/adapter": path.join(dist, "adapter-sdk", "index.js"),
+    "patchbay/testing": path.join(dist, "testing", "index.js"),
+    patchbay: path.join(dist, "index.js"),
+  };
 }
 
 /** jiti's transform cache: in node_modules/.cache when writable, else the temp folder. */

@@ -5,11 +5,11 @@
 import { z } from "zod";
 import type { Kind, } from "./contract/kinds.js";
 import type { KindContracts } from "./contract/types.js";
-export { defineAdapter, validateAdapter, normalizedEvent, projectContext, escapePeerText, PEER_FENCE, canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote, openInboxStore, ADAPTER_CAPABILITIES, EVENT_KINDS, STANDARD_ADAPTER_CONFIG, type AdapterDefinition, type AdapterInstance, type AdapterMethods, type DefinedAdapter, type StandardAdapterConfig, type EventFields, type InboxDelivery, type InboxStore, type StoredMessage, type AdapterEnv, type AdapterManifest, type Artifact, type CapabilityDeclaration, type CapabilityShape, type ClientProbe, type DetectResult, type Diagnostic, type DoctorResult, type EventKind, type GuardDecision, type HookOutcome, type InstallPlan, type NormalizedEvent, type PeerMessage, type RenderInput, type RenderOptions, type RenderResult } from "./contract/adapter-authoring.js";
 
 export { z };
 /** The host's own check for names that become file names; plugins use it for defence in depth. */
 export { portableNameProblem } from "./contract/names.js";
+export { unavailable, UnavailableError } from "./contract/unavailable.js";
 export type { Kind } from "./contract/kinds.js";
 export type {
   AdapterPlugin, AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryMeta, DeliveryPayload,

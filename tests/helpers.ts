@@ -33,16 +33,39 @@ export function writeConfig(config: Record<string, unknown>, dir = tempDir()): {
   return { dir, file };
 }
 
-/** A pino destination that keeps every line, to assert what reached the log. */
-export function logSink(): { stream: Writable & { write(chunk: string): boolean }; lines: string[]; text(): string } {
+/**
+ * A pino destination that keeps every line, to assert what reached the log. `waitFor(text)`
+ * resolves when a line containing `text` has arrived (at once if one has): tests wait on the
+ * log line itself, never on a fixed sleep.
+ */
+export function logSink(): { stream: Writable & { write(chunk: string): boolean }; lines: string[]; text(): string; waitFor(text: string, timeoutMs?: number): Promise<void> } {
   const lines: string[] = [];
+  const waiting: { text: string; resolve: () => void }[] = [];
   const stream = new Writable({
     write(chunk, _enc, done) {
       lines.push(...String(chunk).split("\n").filter(Boolean));
+      const all = lines.join("\n");
+      for (const w of waiting.splice(0)) (all.includes(w.text) ? w.resolve() : waiting.push(w));
       done();
     },
   });
-  return { stream: stream as never, lines, text: () => lines.join("\n") };
+  const waitFor = (text: string, timeoutMs = 10_000): Promise<void> => {
+    if (lines.join("\n").includes(text)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no log line containing ${JSON.stringify(text)} within ${timeoutMs} ms:\n${lines.join("\n")}`)), timeoutMs);
+      waiting.push({ text, resolve: () => { clearTimeout(timer); resolve(); } });
+    });
+  };
+  return { stream: stream as never, lines, text: () => lines.join("\n"), waitFor };
+}
+
+/** Resolves once `check()` is true, checking again on every turn of the event loop (for state no event announces). */
+export async function until(check: () => boolean, timeoutMs = 10_000, what = "the condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 export interface CliResult {
@@ -77,14 +100,14 @@ export function runCli(args: string[], opts: { cwd: string; env?: Record<string,
 }
 
 /** Retries while an instance restarts; the restart itself is what is under test. */
-export async function waitFor<T>(fn: () => Promise<T>, attempts = 50): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T>, attempts = 200): Promise<T> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
       return await fn();
     } catch (err) {
       last = err;
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 25));
     }
   }
   throw last;

@@ -1,23 +1,27 @@
 /**
  * Certification: a declared capability is effective only with a passing capture for the exact
- * client version and platform in the adapter's certification.json, whose fixture file exists in
- * the plugin folder. Method existence is never evidence. Anything unknown, unreadable or
+ * client version and platform in the adapter's certification.json (or the operator's local one),
+ * whose capture file is checked: present, same sha256, same version/platform, a related event. Method existence is never evidence. Anything unknown, unreadable or
  * mismatched degrades that capability to false, each with a diagnostic saying why; a failed
  * capture for the same version and platform wins over a passing one.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import {
   ADAPTER_CAPABILITIES, CAPABILITY_GROUPS, CAPABILITY_KEYS, CertificationSchema, capabilityRequires,
   type AdapterManifest, type CapabilityShape, type Certification, type Evidence,
-} from "../contract/adapter.js";
-import { isInside } from "../contract/adapter-helpers.js";
+} from "../adapter-sdk/contract.js";
+import { isInside } from "../adapter-sdk/helpers.js";
+import { BACKING_KINDS } from "./certify/evidence.js";
 
 export const CERTIFICATION_FILE = "certification.json";
+/** Where captures live, relative to the folder of the certification.json that names them. */
+export const CAPTURES_DIR = "fixtures/captures";
 
 export interface CapabilityDiagnostic {
   capability: string;
-  code: "no-certification" | "version-unknown" | "no-evidence" | "capture-failed" | "method-not-callable" | "certification-invalid" | "fixture-missing";
+  code: "no-certification" | "version-unknown" | "no-evidence" | "capture-failed" | "method-not-callable" | "certification-invalid" | "fixture-missing" | "evidence-unverified";
   message: string;
 }
 
@@ -31,9 +35,37 @@ export function currentPlatform(): string {
   return `${process.platform}-${process.arch}`;
 }
 
-/** Reads <pluginDir>/certification.json; entries whose fixture is missing or outside the folder are dropped with a diagnostic. */
-export function loadCertification(pluginDir: string): CertificationLoad {
-  const file = path.join(pluginDir, CERTIFICATION_FILE);
+/**
+ * The operator's own certification of an adapter instance (written by `patchbay adapter certify`
+ * for a bundled plugin): `<state>/certification/<instance>/certification.json` with its captures
+ * beside it. It adds evidence; it never edits the installed package.
+ */
+export function localCertificationDir(stateDir: string, instance: string): string {
+  return path.join(stateDir, "certification", instance);
+}
+
+/**
+ * Reads <pluginDir>/certification.json, plus the local one when `localDir` has one. Every passing
+ * entry is checked against its capture: the file exists under <folder>/fixtures/captures, its
+ * sha256 matches, the capture names the entry's client version and platform, and its event can
+ * back the capability. An entry that fails a check is dropped with a diagnostic naming the file.
+ */
+export function loadCertification(pluginDir: string, localDir?: string): CertificationLoad {
+  const own = readOne(pluginDir);
+  if (!localDir || !existsSync(path.join(localDir, CERTIFICATION_FILE))) return own;
+  const local = readOne(localDir);
+  const diagnostics = [...own.diagnostics.filter((d) => d.code !== "no-certification"), ...local.diagnostics];
+  const base = own.certification ?? local.certification;
+  if (!base) return { certification: null, diagnostics };
+  if (local.certification && own.certification && local.certification.adapter !== own.certification.adapter) {
+    diagnostics.push({ capability: "*", code: "certification-invalid", message: `${path.join(localDir, CERTIFICATION_FILE)} is for adapter "${local.certification.adapter}", not "${own.certification.adapter}": ignored.` });
+    return { certification: own.certification, diagnostics };
+  }
+  return { certification: { ...base, evidence: [...(own.certification?.evidence ?? []), ...(local.certification?.evidence ?? [])] }, diagnostics };
+}
+
+function readOne(dir: string): CertificationLoad {
+  const file = path.join(dir, CERTIFICATION_FILE);
   const fail = (code: CapabilityDiagnostic["code"], message: string): CertificationLoad => ({ certification: null, diagnostics: [{ capability: "*", code, message }] });
   if (!existsSync(file)) return fail("no-certification", `${file} does not exist: every capability counts as uncertified.`);
   let raw: unknown;
@@ -48,20 +80,44 @@ export function loadCertification(pluginDir: string): CertificationLoad {
     return fail("certification-invalid", `${file} is invalid (${detail}): every capability counts as uncertified.`);
   }
   const diagnostics: CapabilityDiagnostic[] = [];
-  const root = realpathSync(pluginDir);
+  const root = realpathSync(dir);
   const evidence = parsed.data.evidence.filter((e) => {
-    const fixture = path.resolve(root, e.fixture);
-    let real: string | null = null;
-    try {
-      real = realpathSync(fixture);
-    } catch {
-      real = null;
-    }
-    if (real && isInside(real, root)) return true;
-    diagnostics.push({ capability: e.capability, code: "fixture-missing", message: `evidence for ${e.capability} (${e.client} ${e.version} ${e.platform}) names fixture ${e.fixture}, which is not a file in the plugin folder: entry ignored.` });
+    const problem = evidenceProblem(root, e);
+    if (!problem) return true;
+    const missing = problem.startsWith("not a file");
+    diagnostics.push({ capability: e.capability, code: missing ? "fixture-missing" : "evidence-unverified", message: `evidence for ${e.capability} (${e.client} ${e.version} ${e.platform}) names ${path.join(dir, e.fixture)}, which is ${problem}: entry ignored.` });
     return false;
   });
   return { certification: { ...parsed.data, evidence }, diagnostics };
+}
+
+/** Why an entry's capture does not back it, or null. Failed entries need only exist (they can never enable). */
+function evidenceProblem(root: string, e: Evidence): string | null {
+  let real: string;
+  try {
+    real = realpathSync(path.resolve(root, e.fixture));
+    if (!statSync(real).isFile()) return "not a file in the folder";
+  } catch {
+    return "not a file in the folder";
+  }
+  if (!isInside(real, root)) return "not a file in the folder";
+  if (e.result !== "pass") return null;
+  if (!isInside(real, path.join(root, CAPTURES_DIR))) return `not under ${CAPTURES_DIR}/ (a capture is the only evidence)`;
+  const bytes = readFileSync(real);
+  if (!e.sha256) return "named without a sha256";
+  if (createHash("sha256").update(bytes).digest("hex") !== e.sha256) return "changed since it was certified (sha256 differs)";
+  let capture: { client?: unknown; version?: unknown; platform?: unknown; kind?: unknown; event?: unknown };
+  try {
+    capture = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return "not a capture (not JSON)";
+  }
+  if (capture.version !== e.version || capture.platform !== e.platform) return `a capture of ${String(capture.version)} ${String(capture.platform)}, not ${e.version} ${e.platform}`;
+  if (typeof capture.client === "string" && capture.client !== e.client) return `a capture of ${capture.client}, not ${e.client}`;
+  const kinds = BACKING_KINDS[e.capability] ?? [];
+  if (!kinds.includes(capture.kind as never)) return `a capture of ${String(capture.event)} (${String(capture.kind)}), which cannot back ${e.capability}`;
+  if (e.events && e.events.length > 0 && !e.events.includes(String(capture.event))) return `a capture of ${String(capture.event)}, not of ${e.events.join(", ")}`;
+  return null;
 }
 
 export interface AdapterFacts {

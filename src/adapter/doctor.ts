@@ -5,9 +5,9 @@
  * Read-only: the client probe is not cached here and the adapter's doctor() must change nothing.
  */
 import { toWire, type WireError } from "../errors.js";
-import type { Diagnostic } from "../contract/adapter.js";
+import type { Diagnostic } from "../adapter-sdk/contract.js";
 import { loadConfig } from "../config/load.js";
-import { currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, type CapabilityDiagnostic } from "./certification.js";
+import { currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, localCertificationDir, type CapabilityDiagnostic } from "./certification.js";
 import { readRecord } from "./install/record.js";
 import { adapterEnv, detectClient, openAdapter } from "./session.js";
 import { installRecordPath, stateDirFor, type Env } from "./state.js";
@@ -78,7 +78,7 @@ async function inspectOne(name: string, opts: AdapterDoctorOptions, env: Env, in
     entry.plugin = session.plugin.name;
     const client = await detectClient(session, { useCache: false });
     entry.client = { command: session.manifest.client.command, present: client.detect.present, version: client.detect.version, path: client.probe.path };
-    const cert = loadCertification(session.plugin.dir);
+    const cert = loadCertification(session.plugin.dir, localCertificationDir(session.stateDir, session.name));
     const caps = effectiveCapabilities({ manifest: session.manifest, certification: cert.certification, callable: session.callable }, { clientVersion: client.detect.version, platform: entry.platform });
     entry.declared = enabledKeys(caps.declared);
     entry.effective = enabledKeys(caps.effective);

@@ -7,9 +7,10 @@
  */
 import path from "node:path";
 import { pbError } from "../errors.js";
-import type { CapabilityShape, GuardDecision, HookOutcome, NormalizedEvent, RenderResult } from "../contract/adapter.js";
-import { openInboxStore, type InboxStore } from "../contract/inbox.js";
+import type { CapabilityShape, GuardDecision, HookOutcome, NormalizedEvent, RenderResult } from "../adapter-sdk/contract.js";
+import { openInboxStore, type InboxStore } from "../adapter-sdk/inbox.js";
 import { capabilityOn } from "./certification.js";
+import { INJECTION, LIFECYCLE } from "./decide-tables.js";
 import type { AdapterSession } from "./session.js";
 
 export const ALLOW: HookOutcome = Object.freeze({ stdout: "", stderr: "", exitCode: 0 });
@@ -30,20 +31,6 @@ const GUARDS: { key: string; method: string; needsTargets: boolean }[] = [
   { key: "guards.beforeShell", method: "guardShell", needsTargets: false },
   { key: "guards.beforeRead", method: "guardRead", needsTargets: false },
 ];
-
-const LIFECYCLE: Partial<Record<NormalizedEvent["kind"], { key: string; method: string }>> = {
-  sessionStart: { key: "lifecycle.sessionStart", method: "startSession" },
-  sessionEnd: { key: "lifecycle.sessionEnd", method: "endSession" },
-  heartbeat: { key: "lifecycle.heartbeat", method: "heartbeat" },
-  childStart: { key: "lifecycle.childSessions", method: "mapChildSession" },
-};
-
-/** Which context capability lets an event kind carry injected text. */
-const INJECTION: Partial<Record<NormalizedEvent["kind"], string>> = {
-  sessionStart: "context.startupInjection",
-  beforeTurn: "context.beforeTurnInjection",
-  afterTool: "context.safePointInjection",
-};
 
 export async function decide(session: AdapterSession, event: NormalizedEvent, effective: CapabilityShape, call: Call): Promise<Decision> {
   const life = LIFECYCLE[event.kind];

@@ -13,13 +13,16 @@
  */
 import { Writable } from "node:stream";
 import { toWire } from "../errors.js";
-import { HookOutcomeSchema, NormalizedEventSchema, type HookOutcome, type NormalizedEvent } from "../contract/adapter.js";
-import { deepFreeze } from "../contract/adapter-event.js";
+import { HookOutcomeSchema, NormalizedEventSchema, type HookOutcome, type NormalizedEvent } from "../adapter-sdk/contract.js";
+import { deepFreeze } from "../adapter-sdk/event.js";
 import { Scrubber } from "../secrets.js";
-import { currentPlatform, effectiveCapabilities, enabledKeys, loadCertification } from "./certification.js";
-import { ALLOW, decide, type Decision } from "./hook-decide.js";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CERTIFICATION_FILE, currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, localCertificationDir } from "./certification.js";
+import { writeHookCache } from "./hook-cache.js";
+import { ALLOW, decide, inboxPath, type Decision } from "./hook-decide.js";
 import { detectClient, openAdapter, resolveAdapterInstance, type AdapterSession } from "./session.js";
-import { appendHookLog, hookLogPath, stateDirFor, type Env } from "./state.js";
+import { appendHookLog, homeDir, hookLogPath, stateDirFor, type Env } from "./state.js";
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
 
@@ -145,6 +148,8 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   } catch (err) {
     const wire = toWire(err);
     if (typeof wire.data.configDir === "string") state.logFile = hookLogPath(stateDirFor(wire.data.configDir, opts.env));
+    // No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into the client's project.
+    else state.logFile = hookLogPath(opts.env.PATCHBAY_HOME ? path.resolve(opts.cwd ?? process.cwd(), opts.env.PATCHBAY_HOME) : path.join(homeDir(opts.env), ".patchbay"));
     throw new FailOpen(wire.code === "PB_ERR_ADAPTER_UNKNOWN" ? "unknown-adapter" : "config", wire.message, wire.code);
   }
   state.logFile = hookLogPath(stateDirFor(found.config.dir, opts.env));
@@ -156,7 +161,10 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   } catch {
     throw new FailOpen("bad-payload", text.trim() === "" ? "stdin held no payload" : "stdin is not JSON", "PB_ERR_HOOK_PAYLOAD_INVALID");
   }
-  collectStrings(payload, (s) => state.scrubber.add(s));
+  // The event word of the command line is not payload text: an event the adapter does not know is logged by its name.
+  collectStrings(payload, (s) => {
+    if (s !== opts.event) state.scrubber.add(s);
+  });
   if (deadlineFromConfig) state.deadline = (opts.startedAt ?? 0) + found.standard.hook_timeout_ms;
 
   const session = await openAdapter({
@@ -177,14 +185,34 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
     throw new FailOpen("bad-payload", toWire(err).message, toWire(err).code);
   }
   // From here on the whitelisted values may appear in messages; everything else the payload held may not.
-  state.scrubber = scrubberExcept(payload, [event.sessionId, event.cwd, event.model, event.parentSessionId, event.tool, ...event.targets]);
+  state.scrubber = scrubberExcept(payload, [opts.event, event.sessionId, event.cwd, event.model, event.parentSessionId, event.agentId, event.tool, ...event.targets]);
   Object.assign(state.facts, { kind: event.kind, tool: event.tool, targets: event.targets.length });
   mark("normalize");
 
   const client = await detectClient(session);
-  const cert = loadCertification(session.plugin.dir);
+  const localCert = localCertificationDir(session.stateDir, session.name);
+  const cert = loadCertification(session.plugin.dir, localCert);
   const caps = effectiveCapabilities({ manifest: session.manifest, certification: cert.certification, callable: session.callable }, { clientVersion: client.detect.version, platform: currentPlatform() });
   Object.assign(state.facts, { client: `${session.manifest.client.certificationName}@${client.detect.version ?? "unknown"}`, effective: enabledKeys(caps.effective) });
+  let inbox: { path: string; recipient: string } | null = null;
+  try {
+    inbox = session.standard.inbox ? { path: inboxPath(session), recipient: session.standard.recipient ?? session.name } : null;
+  } catch {
+    inbox = undefined as never; // an inbox that does not resolve: the full path reports it every time, so no cache
+  }
+  // An instance isolated in its own process keeps its adapter code there: no in-process fast path for it.
+  const isolated = found.config.instances.find((i) => i.id === session.id)?.isolation !== "thread";
+  if (session.manifest.fastHook && client.probe.path && !state.timedOut && inbox !== undefined && !isolated) {
+    // Next time, PreToolUse can be answered from the compiled cache (src/cli/hook-fast.ts).
+    await writeHookCache({
+      stateDir: session.stateDir, instance: session.name, source: path.join(session.plugin.dir, session.manifest.fastHook),
+      keyFiles: [found.config.file ?? "", path.join(session.plugin.dir, "plugin.json"), path.join(session.plugin.dir, CERTIFICATION_FILE), path.join(localCert, CERTIFICATION_FILE), client.probe.path,
+        ...(cert.certification?.evidence ?? []).flatMap((e) => [path.join(session.plugin.dir, e.fixture), path.join(localCert, e.fixture)])].filter(Boolean),
+      env: opts.env, timeoutMs: session.standard.hook_timeout_ms, protect: session.standard.protect.map((p) => path.resolve(found.config.dir, p)),
+      effective: enabledKeys(caps.effective), client: String(state.facts.client), inbox,
+      slim: fileURLToPath(new URL("../adapter-sdk/slim.js", import.meta.url)),
+    });
+  }
 
   mark("capabilities");
   const decision = await decide(session, event, caps.effective, call);

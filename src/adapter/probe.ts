@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import type { ClientProbe } from "../contract/adapter.js";
+import type { ClientProbe } from "../adapter-sdk/contract.js";
 import { writeFileAtomic } from "./fs-atomic.js";
 
 export const PROBE_TIMEOUT_MS = 3_000;

@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { shellQuote } from "../contract/adapter-helpers.js";
+import { shellQuote } from "../adapter-sdk/helpers.js";
 
 export type Env = Record<string, string | undefined>;
 

@@ -20,7 +20,7 @@
  * Every message is passed through a Scrubber holding the resolved ${VAR} values.
  */
 import path from "node:path";
-import { pbError, type PatchbayError } from "../errors.js";
+import { pbError, toWire, type PatchbayError, type WireError } from "../errors.js";
 import { Scrubber } from "../secrets.js";
 import { resolveAliases } from "./aliases.js";
 import { stripComments } from "./comments.js";
@@ -29,6 +29,7 @@ import { fromZodIssues, issuesError, type ConfigIssue } from "./issues.js";
 import { buildResolved, grantIssues } from "./resolve.js";
 import { ConnectorsFileSchema } from "./schema.js";
 import { readConfigFile, resolveConfigPath } from "./source.js";
+import { byInstance, withStandIns, type Stage } from "./scope.js";
 import type { LoadConfigOptions, ResolvedConfig } from "./types.js";
 
 export type { LoadConfigOptions, ResolvedConfig, ResolvedInstance } from "./types.js";
@@ -42,10 +43,10 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Resolved
     if (opts.config === null || typeof opts.config !== "object" || Array.isArray(opts.config)) {
       throw pbError("PB_ERR_CONFIG_INVALID", "The config must be a path to connectors.json or a plain object.", { file: null, issues: [] });
     }
-    return resolveConfigValue(opts.config, { file: null, dir: path.resolve(cwd, opts.dir ?? "."), env });
+    return resolveConfigValue(opts.config, { file: null, dir: path.resolve(cwd, opts.dir ?? "."), env, scoped: opts.scoped });
   }
   const { file } = resolveConfigPath({ config: opts.config, cwd, env });
-  return resolveConfigValue(await readConfigFile(file), { file, dir: path.dirname(file), env });
+  return resolveConfigValue(await readConfigFile(file), { file, dir: path.dirname(file), env, scoped: opts.scoped });
 }
 
 export interface ResolveConfigValueOptions {
@@ -54,40 +55,52 @@ export interface ResolveConfigValueOptions {
   /** Absolute folder that relative paths resolve against. */
   dir: string;
   env: Env;
+  /** Problems inside one instance's entry block only that instance (ResolvedConfig.blocked) instead of the whole load. */
+  scoped?: boolean;
 }
 
 /**
  * Stages 2–6 on an already-parsed value (the raw JSON, comments and all). Every stage that can
  * run does, so one error lists every problem in the file (doctor never stops at the first); the
- * error's code is the first failing stage's.
+ * error's code is the first failing stage's. With `scoped`, problems that all sit inside
+ * instances become those instances' errors (see scope.ts) and the rest of the file loads.
  */
-export function resolveConfigValue(raw: unknown, { file, dir, env }: ResolveConfigValueOptions): ResolvedConfig {
-  const found: PatchbayError[] = [];
+export function resolveConfigValue(raw: unknown, { file, dir, env, scoped = false }: ResolveConfigValueOptions): ResolvedConfig {
+  let stages: Stage[] = [];
   const forbidden = findForbiddenKeys(raw);
-  if (forbidden.length > 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Forbidden keys", forbidden, file));
+  if (forbidden.length > 0) stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Forbidden keys", issues: forbidden });
 
   const resolved = resolveEnv(stripComments(raw), env);
   const scrubber = new Scrubber();
   scrubber.addAll(resolved.secrets);
   const scrub = (text: string): string => scrubber.scrub(text);
-  if (resolved.malformed.length > 0) {
-    found.push(issuesError("PB_ERR_CONFIG_INVALID", "Malformed ${VAR} references", resolved.malformed, file, scrub));
-  }
+  const toError = (st: Stage, prefix = ""): PatchbayError =>
+    issuesError(st.code, prefix + st.headline, st.issues, file, scrub, st.extra?.(st.issues) ?? {});
+  if (resolved.malformed.length > 0) stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Malformed ${VAR} references", issues: resolved.malformed });
   if (resolved.missing.length > 0) {
-    const variables = [...new Set(resolved.missing.map((m) => m.variable))];
-    found.push(issuesError("PB_ERR_CONFIG_ENV_MISSING", `Environment variables not set (${variables.join(", ")})`, resolved.missing, file, scrub, {
-      variables,
-    }));
+    const variables = (issues: ConfigIssue[]): string[] => [...new Set((issues as typeof resolved.missing).map((m) => m.variable))];
+    stages.push({ code: "PB_ERR_CONFIG_ENV_MISSING", headline: `Environment variables not set (${variables(resolved.missing).join(", ")})`, issues: resolved.missing, extra: (issues) => ({ variables: variables(issues) }) });
   }
 
   // Forbidden keys are also unknown keys: the schema would only say so a second time.
-  const result = ConnectorsFileSchema.safeParse(resolved.value, { reportInput: false });
+  let result = ConnectorsFileSchema.safeParse(resolved.value, { reportInput: false });
   if (!result.success) {
     const issues = fromZodIssues(result.error.issues).filter((i) => !forbidden.some((f) => f.pointer === i.pointer));
-    if (issues.length > 0 || found.length === 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Invalid config", issues, file, scrub));
-    throw combine(found);
+    if (issues.length > 0 || stages.length === 0) stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Invalid config", issues });
   }
+  const blocked: Record<string, WireError> = {};
+  const scopes = scoped && stages.length > 0 ? byInstance(resolved.value, stages) : null;
+  if (scopes && scopes.size > 0) {
+    const retried = ConnectorsFileSchema.safeParse(withStandIns(resolved.value as Record<string, unknown>, scopes.keys()), { reportInput: false });
+    if (retried.success) {
+      result = retried;
+      stages = [];
+      for (const [id, own] of scopes) blocked[id] = toWire(combine(own.map((st) => toError({ ...st, headline: st.headline.replace(/\(.*\)$/, "").trim() }, `${id}: `))));
+    }
+  }
+  if (!result.success) throw combine(stages.map((st) => toError(st)));
   const parsed = result.data;
+  const found = stages.map((st) => toError(st));
 
   const aliasResult = resolveAliases(parsed);
   if (aliasResult.issues.length > 0) found.push(issuesError("PB_ERR_CONFIG_ALIAS", "Broken aliases", aliasResult.issues, file, scrub));
@@ -97,7 +110,7 @@ export function resolveConfigValue(raw: unknown, { file, dir, env }: ResolveConf
   if (found.length > 0) throw combine(found);
 
   const pluginDirsDeclared = !!raw && typeof raw === "object" && Object.hasOwn(raw, "plugins");
-  return buildResolved({ file, dir, parsed, aliases: aliasResult.aliases, secrets: resolved.secrets, pluginDirsDeclared });
+  return buildResolved({ file, dir, parsed, aliases: aliasResult.aliases, secrets: resolved.secrets, pluginDirsDeclared, blocked });
 }
 
 /** One error for every stage that failed: the first stage's code, every stage's lines and issues. */

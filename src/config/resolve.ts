@@ -7,6 +7,7 @@ import { SECTIONS } from "../contract/kinds.js";
 import { toPointer, type ConfigIssue } from "./issues.js";
 import type { ConnectorsFile } from "./schema.js";
 import type { ResolvedConfig, ResolvedInstance } from "./types.js";
+import type { WireError } from "../errors.js";
 
 /** A grant must name something that exists (an instance or an alias), or the plugin's call fails at run time. */
 export function grantIssues(file: ConnectorsFile): ConfigIssue[] {
@@ -36,9 +37,11 @@ export interface BuildInput {
   secrets: string[];
   /** The file itself has a "plugins" key (before defaults). */
   pluginDirsDeclared: boolean;
+  /** Instances that cannot start because of their own config problems (scoped loads). */
+  blocked?: Record<string, WireError>;
 }
 
-export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsDeclared }: BuildInput): ResolvedConfig {
+export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsDeclared, blocked = {} }: BuildInput): ResolvedConfig {
   const defaults = {
     timeoutMs: parsed.defaults.timeout_ms,
     healthTimeoutMs: parsed.defaults.health_timeout_ms,
@@ -59,6 +62,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
         healthTimeoutMs: entry.health_timeout_ms ?? defaults.healthTimeoutMs,
         maxMemoryMb: entry.max_memory_mb ?? defaults.maxMemoryMb,
         isolation: entry.isolation,
+        worker: entry.worker ?? null,
         allowedTools: "allowed_tools" in entry && entry.allowed_tools ? entry.allowed_tools : null,
         identity: "identity" in entry && entry.identity ? entry.identity : null,
         grants: entry.grants,
@@ -67,7 +71,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
     }
   }
   const pluginDirs = [...new Set(parsed.plugins.map((p) => path.resolve(dir, p)))];
-  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets });
+  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets, blocked });
 }
 
 /** Freeze `value` and everything reachable from it (cycles and shared objects visited once). */

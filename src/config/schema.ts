@@ -77,6 +77,14 @@ const commonFields = {
       description:
         "Where the instance runs: \"thread\" (default) is a worker thread of the host; \"process\" is a child process under Node's permission model, which may read only its plugin folder, Patchbay's own files and the manifest's permissions.fs paths (resolved against this file's folder), and may not start processes or threads. A seat belt against mistakes, not a sandbox: the network is not restricted.",
     }),
+  worker: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a group name: lower-case letters, digits, - and _, at most 64")
+    .optional()
+    .meta({
+      description:
+        "Group mode: instances naming the same group share one worker thread (far less memory and start time per instance). Only for instances you trust together: they share memory, env and the event loop, and a crash in one restarts the whole group. Thread isolation only.",
+    }),
 };
 
 const trailingFields = {
@@ -112,7 +120,10 @@ const SECTION_DOC: Record<Section, string> = {
 
 function instanceSchema(section: Section) {
   const shape = section === "mcpConnectors" ? { ...commonFields, ...mcpFields, ...trailingFields } : { ...commonFields, ...trailingFields };
-  return z.strictObject(shape).meta({ description: `One ${section} instance: which plugin runs it and how.`, ...COMMENTS });
+  return z
+    .strictObject(shape)
+    .refine((v) => !(v.worker !== undefined && v.isolation === "process"), { message: 'a "worker" group runs in a thread: remove "worker", or "isolation": "process"', path: ["worker"] })
+    .meta({ description: `One ${section} instance: which plugin runs it and how.`, ...COMMENTS });
 }
 
 function sectionSchema(section: Section) {

@@ -105,8 +105,10 @@ export function parseConfigText(text: string, file: string | null): unknown {
     const reported = /at position (\d+)/.exec(raw);
     const offset = reported ? Number(reported[1]) : jsonErrorOffset(body);
     const { line, column } = lineColumn(body, offset);
+    // V8 quotes the text around the error (`, "…" is not valid JSON`, or `, ..."…"... is not
+    // valid JSON` in a long file): a secret may be in it, so only the reason before it is kept.
     const reason = raw
-      .replace(/, ".*" is not valid JSON$/s, "")
+      .replace(/, (\.\.\.)?".*$/s, "")
       .replace(/ in JSON at position \d+.*$/s, "")
       .replace(/ at position \d+.*$/s, "");
     const where = file ?? "connectors.json";

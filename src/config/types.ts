@@ -4,6 +4,7 @@
  * another stage sees.
  */
 import type { Section } from "../contract/kinds.js";
+import type { WireError } from "../errors.js";
 
 export interface LoadConfigOptions {
   /** A path to connectors.json, or an already-parsed object (then `dir` is its base folder, default cwd). */
@@ -14,6 +15,12 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** Default process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * A problem inside one instance's entry (an unset ${VAR}, a bad key) blocks only that instance:
+   * it is listed in `blocked` with its error instead of failing the load. The host, list and
+   * doctor load this way; the default fails on any problem.
+   */
+  scoped?: boolean;
 }
 
 export interface ResolvedInstance {
@@ -31,6 +38,8 @@ export interface ResolvedInstance {
   maxMemoryMb: number;
   /** "process": a child process under Node's permission model instead of a worker thread. */
   isolation: "thread" | "process";
+  /** Group mode: the name of the shared worker thread, or null for a thread of its own. */
+  worker: string | null;
   /** null = every tool (mcpConnectors only; always null elsewhere). */
   allowedTools: string[] | null;
   identity: Record<string, unknown> | null;
@@ -56,4 +65,6 @@ export interface ResolvedConfig {
   aliases: Record<string, string>;
   /** Every value that came from ${VAR}: scrub these from all output. */
   secrets: string[];
+  /** With `scoped`: instance id → why it cannot start (its own config problems). Such an instance is in `instances` as a stand-in. */
+  blocked: Record<string, WireError>;
 }

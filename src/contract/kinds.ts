@@ -39,7 +39,7 @@ export const METHODS: Readonly<Record<Kind, MethodTable>> = Object.freeze({
   },
   agent: { required: ["health_check", "list_agents", "deliver", "wake", "request_response"], optional: ["agent_status"] },
   "skill-store": { required: ["health_check", "get", "write", "list", "delete"], optional: [] },
-  // Adapters: the capability-backing methods are optional (src/contract/adapter.ts maps each capability to them).
+  // Adapters: the capability-backing methods are optional (src/adapter-sdk/contract.ts maps each capability to them).
   adapter: {
     required: ["health_check", "manifest", "detect", "doctor", "normalizeHook", "renderContext", "planInstall"],
     optional: [

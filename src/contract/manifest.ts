@@ -5,8 +5,7 @@ import { z } from "zod";
 import { KINDS } from "./kinds.js";
 import { portableNameProblem } from "./names.js";
 
-/** The plugin API this host provides; a plugin's "patchbay" range must include it. */
-export const PLUGIN_API_VERSION = "1.0.0";
+export { PLUGIN_API_VERSION } from "./api-version.js";
 
 const portableName = z.string().superRefine((value, ctx) => {
   const problem = portableNameProblem(value);

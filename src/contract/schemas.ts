@@ -8,7 +8,7 @@ import type { Kind } from "./kinds.js";
 import {
   AdapterEnvSchema, AdapterManifestSchema, ClientProbeSchema, DetectResultSchema, DoctorResultSchema, GuardDecisionSchema,
   HookOutcomeSchema, InstallPlanSchema, NormalizedEventSchema, PeerMessageSchema, RenderInputSchema, RenderOptionsSchema, RenderResultSchema,
-} from "./adapter.js";
+} from "../adapter-sdk/contract.js";
 
 const json = z.unknown();
 const nonEmpty = z.string().min(1);

@@ -4,6 +4,7 @@
  */
 import { pbError, type PatchbayError } from "../errors.js";
 import { KIND_OF_SECTION, SECTION_OF_KIND } from "../contract/kinds.js";
+import { suggest } from "../contract/suggest.js";
 import type { ResolvedConfig, ResolvedInstance } from "../config/load.js";
 import type { DiscoveredPlugin, Discovery } from "./scan.js";
 
@@ -28,9 +29,10 @@ export function planInstances(config: ResolvedConfig, discovery: Discovery): Loa
     const kind = KIND_OF_SECTION[inst.section];
     if (!plugin) {
       const sameKind = [...discovery.plugins.values()].filter((p) => p.kind === kind).map((p) => p.name);
+      const close = suggest(inst.plugin, sameKind) ?? suggest(inst.plugin, [...discovery.plugins.keys()]);
       errors.push(pbError("PB_ERR_CONFIG_UNKNOWN_PLUGIN",
-        `${inst.id}: plugin "${inst.plugin}" was not found. Plugins of kind ${kind}: ${sameKind.join(", ") || "none"}.`,
-        { ...where, plugin: inst.plugin, available: sameKind }));
+        `${inst.id}: plugin "${inst.plugin}" was not found.${close ? ` Did you mean "${close}"?` : ""} Plugins of kind ${kind}: ${sameKind.join(", ") || "none"}.`,
+        { ...where, plugin: inst.plugin, available: sameKind, ...(close ? { suggestion: close } : {}) }));
       continue;
     }
     if (plugin.kind !== kind) {

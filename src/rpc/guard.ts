@@ -10,6 +10,7 @@ import { portableNameProblem } from "../contract/names.js";
 import { methodSchema } from "../contract/schemas.js";
 import { checkContractResult, prefillCorrelation, prepareArgs, violation, type ContractTarget } from "./contract-checks.js";
 import { checkMcpResult } from "./mcp-checks.js";
+import { fastArgsOk } from "./fast-checks.js";
 
 export { contractTimeout } from "./contract-checks.js";
 
@@ -32,20 +33,28 @@ export interface HostMeta {
 export function checkCall(target: GuardTarget, method: string, args: unknown[], hostMeta?: HostMeta): unknown[] {
   const { instance, kind } = target;
   const table = METHODS[kind];
-  if (![...table.required, ...table.optional, "close"].includes(method) || method === "close") {
+  if (!table.required.includes(method) && !table.optional.includes(method)) {
     throw pbError("PB_ERR_METHOD_UNKNOWN", `${instance}: "${method}" is not a method of the ${kind} contract (methods: ${[...table.required, ...table.optional].join(", ")}).`, { instance, method, kind });
   }
-  if (!callableMethods(kind, target.capabilities).has(method)) {
+  if (!callable(target).has(method)) {
     throw pbError("PB_ERR_METHOD_UNDECLARED", `${instance}: the plugin does not declare the optional method "${method}" (declared: ${target.capabilities.join(", ") || "none"}).`, { instance, method });
   }
   const schema = methodSchema(kind, method);
   let checked = prefill(target, method, args, hostMeta);
-  if (schema) {
+  if (schema && !fastArgsOk(kind, method, checked)) {
     const parsed = schema.args.safeParse(checked);
     if (!parsed.success) throw argsError(instance, method, parsed.error.issues);
     checked = parsed.data as unknown[];
   }
   return prepare(target, method, prepareArgs(target, method, checked));
+}
+
+/** The methods a target may be asked for, computed once per target (its capabilities never change). */
+const callableCache = new WeakMap<GuardTarget, Set<string>>();
+function callable(target: GuardTarget): Set<string> {
+  let set = callableCache.get(target);
+  if (!set) callableCache.set(target, (set = callableMethods(target.kind, target.capabilities)));
+  return set;
 }
 
 function prepare(target: GuardTarget, method: string, args: unknown[]): unknown[] {

@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import path from "node:path";
 import { pbError } from "../errors.js";
 import { isKind, KINDS, SECTION_OF_KIND, type Kind, type Section } from "../contract/kinds.js";
-import { PLUGIN_API_VERSION } from "../contract/manifest.js";
+import { PLUGIN_API_VERSION } from "../contract/api-version.js";
 import { packageRoot } from "../paths.js";
 import { assertPluginName } from "./names.js";
 
@@ -84,8 +84,15 @@ export function scaffoldPlugin(opts: ScaffoldOptions): ScaffoldResult {
 
 /** Every `__KEY__` a template may use. Templates are checked by tests for anything else left over. */
 export function placeholders(kind: Kind, name: string, dir: string): Record<string, string> {
-  const schema = path.relative(dir, path.join(packageRoot(), "schemas", "plugin.schema.json")).split(path.sep).join("/");
+  const rel = (...to: string[]): string => path.relative(dir, path.join(packageRoot(), ...to)).split(path.sep).join("/");
+  const schema = rel("schemas", "plugin.schema.json");
+  // The package is patchbay-host, so "patchbay/plugin" cannot resolve by name from node_modules:
+  // the folder's tsconfig maps it to this Patchbay's types, relative so the project can move.
+  const dotted = (p: string): string => (p.startsWith(".") ? p : `./${p}`);
   return {
+    __PLUGIN_TYPES__: dotted(rel("dist", "plugin.d.ts")),
+    __ADAPTER_TYPES__: dotted(rel("dist", "adapter-sdk", "index.d.ts")),
+    __TESTING_TYPES__: dotted(rel("dist", "testing", "index.d.ts")),
     __NAME__: name,
     __KIND__: kind,
     __SECTION__: SECTION_OF_KIND[kind],

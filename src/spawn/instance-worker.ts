@@ -14,6 +14,7 @@ import { RestartPolicy } from "./restart-policy.js";
 import { sleep, STOP_TIMEOUT_MS, type Isolation, type WorkerRuntime } from "./runtime.js";
 import { startThread } from "./thread-runtime.js";
 import { startProcess } from "./process-runtime.js";
+import type { WorkerGroup } from "./group-runtime.js";
 
 export type WorkerState = "idle" | "starting" | "ready" | "restarting" | "stopping" | "stopped" | "failed";
 
@@ -26,6 +27,8 @@ export interface InstanceWorkerOptions {
   /** "process" only: the manifest's permissions.fs (relative to task.configDir); the child may read and write them. */
   fsPaths?: readonly string[];
   maxMemoryMb: number;
+  /** Group mode: the instance shares this group's thread (thread isolation only). */
+  group?: WorkerGroup;
   startTimeoutMs: number;
   graceMs: number;
   restartPolicy?: RestartPolicy;
@@ -82,12 +85,16 @@ export class InstanceWorker {
       // A worker stuck in a busy loop never answers: give it the same grace as a cancelled call.
       await Promise.race([closed, sleep(Math.min(STOP_TIMEOUT_MS, this.opts.graceMs))]);
     }
-    client?.rejectAll(pbError("PB_ERR_HOST_CLOSED", `${this.instance} was stopped.`, { instance: this.instance }));
+    const closedErr = pbError("PB_ERR_HOST_CLOSED", `${this.instance} was stopped.`, { instance: this.instance });
+    client?.rejectAll(closedErr);
+    // Stopped while a (re)start is under way: end that start now rather than at its start timeout.
+    this.abortStart?.(closedErr);
     await this.destroyRuntime();
     this.setState("stopped");
   }
 
   private onClosed: (() => void) | null = null;
+  private abortStart: ((err: PatchbayError) => void) | null = null;
 
   private async spawn(): Promise<void> {
     const generation = ++this.generation;
@@ -95,6 +102,7 @@ export class InstanceWorker {
     this.runtime = runtime;
     let settleStart!: (err?: PatchbayError) => void;
     const started = new Promise<void>((resolve, reject) => (settleStart = (err) => (err ? reject(err) : resolve())));
+    this.abortStart = settleStart;
 
     const client = new RpcClient(runtime.transport, {
       instance: this.instance,
@@ -119,18 +127,20 @@ export class InstanceWorker {
       if (generation === this.generation && this.state !== "stopping") this.setState("ready");
     } catch (err) {
       this.lastError = err as PatchbayError;
-      if (generation === this.generation) {
+      if (generation === this.generation && this.state !== "stopping" && this.state !== "stopped") {
         await this.destroyRuntime();
         this.setState("failed", err as PatchbayError);
       }
       throw err;
     } finally {
       clearTimeout(timer);
+      if (this.abortStart === settleStart) this.abortStart = null;
     }
   }
 
   private startRuntime(): WorkerRuntime {
     const { task, env, maxMemoryMb } = this.opts;
+    if (this.opts.group) return this.opts.group.attach(task);
     if (this.opts.isolation !== "process") return startThread({ task, env, maxMemoryMb });
     return startProcess({
       task, env, maxMemoryMb, fsPaths: this.opts.fsPaths ?? [],
@@ -182,6 +192,9 @@ export class InstanceWorker {
     if (delay === null) return;
     this.ready = sleep(delay).then(() => {
       if (this.state !== "restarting") throw this.unavailableError();
+      this.setState("starting");
+      // A state listener may have stopped the instance just now.
+      if ((this.state as WorkerState) !== "starting") throw this.unavailableError();
       return this.spawn();
     });
     this.ready.catch(() => undefined);

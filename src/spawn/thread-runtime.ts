@@ -48,7 +48,12 @@ export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
     // A clean process.exit() leaves no error behind: its exit code is the only account of it.
     exitReason: () => Promise.race([exited, sleep(REASON_WAIT_MS)]).then(() => exitReason ?? (exitCode === null ? null : `its worker exited with code ${exitCode}`)),
     // tinypool's destroy() waits for an 'exit' that a worker which already exited never emits again.
-    destroy: () => Promise.race([pool.destroy().catch(() => undefined), sleep(STOP_TIMEOUT_MS)]),
+    // Closing our port too: a pool destroyed before its thread took the serve task leaves port2
+    // untransferred in this thread, and the pair would hold the host's event loop open forever.
+    destroy: () => {
+      port1.close();
+      return Promise.race([pool.destroy().catch(() => undefined), sleep(STOP_TIMEOUT_MS)]);
+    },
   };
 }
 

@@ -8,14 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { AdapterManifestSchema, CAPABILITY_KEYS, capabilityRequires, EVENT_KINDS, type HookOutcome, type PeerMessage, type RenderResult } from "../contract/adapter.js";
-import { escapePeerText, fenceLines } from "../contract/adapter-render.js";
+import { AdapterManifestSchema, CAPABILITY_KEYS, capabilityRequires, EVENT_KINDS, type HookOutcome, type PeerMessage, type RenderResult } from "../adapter-sdk/contract.js";
+import { escapePeerText, fenceLines } from "../adapter-sdk/render.js";
 import { portableNameProblem } from "../contract/names.js";
 import { adapterEnv, detectClient, openAdapter, type AdapterSession } from "../adapter/session.js";
 import { installAdapter, uninstallAdapter } from "../adapter/install/index.js";
-import { capabilityOn } from "../adapter/certification.js";
+import { capabilityOn, loadCertification } from "../adapter/certification.js";
 import { shimCommand, shimPath } from "../adapter/state.js";
 import type { ClaimResult } from "./types.js";
 import { createSandbox, diffSnapshots, hasExactlyEventKeys, leakedStrings, loadFixtures, seedUserFile, snapshot, wiredCommands, type HookFixture, type Sandbox } from "./adapter-sandbox.js";
@@ -134,14 +134,20 @@ export function adapterConformance(opts: AdapterKitOptions): AdapterKit {
       assert.ok(fixtures.length > 0, "the adapter ships fixtures/*.json hook payloads");
       for (const f of fixtures) {
         const event = await s().call<Record<string, unknown>>("normalizeHook", [f.payload, { event: f.event }]);
-        assert.ok(hasExactlyEventKeys(event), `${f.file}: the event has exactly the seven keys`);
+        assert.ok(hasExactlyEventKeys(event), `${f.file}: the event has exactly the eight keys`);
         assert.ok((EVENT_KINDS as readonly string[]).includes(event.kind as string));
         // Unnamed optional fields must be empty: a value nobody expected is payload text that slipped through.
-        const want: Record<string, unknown> = { model: null, parentSessionId: null, tool: null, targets: [], ...f.expect };
+        const want: Record<string, unknown> = { model: null, parentSessionId: null, agentId: null, tool: null, targets: [], ...f.expect };
         for (const [k, v] of Object.entries(want)) assert.deepEqual(event[k], v, `${f.file}: ${k}`);
         assert.ok(typeof event.sessionId === "string" && typeof event.cwd === "string", `${f.file}: sessionId and cwd are strings`);
         assert.deepEqual(leakedStrings(f.payload, event), [], `${f.file}: payload text leaked into the event`);
       }
+    } },
+    { name: "certification.json's evidence checks out: each capture exists under fixtures/captures, hash, version, platform and event match", run: async () => {
+      if (!existsSync(path.join(pluginDir, "certification.json"))) skipClaim("the adapter ships no certification.json (every capability is uncertified)");
+      const load = loadCertification(pluginDir);
+      const bad = load.diagnostics.filter((d) => d.code !== "no-certification");
+      assert.deepEqual(bad.map((d) => d.message), [], "evidence that does not check out is ignored; fix or re-certify (patchbay adapter certify)");
     } },
     { name: "an unrecognised payload is refused, not guessed", run: async () => {
       for (const bad of [{}, "not an object", { hook_event_name: "Imaginary", event: "imaginary", session_id: "s", session: "s", cwd: "/" }]) {

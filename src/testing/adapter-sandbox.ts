@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { EVENT_KEYS } from "../contract/adapter.js";
+import { EVENT_KEYS } from "../adapter-sdk/contract.js";
 
 export interface HookFixture {
   file: string;
@@ -31,6 +31,29 @@ export function loadFixtures(pluginDir: string): HookFixture[] {
     if (doc && typeof doc === "object" && "payload" in doc && doc.expect && typeof doc.expect.kind === "string") {
       out.push({ file: `fixtures/${name}`, event: typeof doc.event === "string" ? doc.event : null, payload: doc.payload, expect: doc.expect });
     }
+  }
+  return [...out, ...loadCaptures(pluginDir)];
+}
+
+/**
+ * The captures `patchbay adapter certify` wrote (fixtures/captures/<version>-<platform>/*.json):
+ * the same files certification.json names, each expected to normalize as it did when captured.
+ * A capture the adapter refused at the time (kind null) is left out.
+ */
+export function loadCaptures(pluginDir: string): HookFixture[] {
+  const root = path.join(pluginDir, "fixtures", "captures");
+  let names: string[] = [];
+  try {
+    names = (readdirSync(root, { recursive: true }) as string[]).filter((n) => n.endsWith(".json")).sort();
+  } catch {
+    return [];
+  }
+  const out: HookFixture[] = [];
+  for (const name of names) {
+    const doc = JSON.parse(readFileSync(path.join(root, name), "utf8")) as { event?: unknown; payload?: unknown; normalized?: Record<string, unknown> | null };
+    if (!doc || typeof doc !== "object" || !doc.normalized || typeof doc.normalized.kind !== "string") continue;
+    const { kind, ...rest } = doc.normalized;
+    out.push({ file: `fixtures/captures/${name}`, event: typeof doc.event === "string" ? doc.event : null, payload: doc.payload, expect: { kind: kind as string, ...rest } as HookFixture["expect"] });
   }
   return out;
 }

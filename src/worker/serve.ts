@@ -8,6 +8,8 @@ import { pbError, toWire, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, InstanceTask, WorkerToHost } from "../contract/rpc.js";
 import { CallScope, callScope, captureConsole, createContext } from "./context.js";
 import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
+import { classifyPluginError } from "./classify.js";
+import { pluginStack } from "./plugin-location.js";
 
 /** How long the plugin's close() may take before the worker reports closed anyway. */
 const CLOSE_GRACE_MS = 2_000;
@@ -62,7 +64,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
       const value = await callScope.run(scope, () => fn.apply(impl, msg.args));
       reply(msg.id, true, value);
     } catch (err) {
-      reply(msg.id, false, undefined, pluginErrorToWire(err, task.instance, msg.method));
+      reply(msg.id, false, undefined, pluginErrorToWire(err, task.instance, msg.method, task.pluginDir));
     } finally {
       inflight.delete(msg.id);
     }
@@ -124,11 +126,12 @@ function initErrorToWire(err: unknown, task: InstanceTask): WireError {
     return toWire(err);
   }
   const message = err instanceof Error ? err.message : String(err);
-  return toWire(pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): create() failed: ${message}`, { instance: task.instance, plugin: task.pluginName }));
+  const stack = pluginStack(err, task.pluginDir);
+  return toWire(pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): create() failed: ${message}`, { instance: task.instance, plugin: task.pluginName, ...(stack ? { stack } : {}) }));
 }
 
 /** A plugin's own error becomes plain data; its stack stays in the worker. */
-function pluginErrorToWire(err: unknown, instance: string, method: string): WireError {
+function pluginErrorToWire(err: unknown, instance: string, method: string, pluginDir: string): WireError {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === "PB_ERR_NOT_IMPLEMENTED") {
     return toWire(pbError("PB_ERR_NOT_IMPLEMENTED", `${instance}: ${method}() is not implemented by this plugin.`, { instance, method }));
@@ -137,7 +140,5 @@ function pluginErrorToWire(err: unknown, instance: string, method: string): Wire
     const wire = toWire(err);
     if (wire.code !== "PB_ERR_INTERNAL") return wire;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  const name = err instanceof Error ? err.name : typeof err;
-  return toWire(pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, { instance, method, name }));
+  return classifyPluginError(err, instance, method, pluginDir);
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "../../src/cli/args.js";
 import { usage } from "../../src/cli/main.js";
-import { CertificationSchema } from "../../src/contract/adapter.js";
+import { CertificationSchema } from "../../src/adapter-sdk/contract.js";
 import { ROOT } from "../helpers.js";
 
 const doc = readFileSync(path.join(ROOT, "docs", "adapters.md"), "utf8");

@@ -24,6 +24,7 @@ describe("adapterDoctor", () => {
     expect(claude).toMatchObject({ client: { command: "claude", present: true, version: "2.0.14" }, effective: [] });
     expect(claude.declared).toContain("guards.beforeWrite");
     expect(claude.downgrades.map((d) => d.code)).toEqual(new Array(claude.declared.length).fill("no-evidence"));
+    expect(claude.downgrades[0].message).toContain("certified: 2.1.197 linux-x64");
     expect(broken.error).toMatchObject({ code: "PB_ERR_ADAPTER_MANIFEST_INVALID" });
     expect(report.checks.map((c) => c.ok)).toEqual([true, true, false]);
     expect(report.checks[1].detail).toContain("downgraded: guards.beforeWrite: no passing capture for claude-code 2.0.14");

@@ -3,7 +3,7 @@
  * file contents never survive it. Outcomes come back in each client's measured shape.
  */
 import { describe, expect, it } from "vitest";
-import { normalizedEvent } from "patchbay/plugin";
+import { normalizedEvent } from "patchbay/adapter";
 import { denyOutcome, injectOutcome, normalizeClaudeHook } from "../../plugins/claude-code/src/hooks.js";
 import example from "../../plugins/example-adapter/src/index.js";
 import { makeCtx } from "../plugins/_ctx.js";
@@ -23,10 +23,10 @@ describe("normalizedEvent", () => {
     bad(() => normalizedEvent({ kind: "other", sessionId: "s", cwd: "/", targets: [""] }), /non-empty string/);
   });
 
-  it("has exactly seven keys with null/[] defaults, and is deeply frozen", () => {
+  it("has exactly eight keys with null/[] defaults, and is deeply frozen", () => {
     const e = normalizedEvent({ kind: "beforeTool", sessionId: "s", cwd: "/w", targets: ["a"] });
-    expect(Object.keys(e).sort()).toEqual(["cwd", "kind", "model", "parentSessionId", "sessionId", "targets", "tool"]);
-    expect(e).toEqual({ kind: "beforeTool", sessionId: "s", cwd: "/w", model: null, parentSessionId: null, tool: null, targets: ["a"] });
+    expect(Object.keys(e).sort()).toEqual(["agentId", "cwd", "kind", "model", "parentSessionId", "sessionId", "targets", "tool"]);
+    expect(e).toEqual({ kind: "beforeTool", sessionId: "s", cwd: "/w", model: null, parentSessionId: null, agentId: null, tool: null, targets: ["a"] });
     expect(Object.isFrozen(e) && Object.isFrozen(e.targets)).toBe(true);
     expect(() => (e.targets as string[]).push("b")).toThrow(TypeError);
   });
@@ -48,16 +48,20 @@ describe("claude-code normalizeHook", () => {
     }
   });
 
-  it("takes write targets only from write tools: Read and Bash give none, Edit/MultiEdit/NotebookEdit give their path", () => {
+  it("takes write targets only from write tools: Read and Bash give none, Edit/NotebookEdit give their path, there is no MultiEdit", () => {
     expect(normalizeClaudeHook(claude("PreToolUse", { tool_name: "Read", tool_input: { file_path: "/x" } }), null).targets).toEqual([]);
     expect(normalizeClaudeHook(claude("PreToolUse", { tool_name: "Bash", tool_input: { command: "echo > /x" } }), null).targets).toEqual([]);
     expect(normalizeClaudeHook(claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: "/x" } }), null).targets).toEqual(["/x"]);
-    expect(normalizeClaudeHook(claude("PreToolUse", { tool_name: "MultiEdit", tool_input: { file_path: "/m" } }), null).targets).toEqual(["/m"]);
+    expect(normalizeClaudeHook(claude("PreToolUse", { tool_name: "MultiEdit", tool_input: { file_path: "/m" } }), null).targets).toEqual([]);
     expect(normalizeClaudeHook(claude("PreToolUse", { tool_name: "NotebookEdit", tool_input: { notebook_path: "/n.ipynb" } }), null).targets).toEqual(["/n.ipynb"]);
   });
 
   it("refuses an unknown event, a payload without a session, and a payload for another event than the wired one", () => {
-    expect(() => normalizeClaudeHook(claude("Imaginary", {}), null)).toThrow(/unrecognised Claude Code hook event/);
+    expect(() => normalizeClaudeHook(claude("Imaginary", {}), null)).toThrow(/unrecognised Claude Code hook event Imaginary/);
+    // Every event 2.1.197 declares is known, most as "other"; a subagent's call carries its agent_id.
+    expect(normalizeClaudeHook(claude("CwdChanged", {}), "CwdChanged").kind).toBe("other");
+    expect(normalizeClaudeHook(claude("SubagentStart", {}), null).kind).toBe("childStart");
+    expect(normalizeClaudeHook(claude("PreToolUse", { agent_id: "a78c", agent_type: "general-purpose", tool_name: "Write", tool_input: { file_path: "/w" } }), null)).toMatchObject({ agentId: "a78c", targets: ["/w"] });
     expect(() => normalizeClaudeHook({ hook_event_name: "Stop", cwd: "/" }, null)).toThrow(/no session id/);
     expect(() => normalizeClaudeHook(claude("Stop", {}), "PreToolUse")).toThrow(/wired for PreToolUse/);
     expect(() => normalizeClaudeHook("not json", null)).toThrow();

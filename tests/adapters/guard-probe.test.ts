@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { guardProtected, normalizedEvent } from "patchbay/plugin";
+import { guardProtected, normalizedEvent } from "patchbay/adapter";
 import { probeClient } from "../../src/adapter/probe.js";
 import { cleanupTempDirs, tempDir } from "../helpers.js";
 

@@ -4,12 +4,12 @@
  * prompt and transcript never reach the event, the log or stderr; deny and inject come out in
  * the client's shape, and only when the capability is certified for the installed client.
  */
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { currentPlatform } from "../../src/adapter/certification.js";
 import { openAdapter } from "../../src/adapter/session.js";
-import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
+import { cleanupTempDirs, runCli, tempDir } from "../helpers.js";
 import { ADAPTER_FIXTURES, logEntries, makeWorld } from "./_world.js";
 
 afterAll(cleanupTempDirs);
@@ -148,7 +148,7 @@ describe("privacy: a payload's prompt and transcript never survive", () => {
       const event = await session.call("normalizeHook", [payload, { event: "UserPromptSubmit" }]);
       expect(JSON.stringify(event)).not.toContain("sk-live");
       expect(JSON.stringify(event)).not.toContain("transcript");
-      expect(event).toEqual({ kind: "beforeTurn", sessionId: "sess-42", cwd: world.project, model: null, parentSessionId: null, tool: null, targets: [] });
+      expect(event).toEqual({ kind: "beforeTurn", sessionId: "sess-42", cwd: world.project, model: null, parentSessionId: null, agentId: null, tool: null, targets: [] });
     } finally {
       await session.close();
     }
@@ -163,7 +163,7 @@ describe("deny and inject, only where certified", () => {
     expect(logEntries(world).at(-1)).toMatchObject({ decision: "deny", effective: expect.arrayContaining(["guards.beforeWrite"]) });
   });
 
-  it("an uncertified guard does nothing but say so: claude-code as shipped", async () => {
+  it("an uncertified guard does nothing but say so: claude-code with a client version it was never certified for", async () => {
     const world = makeWorld({ adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"] } } } });
     const payload = { session_id: "s", cwd: world.project, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(world.project, "secrets", "k.txt"), content: "x" } };
     const r = await world.hook("claude", "PreToolUse", payload);
@@ -172,14 +172,10 @@ describe("deny and inject, only where certified", () => {
   });
 
   it("with a passing capture for this exact version and platform, claude-code denies in its measured envelope", async () => {
-    const plugins = tempDir("pb-certified-");
-    const dir = path.join(plugins, "claude-code");
-    cpSync(path.join(ROOT, "plugins", "claude-code"), dir, { recursive: true });
-    const evidence = ["guards.beforeWrite"].map((capability) => ({
-      client: "claude-code", version: "2.0.14", platform: currentPlatform(), observedAt: "2025-03-01", capability, fixture: "fixtures/pre-tool-use-write.json", result: "pass",
-    }));
-    writeFileSync(path.join(dir, "certification.json"), JSON.stringify({ schemaVersion: 1, adapter: "claude-code", evidence }));
-    const world = makeWorld({ plugins: [plugins, ADAPTER_FIXTURES], adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"] } } } });
+    // claude-code ships real captures of 2.1.197 on linux-x64 (plugins/claude-code/fixtures/captures/).
+    if (currentPlatform() !== "linux-x64") return;
+    const world = makeWorld({ adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"] } } } });
+    world.fakeClient("claude", "2.1.197 (Claude Code)");
     mkdirSync(path.join(world.project, "secrets"));
     const write = (file: string) => ({ session_id: "s", cwd: world.project, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: file, old_string: "a", new_string: "b" } });
     const denied = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets", "k.txt")));
@@ -188,9 +184,9 @@ describe("deny and inject, only where certified", () => {
     const allowed = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets-backup", "k.txt")));
     expect(allowed).toMatchObject({ code: 0, stdout: "" });
     // A newer client is not the certified one: the guard degrades to a logged allow.
-    world.fakeClient("claude", "2.0.15 (Claude Code)");
+    world.fakeClient("claude", "2.1.198 (Claude Code)");
     const newer = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets", "k.txt")));
     expect(newer).toMatchObject({ code: 0, stdout: "" });
-    expect(logEntries(world).at(-1)).toMatchObject({ client: "claude-code@2.0.15", effective: [] });
+    expect(logEntries(world).at(-1)).toMatchObject({ client: "claude-code@2.1.198", effective: [] });
   });
 });

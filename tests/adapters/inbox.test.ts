@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openInboxStore } from "patchbay/plugin";
+import { openInboxStore } from "patchbay/adapter";
 import { createHost } from "../../src/index.js";
 import { cleanupTempDirs } from "../helpers.js";
 import { logEntries, makeWorld, type World } from "./_world.js";
@@ -97,7 +97,7 @@ describe("next-turn delivery through an adapter", () => {
     }
   });
 
-  it("delivers nothing where injection is not certified (claude-code as shipped): messages wait", async () => {
+  it("delivers nothing where injection is not certified (claude-code with a client version never certified): messages wait", async () => {
     const world = makeWorld({
       agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } } },
       adapters: { claude: { plugin: "claude-code", config: { inbox: "agentConnectors/inbox" } } },

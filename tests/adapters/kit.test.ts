@@ -3,11 +3,11 @@
  * the bundled adapters pass it (their own tests register it), and it fails an adapter that leaks
  * payload text, ignores its budget, or denies in a shape that looks like allow.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAdapterConformance } from "patchbay/testing";
-import { cleanupTempDirs, runCli, tempDir } from "../helpers.js";
+import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -31,7 +31,7 @@ describe("the adapter conformance kit", () => {
     writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "bare", version: "1.0.0", kind: "adapter", entry: "src/index.ts", patchbay: "^1", capabilities: [] }));
     writeFileSync(path.join(pluginDir, "fixtures", "turn.json"), JSON.stringify({ event: "turn", payload: { type: "turn", session: "s-1", cwd: "/w" }, expect: { kind: "beforeTurn", sessionId: "s-1" } }));
     writeFileSync(path.join(pluginDir, "src", "index.ts"), `
-      import { defineAdapter, detectFromProbe, normalizedEvent, projectContext } from "patchbay/plugin";
+      import { defineAdapter, detectFromProbe, normalizedEvent, projectContext } from "patchbay/adapter";
       export default defineAdapter({
         id: "bare", displayName: "Bare", client: { command: "bare" },
         create: () => ({
@@ -51,7 +51,20 @@ describe("the adapter conformance kit", () => {
     expect(skipped).toEqual({
       "denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing": expect.stringContaining("neither denyOutcome nor injectOutcome"),
       "hook commands written into client configs are absolute, exist, and exit 0 on a real payload": expect.stringContaining("writes no hook command"),
+      "certification.json's evidence checks out: each capture exists under fixtures/captures, hash, version, platform and event match": expect.stringContaining("no certification.json"),
     });
+  });
+
+  it("fails an adapter whose certification names a capture that was edited since, naming the file (plugin test checks evidence)", async () => {
+    const pluginDir = path.join(tempDir("pb-tampered-"), "claude-code");
+    cpSync(path.join(ROOT, "plugins", "claude-code"), pluginDir, { recursive: true });
+    const capture = path.join(pluginDir, "fixtures", "captures", "2.1.197-linux-x64", "04-PreToolUse-Write.json");
+    writeFileSync(capture, readFileSync(capture, "utf8").replace('"blocked": true', '"blocked": true '));
+    const results = await runAdapterConformance({ pluginDir, config: {}, clientVersionOutput: "2.1.197 (Claude Code)" });
+    const evidence = results.find((c) => c.claim.startsWith("certification.json's evidence checks out"));
+    expect(evidence).toMatchObject({ ok: false });
+    expect(JSON.stringify(evidence)).toContain("04-PreToolUse-Write.json");
+    expect(JSON.stringify(evidence)).toContain("sha256 differs");
   });
 
   it("fails an adapter that leaks payload text, overruns its budget, or denies like an allow", async () => {
@@ -61,7 +74,7 @@ describe("the adapter conformance kit", () => {
     writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "leaky", version: "1.0.0", kind: "adapter", entry: "src/index.ts", patchbay: "^1", capabilities: ["denyOutcome", "injectOutcome"] }));
     writeFileSync(path.join(pluginDir, "fixtures", "turn.json"), JSON.stringify({ event: "turn", payload: { session: "s-1", cwd: "/w", prompt: "the secret plan for friday" }, expect: { kind: "beforeTurn" } }));
     writeFileSync(path.join(pluginDir, "src", "index.ts"), `
-      import { defineAdapter, detectFromProbe, normalizedEvent } from "patchbay/plugin";
+      import { defineAdapter, detectFromProbe, normalizedEvent } from "patchbay/adapter";
       export default defineAdapter({
         id: "leaky", displayName: "Leaky", client: { command: "leaky" },
         create: () => ({

@@ -4,7 +4,7 @@
  * (the reference system let both silently allow/drop), and the manifest is complete and frozen.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { defineAdapter, detectFromProbe, normalizedEvent, projectContext, type AdapterMethods } from "patchbay/plugin";
+import { defineAdapter, detectFromProbe, normalizedEvent, projectContext, type AdapterMethods } from "patchbay/adapter";
 import { createHost } from "../../src/index.js";
 import { cleanupTempDirs } from "../helpers.js";
 import { makeCtx } from "../plugins/_ctx.js";

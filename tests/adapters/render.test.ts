@@ -4,8 +4,8 @@
  * reports are exactly the messages it rendered whole.
  */
 import { describe, expect, it } from "vitest";
-import { escapePeerText, projectContext, type PeerMessage } from "patchbay/plugin";
-import { fenceLines } from "../../src/contract/adapter-render.js";
+import { escapePeerText, projectContext, type PeerMessage } from "patchbay/adapter";
+import { fenceLines } from "../../src/adapter-sdk/render.js";
 
 const msg = (id: string, body: string, from = "ci-watch"): PeerMessage => ({ id, from, type: "augment", subject: null, body, sentAt: 1 });
 

@@ -84,15 +84,14 @@ describe("calls through the boundary", () => {
     expect((err as Error).message).toContain("[REDACTED]");
     await host.mcp("echo").call("log", {});
     await host.mcp("echo").call("console", {});
-    await new Promise((r) => setTimeout(r, 50));
-    expect(sink.text()).toContain("leaking [REDACTED]");
-    expect(sink.text()).toContain("console from plugin [REDACTED]");
+    await sink.waitFor("leaking [REDACTED]");
+    await sink.waitFor("console from plugin [REDACTED]");
     expect(sink.text()).not.toContain(SECRET);
   });
 
   it("accepts ctx.log in both (msg, data) and pino's (data, msg) order", async () => {
     await host.mcp("echo").call("log", {});
-    await new Promise((r) => setTimeout(r, 50));
+    await sink.waitFor("data-first log line");
     const line = sink.lines.map((l) => JSON.parse(l)).find((l) => l.msg === "data-first log line");
     expect(line).toMatchObject({ order: "pino", instance: "mcpConnectors/echo" });
   });
@@ -122,8 +121,7 @@ describe("a secret-marked config field written literally in connectors.json", ()
     const h = await createHost({ config: file, logDestination: sink2.stream, logLevel: "debug" });
     try {
       await h.mcp("lit").call("log", {});
-      await new Promise((r) => setTimeout(r, 50));
-      expect(sink2.text()).toContain("fx-echo created; token is [REDACTED]");
+      await sink2.waitFor("fx-echo created; token is [REDACTED]");
       expect(sink2.text()).not.toContain(literal);
       expect(JSON.stringify(h.report())).not.toContain(literal);
     } finally {

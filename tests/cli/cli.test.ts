@@ -71,7 +71,7 @@ describe("patchbay CLI", () => {
 
   it("call prints the JSON result; a failed call prints code, message and hint on stderr and exits 1", async () => {
     const { dir } = writeConfig(healthy);
-    const ok = await runCli(["call", "mcpConnectors/echo", "call", '"echo"', '{"text":"hello"}'], { cwd: dir, env: { FX_TOKEN: SECRET } });
+    const ok = await runCli(["call", "mcpConnectors/echo", "call", "echo", '{"text":"hello"}'], { cwd: dir, env: { FX_TOKEN: SECRET } });
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ text: "hello" });
     const failed = await runCli(["call", "mcpConnectors/echo", "call", '"throw"', "{}"], { cwd: dir, env: { FX_TOKEN: SECRET } });
@@ -85,9 +85,10 @@ describe("patchbay CLI", () => {
   it("call rejects bad usage with exit 2", async () => {
     const { dir } = writeConfig(healthy);
     expect((await runCli(["call", "mcpConnectors/echo"], { cwd: dir })).code).toBe(2);
-    const notJson = await runCli(["call", "mcpConnectors/echo", "call", "echo"], { cwd: dir, env: { FX_TOKEN: SECRET } });
+    // A bare word is a string (a tool name needs no JSON quotes); broken JSON stays an error.
+    const notJson = await runCli(["call", "mcpConnectors/echo", "call", "echo", "{text:1}"], { cwd: dir, env: { FX_TOKEN: SECRET } });
     expect(notJson.code).toBe(2);
-    expect(notJson.stderr).toContain("not JSON");
+    expect(notJson.stderr).toContain("ARG 2 is not valid JSON");
     expect((await runCli(["boot", "--jsno"], { cwd: dir })).code).toBe(2);
     expect((await runCli(["frobnicate"], { cwd: dir })).code).toBe(2);
   });

@@ -112,7 +112,7 @@ describe("resolution", () => {
     const [m, p] = cfg.instances;
     expect(m).toEqual({
       id: "memoryStores/m", section: "memoryStores", name: "m", pointer: "/memoryStores/m", plugin: "sqlite-memory",
-      required: true, timeoutMs: 30000, healthTimeoutMs: 100, maxMemoryMb: 512, isolation: "thread",
+      required: true, timeoutMs: 30000, healthTimeoutMs: 100, maxMemoryMb: 512, isolation: "thread", worker: null,
       allowedTools: null, identity: null, grants: [], config: {},
     });
     expect(p).toMatchObject({ timeoutMs: 10, allowedTools: ["search"], grants: ["memoryStores/m"] });

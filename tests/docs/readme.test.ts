@@ -1,11 +1,13 @@
 /**
- * README.md opens with the two commands a new user runs, and every `npx patchbay ...` line it
- * shows names a real command with flags that command accepts.
+ * README.md opens with the two commands a new user runs, every `npx patchbay ...` line it shows
+ * names a real command with flags that command declares (checked by the CLI's own parser), and it
+ * tells an embedder how to install the package under its real name.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT, runCli } from "../helpers.js";
+import { commandsIn, problemWith } from "./_cli-lines.js";
 
 const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
 const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
@@ -19,16 +21,22 @@ describe("README.md", () => {
     expect(pkg.scripts.test).toBeTruthy();
   });
 
-  it("shows only real commands and flags", async () => {
-    const lines = [...readme.matchAll(/^npx patchbay (.+?)(?:\s+#.*)?$/gm)].map((m) => m[1].trim());
+  it("shows only real commands and flags: each line parses with the CLI's own per-command flags", () => {
+    const lines = commandsIn(readme).filter((l) => /^npx patchbay /.test(l));
     expect(lines.length).toBeGreaterThan(3);
-    for (const line of lines) {
-      // `[--config F]`-style placeholders become the flag alone; values are not under test here.
-      const words = line.replace(/\[([^\]]+)\]/g, "$1").split(/\s+/).filter((w) => w.startsWith("--") || /^[a-z]+$/.test(w));
-      const command = words.filter((w) => !w.startsWith("--"));
-      const flags = words.filter((w) => w.startsWith("--") && w !== "--config");
-      const r = await runCli([...command.slice(0, 2).filter((w, i) => i === 0 || ["new", "test", "install", "uninstall"].includes(w)), ...flags, "--help"], { cwd: ROOT });
-      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
-    }
+    for (const line of lines) expect(problemWith(line), line).toBeNull();
+  });
+
+  it("the real bin refuses a flag its command does not take, even next to --help", async () => {
+    // What the old check (appending --help) could not see: --help returned before flags were read.
+    const r = await runCli(["boot", "--live", "--help"], { cwd: ROOT });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("patchbay boot does not take --live");
+    expect((await runCli(["list", "--live", "--help"], { cwd: ROOT })).code).toBe(0);
+  });
+
+  it("gives embedders an install line with the package's real name", () => {
+    expect(readme).toContain(`npm i ${pkg.name}`);
+    expect(pkg.bin.patchbay).toBeTruthy();
   });
 });

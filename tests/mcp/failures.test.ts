@@ -71,7 +71,7 @@ describe("mcp-remote failure handling", () => {
       await reached;
       await server.stop();
       // Far inside the 120 s deadline (the test itself times out at 10 s).
-      await expect(pending).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_THREW", message: expect.stringMatching(/mcpConnectors\/web.*lost/) });
+      await expect(pending).rejects.toMatchObject({ code: "PB_ERR_SUBSTRATE_UNAVAILABLE", message: expect.stringMatching(/mcpConnectors\/web.*lost/) });
     } finally {
       await server.stop();
     }

@@ -3,13 +3,14 @@
  * definePlugin's, the methods an instance has are exactly the kind's required methods plus the
  * declared capabilities, and the README documents every config option and how to wire it.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { METHODS, type Kind } from "../../src/contract/kinds.js";
 import { ManifestSchema } from "../../src/contract/manifest.js";
+import { readTestFixture } from "../../src/scaffold/fixture.js";
 import { makeCtx } from "./_ctx.js";
 
 const PLUGINS = fileURLToPath(new URL("../../plugins/", import.meta.url));
@@ -30,11 +31,28 @@ const minimalConfig = (dir: string): Record<string, Record<string, unknown>> => 
   "example-adapter": {},
 });
 
+/**
+ * plugins/bundled.json names the plugins that ship with Patchbay. An adopter's plugin dropped into
+ * plugins/ beside them is not checked here (its own tests under plugins/<name>/tests run instead),
+ * so following the README never breaks `npm test`.
+ */
+const BUNDLED = JSON.parse(readFileSync(join(PLUGINS, "bundled.json"), "utf8")) as { plugins: Record<string, { test_config: boolean; why?: string }> };
+
 describe("bundled plugins", () => {
-  it("are every folder under plugins/, so none escapes the checks below", () => {
-    const folders = readdirSync(PLUGINS, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(PLUGINS, d.name, "plugin.json"))).map((d) => d.name);
-    expect(folders.length).toBeGreaterThan(0);
-    expect(Object.keys(minimalConfig("")).sort()).toEqual(folders.sort());
+  it("are each a folder under plugins/ and each checked below", () => {
+    const names = Object.keys(BUNDLED.plugins);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(existsSync(join(PLUGINS, name, "plugin.json")), `plugins/${name}/plugin.json`).toBe(true);
+    expect(Object.keys(minimalConfig("")).sort()).toEqual(names.sort());
+  });
+
+  it("ship a test.config.json that `patchbay plugin test` accepts wherever their substrate is local", () => {
+    for (const [name, { test_config, why }] of Object.entries(BUNDLED.plugins)) {
+      const manifest = ManifestSchema.parse(JSON.parse(readFileSync(join(PLUGINS, name, "plugin.json"), "utf8")));
+      const fixture = readTestFixture(join(PLUGINS, name), manifest.kind);
+      if (test_config) expect(fixture?.config, `${name}/test.config.json "config"`).toBeTypeOf("object");
+      else expect(why, `${name}: bundled.json says why it has no test config`).toMatch(/\w/);
+    }
   });
 });
 

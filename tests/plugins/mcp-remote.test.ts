@@ -14,6 +14,7 @@ import plugin from "../../plugins/mcp-remote/src/index.js";
 import { requestTimeout } from "../../plugins/mcp-remote/src/connection.js";
 import { CONTRACT_SCHEMAS } from "../../src/contract/schemas.js";
 import { makeCtx, type TestCtx } from "./_ctx.js";
+import { until } from "../helpers.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const STDIO_SERVER = fileURLToPath(new URL("../../servers/demo-mcp.mjs", import.meta.url));
@@ -209,8 +210,7 @@ describe("mcp-remote connection handling", () => {
   it("forwards the server's stderr through ctx.log", async () => {
     const { mcp, lines } = make({ command: "node", args: ["-e", "process.stderr.write('hello from stderr\\n'); setTimeout(() => {}, 100)"] });
     expect(await mcp.health_check()).toBe(false); // not an MCP server
-    await new Promise((r) => setTimeout(r, 200));
-    expect(lines.some((l) => l.msg === "server stderr" && l.data?.line === "hello from stderr")).toBe(true);
+    await until(() => lines.some((l) => l.msg === "server stderr" && l.data?.line === "hello from stderr"), 10_000, "the stderr line");
   });
 
   it("gives a stdio server only a minimal environment plus its configured env", async () => {
@@ -219,7 +219,7 @@ describe("mcp-remote connection handling", () => {
       const script = "console.error(JSON.stringify({ mine: process.env.MY_VAR ?? null, host: process.env.PB_TEST_HOST_SECRET ?? null, path: !!process.env.PATH }))";
       const { mcp, lines } = make({ command: "node", args: ["-e", script], env: { MY_VAR: "configured" } });
       expect(await mcp.health_check()).toBe(false); // not an MCP server
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => lines.some((l) => l.msg === "server stderr" && String(l.data?.line).startsWith("{")), 10_000, "the stderr line");
       const line = lines.find((l) => l.msg === "server stderr" && String(l.data?.line).startsWith("{"));
       expect(JSON.parse(String(line?.data?.line))).toEqual({ mine: "configured", host: null, path: true });
     } finally {

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { scaffoldPlugin } from "../../src/scaffold/scaffold.js";
-import { cleanupTempDirs, runCli, tempDir } from "../helpers.js";
+import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -24,6 +24,15 @@ function edit(file: string, from: string, to: string): void {
 }
 
 describe("patchbay plugin test", () => {
+  it("passes for a bundled plugin from a fresh clone, with its shipped test.config.json", async () => {
+    const cwd = tempDir("pb-plugin-test-bundled-");
+    for (const name of ["noop-agent", "sqlite-skill-store"]) {
+      const r = await runCli(["plugin", "test", path.join(ROOT, "plugins", name), "--json"], { cwd, timeoutMs: 60_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, config_from: path.join(ROOT, "plugins", name, "test.config.json") });
+    }
+  });
+
   it("fails (exit 1) with the broken claim and its reason when a plugin breaks its contract", async () => {
     const { cwd, dir } = scaffold("mcp", "liar");
     edit(path.join(dir, "src", "index.ts"), "return TOOLS;", "return [...TOOLS, TOOLS[0]];");

@@ -9,8 +9,9 @@
  * not when a client read it: `patchbay adapter inbox <adapter>` shows what is still pending.
  */
 import { randomUUID } from "node:crypto";
-import { definePlugin, NotImplementedError, openInboxStore, z } from "patchbay/plugin";
-import type { AgentConnector, DeliveryPayload, InboxStore, WakeOpts } from "patchbay/plugin";
+import { definePlugin, NotImplementedError, z } from "patchbay/plugin";
+import type { AgentConnector, DeliveryPayload, WakeOpts } from "patchbay/plugin";
+import { openInboxStore, type InboxStore } from "patchbay/adapter";
 
 const config = z.strictObject({
   path: z.string().min(1).meta({ path: true, description: "The inbox's SQLite file (relative to connectors.json); adapters name this instance in their config.inbox." }),

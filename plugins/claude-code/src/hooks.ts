@@ -1,31 +1,44 @@
 /**
- * Claude Code's hook protocol, as the reference notes measured it: the event names, the payload
- * fields normalizeHook whitelists, and the response envelopes. A wrong envelope fails silently
+ * Claude Code's hook protocol, as captured from the real client (fixtures/captures/): the event
+ * names, the payload fields normalizeHook whitelists, and the response envelopes. A wrong envelope fails silently
  * (the write goes through), so these shapes are the adapter's most important facts.
  */
-import { normalizedEvent } from "patchbay/plugin";
-import type { EventKind, HookOutcome, NormalizedEvent } from "patchbay/plugin";
+import { guardProtected, normalizedEvent } from "patchbay/adapter";
+import type { EventKind, GuardDecision, HookOutcome, NormalizedEvent } from "patchbay/adapter";
 
 export const CLIENT = "Claude Code";
 
-/** hook_event_name → normalized kind. Unknown names are refused, never guessed. */
+/**
+ * hook_event_name → normalized kind, for every event Claude Code 2.1.197 declares (30; captured
+ * with `patchbay adapter certify`). Events with no normalized meaning are "other"; a name the
+ * client never declared is refused, never guessed.
+ */
 export const EVENTS: Readonly<Record<string, EventKind>> = Object.freeze({
   SessionStart: "sessionStart",
   SessionEnd: "sessionEnd",
   UserPromptSubmit: "beforeTurn",
   PreToolUse: "beforeTool",
   PostToolUse: "afterTool",
+  PostToolUseFailure: "afterTool",
   Stop: "turnEnd",
+  StopFailure: "turnEnd",
+  SubagentStart: "childStart",
   SubagentStop: "childEnd",
-  PreCompact: "other",
-  Notification: "other",
+  ...Object.fromEntries([
+    "PostToolBatch", "Notification", "UserPromptExpansion", "PreCompact", "PostCompact", "PermissionRequest", "PermissionDenied",
+    "Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
+    "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
+  ].map((name) => [name, "other" as EventKind])),
 });
 
-/** Tools whose input names the file they write (MultiEdit and NotebookEdit included: the reference system's matcher missed them). */
+/**
+ * Tools whose input names the file they write. There is no MultiEdit in Claude Code 2.x. Bash is
+ * deliberately absent: a shell command's writes cannot be read reliably from its text, so `protect`
+ * does not cover Bash (docs/adapters.md, "Bash and protected paths"); guards.beforeShell is not declared.
+ */
 export const WRITE_TOOLS: Readonly<Record<string, string>> = Object.freeze({
   Write: "file_path",
   Edit: "file_path",
-  MultiEdit: "file_path",
   NotebookEdit: "notebook_path",
 });
 
@@ -53,10 +66,11 @@ export function normalizeClaudeHook(payload: unknown, eventArg: string | null): 
   const input = isObj(payload.tool_input) ? payload.tool_input : {};
   const key = tool && Object.hasOwn(WRITE_TOOLS, tool) ? WRITE_TOOLS[tool] : null;
   const target = kind === "beforeTool" && key ? str(input[key]) : null;
-  return normalizedEvent({ kind, sessionId, cwd, model: str(payload.model), parentSessionId: null, tool, targets: target ? [target] : [] });
+  // agent_id is present only on calls made inside a subagent; the session id stays the parent's.
+  return normalizedEvent({ kind, sessionId, cwd, model: str(payload.model), parentSessionId: null, agentId: str(payload.agent_id), tool, targets: target ? [target] : [] });
 }
 
-/** The event name an envelope must carry: Claude Code ignores hookSpecificOutput for another event. */
+/** The event name an envelope must carry: Claude Code silently ignores hookSpecificOutput for another event. */
 const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = { beforeTurn: "UserPromptSubmit", sessionStart: "SessionStart", afterTool: "PostToolUse", beforeTool: "PreToolUse" };
 
 export function denyOutcome(reason: string): HookOutcome {
@@ -68,4 +82,24 @@ export function injectOutcome(text: string, event?: NormalizedEvent | null): Hoo
   if (text === "") return { stdout: "", stderr: "", exitCode: 0 };
   const hookEventName = (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit";
   return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }), stderr: "", exitCode: 0 };
+}
+
+/*
+ * The fast hook path's entry points (defineAdapter's `fastHook` names this file): the host runs
+ * them in-process for PreToolUse, without a worker; the worker methods in index.ts call the same
+ * functions, so both paths decide alike.
+ */
+export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent => normalizeClaudeHook(payload, event);
+
+export function guardWrite(event: NormalizedEvent, protect: readonly string[]): GuardDecision {
+  return guardProtected(event, protect, CLIENT);
+}
+
+/** Session start and end need nothing from Claude Code beyond the event itself. */
+export function startSession(_event: NormalizedEvent): { ok: true } {
+  return { ok: true };
+}
+
+export function endSession(_event: NormalizedEvent): { ok: true } {
+  return { ok: true };
 }

@@ -9,9 +9,10 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { defineAdapter, detectFromProbe, guardProtected, projectContext, z } from "patchbay/plugin";
-import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/plugin";
-import { CLIENT, denyOutcome, injectOutcome, normalizeClaudeHook, WRITE_TOOLS } from "./hooks.js";
+import { z } from "patchbay/plugin";
+import { defineAdapter, detectFromProbe, projectContext } from "patchbay/adapter";
+import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
+import { CLIENT, denyOutcome, endSession, guardWrite, injectOutcome, normalizeHook, startSession, WRITE_TOOLS } from "./hooks.js";
 
 /** Events install wires, each with the matcher Claude Code filters tools by. */
 const WIRED: readonly { event: string; matcher?: string }[] = [
@@ -44,6 +45,7 @@ export default defineAdapter({
   id: "claude-code",
   displayName: CLIENT,
   client: { command: "claude", versionArgs: ["--version"], certificationName: "claude-code" },
+  fastHook: "src/hooks.ts",
   capabilities: {
     lifecycle: { sessionStart: true, sessionEnd: true },
     context: { startupInjection: true, beforeTurnInjection: true },
@@ -72,7 +74,7 @@ export default defineAdapter({
         return { ok: true, diagnostics };
       },
 
-      normalizeHook: (payload, { event }) => normalizeClaudeHook(payload, event),
+      normalizeHook: (payload, { event }) => normalizeHook(payload, event),
       renderContext: (input, opts) => projectContext(input, opts),
 
       planInstall(env: AdapterEnv): InstallPlan {
@@ -86,14 +88,14 @@ export default defineAdapter({
 
       denyOutcome: (reason) => denyOutcome(reason),
       injectOutcome: (text, event) => injectOutcome(text, event),
-      guardWrite: (event) => guardProtected(event, cfg.protect, CLIENT),
+      guardWrite: (event) => guardWrite(event, cfg.protect),
       startSession(event) {
         ctx.log.debug("session started", { session: event.sessionId });
-        return { ok: true };
+        return startSession(event);
       },
       endSession(event) {
         ctx.log.debug("session ended", { session: event.sessionId });
-        return { ok: true };
+        return endSession(event);
       },
     };
   },

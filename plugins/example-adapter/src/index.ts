@@ -10,8 +10,9 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { defineAdapter, detectFromProbe, guardProtected, normalizedEvent, projectContext, z } from "patchbay/plugin";
-import type { AdapterEnv, Diagnostic, EventKind, HookOutcome, InstallPlan } from "patchbay/plugin";
+import { z } from "patchbay/plugin";
+import { defineAdapter, detectFromProbe, guardProtected, normalizedEvent, projectContext } from "patchbay/adapter";
+import type { AdapterEnv, Diagnostic, EventKind, HookOutcome, InstallPlan } from "patchbay/adapter";
 
 const CLIENT = "Example CLI";
 

@@ -23,6 +23,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { unavailable } from "patchbay/plugin";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { LogBudget } from "./budget.js";
 import { clientCapabilities, installHandlers } from "./client-features.js";
@@ -117,7 +118,12 @@ export class Connection {
         const retry = attempt === 0 && !this.ctx.signal.aborted && (loss === "not-sent" || idempotent);
         if (!retry) {
           if (loss === "maybe-sent" && !idempotent) {
-            throw new Error(`${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${session.why ?? (err as Error).message})`, { cause: err });
+            const text = `${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${session.why ?? (err as Error).message})`;
+            // The server misbehaved (a message over the SDK's limit): not something a retry fixes.
+            if (session.why) throw new Error(text);
+            // The substrate went away (PB_ERR_SUBSTRATE_UNAVAILABLE, retryable by the caller), not a timeout: the SDK's
+            // wrapping of the abort says "-32001", so the cause is left out of the chain the host classifies.
+            throw unavailable(text);
           }
           throw err;
         }

@@ -11,8 +11,8 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { pbError, toWire, type WireError } from "../../errors.js";
-import type { Artifact } from "../../contract/adapter.js";
-import { isInside } from "../../contract/adapter-helpers.js";
+import type { Artifact } from "../../adapter-sdk/contract.js";
+import { isInside } from "../../adapter-sdk/helpers.js";
 import { writeFileAtomic } from "../fs-atomic.js";
 import { fileHash, plannedTreeHash, sha256, treeHash } from "./hash.js";
 import { jsonEqual, mergeJson, unmergeJson, type MergeEntry } from "./json-merge.js";

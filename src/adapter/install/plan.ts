@@ -7,8 +7,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pbError } from "../../errors.js";
-import { InstallPlanSchema, type AdapterEnv, type Artifact } from "../../contract/adapter.js";
-import { isInside, shellQuote } from "../../contract/adapter-helpers.js";
+import { InstallPlanSchema, type AdapterEnv, type Artifact } from "../../adapter-sdk/contract.js";
+import { isInside, shellQuote } from "../../adapter-sdk/helpers.js";
 import { packageRoot } from "../../paths.js";
 import { shimDir } from "../state.js";
 

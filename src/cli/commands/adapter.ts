@@ -1,14 +1,15 @@
 /**
- * `patchbay adapter install|uninstall|doctor|inbox`: presentation over src/adapter/. Install and
+ * `patchbay adapter install|uninstall|doctor|certify|inbox`: presentation over src/adapter/. Install and
  * uninstall take several instances, continue past a failure, and exit 1 if any failed.
  */
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
+import { certifyAdapter, type CertifyReport } from "../../adapter/certify/certify.js";
 import { adapterDoctor } from "../../adapter/doctor.js";
 import { inboxPath } from "../../adapter/hook-decide.js";
 import { installAdapter, uninstallAdapter, type InstallReport, type UninstallReport } from "../../adapter/install/index.js";
 import { resolveAdapterInstance } from "../../adapter/session.js";
-import { openInboxStore } from "../../contract/inbox.js";
-import { renderPeerMessage } from "../../contract/adapter-render.js";
+import { openInboxStore } from "../../adapter-sdk/inbox.js";
+import { renderPeerMessage } from "../../adapter-sdk/render.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
@@ -96,4 +97,28 @@ export async function adapterInboxCommand(args: ParsedArgs, io: Output): Promise
   } finally {
     store.close();
   }
+}
+
+/** `patchbay adapter certify <adapter> --client <path-or-binary> [--dry-run] [--json]`. */
+export async function adapterCertifyCommand(args: Pick<ParsedArgs, "positionals" | "flags">, io: Output): Promise<ExitCode> {
+  allowFlags(args, "adapter certify", ["json", "dry-run", "client"]);
+  const [adapter, ...extra] = args.positionals;
+  const client = flagString(args, "client");
+  if (!adapter || extra.length > 0 || !client) throw pbError("PB_ERR_USAGE", "Usage: patchbay adapter certify <adapter> --client <path-or-binary> [--dry-run] [--json]", {});
+  const report = await certifyAdapter({ adapter, client, config: flagString(args, "config"), env: process.env, dryRun: args.flags["dry-run"] === true });
+  const ok = report.entries.length > 0 && report.entries.every((e) => e.result === "pass");
+  const shown = { ...report, captures: report.captures.map(({ file, event, kind, sha256 }) => ({ file, event, kind, sha256 })) };
+  if (args.flags.json) io.out(JSON.stringify({ ok, ...shown }, null, 2));
+  else io.out(renderCertify(shown));
+  return ok ? EXIT.OK : EXIT.UNHEALTHY;
+}
+
+function renderCertify(r: CertifyReport): string {
+  const lines = [`${r.adapter}: ${r.client} ${r.version} on ${r.platform}, ${r.captures.length} captures`];
+  for (const e of r.entries) {
+    lines.push(`  ${e.result.padEnd(4)} ${e.capability.padEnd(28)} ${e.fixture}${e.sha256 ? ` sha256:${e.sha256.slice(0, 12)}` : ""}`);
+    if (e.notes) lines.push(`       ${e.notes}`);
+  }
+  lines.push(r.written ? `  written to ${r.target}/certification.json` : `  (dry run: would write these entries to ${r.target}/certification.json)`);
+  return lines.join("\n");
 }

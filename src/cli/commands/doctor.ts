@@ -24,7 +24,9 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   const inspection = await inspect({ config: configPath });
   io.scrubber.absorb(inspection.scrubber);
   const { config, discovery } = inspection;
-  checks.push({ check: "connectors.json", ok: true, detail: `${config.file ?? "(object)"}: valid, ${config.instances.length} instances`, error: null });
+  const blocked = Object.keys(config.blocked).length;
+  // A problem inside one instance's entry blocks only that instance: it is reported below with the others.
+  checks.push({ check: "connectors.json", ok: true, detail: `${config.file ?? "(object)"}: ${blocked ? `${config.instances.length} instances, ${blocked} with config problems of their own (below)` : `valid, ${config.instances.length} instances`}`, error: null });
   for (const dir of config.pluginDirsDeclared ? discovery.missingDirs : []) checks.push({ check: "plugin folder", ok: true, detail: `warning: ${dir} does not exist (bundled plugins are still found)`, error: null });
   checks.push({ check: "plugins", ok: discovery.errors.length === 0, detail: `${discovery.plugins.size} plugins discovered`, error: null });
   for (const err of discovery.errors) checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });

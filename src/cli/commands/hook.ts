@@ -15,9 +15,17 @@ export async function hookCommand(args: ParsedArgs, _io: Output): Promise<ExitCo
   const [adapter = "", event = null] = args.positionals;
   const raw = flagString(args, "timeout-ms");
   const timeoutMs = raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined;
-  const result = await runHook({
-    adapter, event, readPayload: readStdin, config: flagString(args, "config"), env: process.env, timeoutMs, startedAt: 0,
-  });
+  return runAndWrite({ adapter, event, config: flagString(args, "config"), timeoutMs }, readStdin);
+}
+
+/** The full runner for a payload the fast path (src/cli/hook-fast.ts) already read, or failed to read. */
+export function hookWithPayload(args: { adapter: string; event: string | null; config?: string; timeoutMs?: number }, payload: string | Error): Promise<ExitCode> {
+  return runAndWrite(args, () => (payload instanceof Error ? Promise.reject(payload) : Promise.resolve(payload)));
+}
+
+async function runAndWrite(args: { adapter: string; event: string | null; config?: string; timeoutMs?: number }, readPayload: () => Promise<string>): Promise<ExitCode> {
+  const { adapter, event, config, timeoutMs } = args;
+  const result = await runHook({ adapter, event, readPayload, config, env: process.env, timeoutMs, startedAt: 0 });
   const { stdout, stderr, exitCode } = result.outcome;
   if (stdout) await write(process.stdout, stdout);
   if (stderr) await write(process.stderr, stderr);

@@ -4,19 +4,18 @@
  * default) and print the three next steps.
  */
 import path from "node:path";
-import { EXIT, pbError, type ExitCode } from "../../errors.js";
+import { EXIT, type ExitCode } from "../../errors.js";
 import { scaffoldPlugin, templateKinds } from "../../scaffold/scaffold.js";
 import { nextSteps } from "../../scaffold/next-steps.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
-
-export const PLUGIN_NEW_USAGE = "new <kind> <name> [--dir D] [--json]   scaffold a plugin from templates/<kind>/ into D/<name> (D: ./plugins)";
+import { usageError } from "../help.js";
 
 export async function pluginNewCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "plugin new", ["dir", "json"]);
   const [kind, name, ...extra] = args.positionals;
   if (!kind || !name || extra.length > 0) {
-    throw pbError("PB_ERR_USAGE", `Usage: patchbay plugin ${PLUGIN_NEW_USAGE.split("   ")[0]}. Kinds: ${templateKinds().join(", ")}.`, {});
+    throw usageError("plugin new", `Kinds: ${templateKinds().join(", ")}.`);
   }
   const cwd = process.cwd();
   const result = scaffoldPlugin({ kind, name, parentDir: path.resolve(cwd, flagString(args, "dir") ?? "plugins") });

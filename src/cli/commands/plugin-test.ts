@@ -16,18 +16,19 @@ import { loadConfig, resolveConfigPath, type ResolvedConfig } from "../../config
 import { DEFAULT_PLUGIN_DIRS } from "../../config/schema.js";
 import { readManifest, scanPlugins } from "../../discovery/scan.js";
 import { bundledPluginsDir } from "../../paths.js";
+import { suggest } from "../../contract/suggest.js";
 import { readTestFixture, FIXTURE_FILE } from "../../scaffold/fixture.js";
 import { runAdapterConformance, runConformance } from "../../testing/index.js";
 import { KIT_KINDS, type ClaimResult, type ConformanceOptions, type KitKind } from "../../testing/types.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
-
-export const PLUGIN_TEST_USAGE = "test <name-or-path> [--config F] [--json]   run the kind's conformance kit against the plugin, one row per claim";
+import { relativePaths, shownPath } from "../stack.js";
+import { usageError } from "../help.js";
 
 export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "plugin test", ["json"]);
   const [target, ...extra] = args.positionals;
-  if (!target || extra.length > 0) throw pbError("PB_ERR_USAGE", `Usage: patchbay plugin ${PLUGIN_TEST_USAGE.split("   ")[0]}.`, {});
+  if (!target || extra.length > 0) throw usageError("plugin test");
   const cwd = process.cwd();
 
   const explicit = flagString(args, "config");
@@ -53,7 +54,7 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
   if (args.flags.json) {
     io.out(JSON.stringify({ ok, plugin: { name, kind, version: read.plugin.version, dir: folder }, config_from: source, summary, claims }, null, 2));
   } else {
-    io.out(`${name}@${read.plugin.version} (${kind}) from ${folder}\nconfig: ${source}\n`);
+    io.out(`${name}@${read.plugin.version} (${kind}) from ${shownPath(folder)}\nconfig: ${relativePaths(source)}\n`);
     for (const c of claims) io.out(row(c));
     io.out(`\n${ok ? "ok" : "FAILED"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped (${Math.round(performance.now() - started)} ms)`);
   }
@@ -63,7 +64,7 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
 function row(c: ClaimResult): string {
   if (c.skipped) return `  -  ${c.claim}\n       skipped: ${c.reason ?? ""}`;
   if (c.ok) return `  ✓  ${c.claim} (${c.ms} ms)`;
-  return `  ✗  ${c.claim}\n       ${(c.reason ?? "failed").split("\n").join("\n       ")}`;
+  return `  ✗  ${c.claim}\n       ${relativePaths(c.reason ?? "failed").split("\n").join("\n       ")}`;
 }
 
 /** The connectors.json the host would use, or null when there is none (only then: a broken one is an error). */
@@ -95,7 +96,8 @@ function locatePlugin(target: string, connectors: ResolvedConfig | null, cwd: st
   const broken = discovery.errors.find((e) => e.data.plugin === target || (typeof e.data.file === "string" && path.basename(path.dirname(e.data.file)) === target));
   if (!found && broken) throw broken;
   if (!found) {
-    throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.`, { plugin: target, searched: dirs });
+    const close = suggest(target, [...discovery.plugins.keys()]);
+    throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.${close ? ` Did you mean "${close}"?` : ""}`, { plugin: target, searched: dirs, ...(close ? { suggestion: close } : {}) });
   }
   return found.dir;
 }

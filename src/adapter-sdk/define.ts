@@ -1,0 +1,217 @@
+/**
+ * defineAdapter(): the adapter author's entry point. It returns a definePlugin-compatible object
+ * of kind "adapter" whose create() validates the manifest against the methods the author
+ * returned, then exposes those methods plus manifest(). Validation runs at create() — inside
+ * the worker at load — so a bad manifest fails that instance's load with a message naming the
+ * key, and every `true` is backed: a guard without denyOutcome or a context capability without
+ * injectOutcome is refused instead of silently allowing or dropping (the reference system's gap).
+ *
+ * This lives in adapter-sdk/ (a leaf) because `patchbay/adapter` exports it to plugin workers.
+ */
+import { z } from "zod";
+import { pbError, type PatchbayError } from "../errors.js";
+import type { PluginContext } from "../plugin.js";
+import { portableNameProblem } from "../contract/names.js";
+import {
+  ADAPTER_CAPABILITIES, ADAPTER_OPTIONAL_METHODS, ADAPTER_REQUIRED_METHODS, CAPABILITY_GROUPS,
+  type AdapterEnv, type AdapterManifest, type CapabilityDeclaration, type CapabilityGroup, type CapabilityShape,
+  type ClientProbe, type DetectResult, type DoctorResult, type GuardDecision, type HookOutcome, type InstallPlan,
+  type NormalizedEvent, type PeerMessage, type RenderInput, type RenderOptions, type RenderResult,
+} from "./contract.js";
+import { deepFreeze } from "./event.js";
+
+/**
+ * Config keys every adapter instance accepts, whatever its own schema: the hook runner reads
+ * them (on its side, from connectors.json) and the adapter gets them in create()'s config.
+ */
+export const STANDARD_ADAPTER_CONFIG = {
+  hook_timeout_ms: z.number().int().min(100).max(60_000).default(5_000)
+    .meta({ description: "Bound of one whole `patchbay hook` run (parse, load, normalize, decide, render), in ms. On expiry the hook fails open." }),
+  context_budget_bytes: z.number().int().min(1).max(64_000).default(6_000)
+    .meta({ description: "Most bytes of context (peer messages) one hook may inject." }),
+  inbox: z.string().regex(/^agentConnectors\/[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'must be "agentConnectors/<name>" of an adapter-inbox instance').optional()
+    .meta({ description: "The adapter-inbox instance whose messages this client receives on its next turn." }),
+  recipient: z.string().min(1).optional()
+    .meta({ description: "The agent id (in the inbox) this client reads; default the adapter instance's name." }),
+  protect: z.array(z.string().min(1).meta({ path: true })).default([])
+    .meta({ description: "Paths (relative to connectors.json) a guarded client may not write; enforced only where guards.beforeWrite is certified." }),
+};
+
+/** The host-side view of those keys, read straight from connectors.json (unknown keys pass). */
+export const StandardAdapterConfigSchema = z.looseObject(STANDARD_ADAPTER_CONFIG);
+export type StandardAdapterConfig = z.output<typeof StandardAdapterConfigSchema>;
+
+type Awaitable<T> = T | Promise<T>;
+
+/** The methods an adapter's create() returns. All values crossing the boundary are plain data. */
+export interface AdapterMethods {
+  health_check?(): Promise<boolean>;
+  /** Interpret the host's probe of the client binary (workers have no PATH to run it themselves). */
+  detect(probe: ClientProbe, env: AdapterEnv): Awaitable<DetectResult>;
+  /** Read-only checks of the client's wiring; must change nothing. */
+  doctor(env: AdapterEnv): Awaitable<DoctorResult>;
+  /** Whitelist a client payload into normalizedEvent(...); throw for anything unrecognised. */
+  normalizeHook(payload: unknown, opts: { event: string | null }): Awaitable<NormalizedEvent>;
+  /** Peer messages → text within budget, plus the ids of the messages rendered whole. */
+  renderContext(input: RenderInput, opts: RenderOptions): Awaitable<RenderResult>;
+  /** What install writes: tree / file / merge artifacts, with absolute paths from `env`. */
+  planInstall(env: AdapterEnv): Awaitable<InstallPlan>;
+  denyOutcome?(reason: string, event?: NormalizedEvent | null): Awaitable<HookOutcome>;
+  injectOutcome?(text: string, event?: NormalizedEvent | null): Awaitable<HookOutcome>;
+  guardRead?(event: NormalizedEvent): Awaitable<GuardDecision>;
+  guardWrite?(event: NormalizedEvent): Awaitable<GuardDecision>;
+  guardShell?(event: NormalizedEvent): Awaitable<GuardDecision>;
+  startSession?(event: NormalizedEvent): Awaitable<unknown>;
+  resumeSession?(event: NormalizedEvent): Awaitable<unknown>;
+  endSession?(event: NormalizedEvent): Awaitable<unknown>;
+  heartbeat?(event: NormalizedEvent): Awaitable<unknown>;
+  mapChildSession?(event: NormalizedEvent): Awaitable<unknown>;
+  offerMessage?(message: PeerMessage): Awaitable<unknown>;
+  routeReply?(message: PeerMessage): Awaitable<unknown>;
+  close?(): Promise<void>;
+}
+
+export interface AdapterDefinition<S extends z.ZodObject = z.ZodObject> {
+  /** Portable id: letters, digits, '.', '_', '-'. */
+  id: string;
+  displayName: string;
+  client: { command: string; versionArgs?: string[]; certificationName?: string };
+  capabilities?: CapabilityDeclaration;
+  /**
+   * Optional: a module of the plugin folder (relative path, e.g. "src/hooks.ts") the fast hook
+   * path loads in-process, without a worker, zod or jiti: it exports `normalizeHook(payload, event)`,
+   * `denyOutcome(reason, event)` and, for guards.beforeWrite, `guardWrite(event, protect)`, and
+   * imports nothing but `patchbay/adapter` (its zod-free part) and node builtins (docs/adapters.md).
+   */
+  fastHook?: string;
+  /** The adapter's own config keys (a z.object); the standard keys are added to it. */
+  config?: S;
+  create(config: z.output<S> & StandardAdapterConfig, ctx: PluginContext): Awaitable<AdapterMethods>;
+}
+
+/** What create() hands the host: the author's methods plus manifest(). */
+export type AdapterInstance = AdapterMethods & { health_check(): Promise<boolean>; manifest(): AdapterManifest };
+
+export interface DefinedAdapter<S extends z.ZodObject = z.ZodObject> {
+  readonly kind: "adapter";
+  readonly config: z.ZodType<z.output<S> & StandardAdapterConfig>;
+  create(config: unknown, ctx: PluginContext): Promise<AdapterInstance>;
+  readonly definition: Readonly<AdapterDefinition<S>>;
+}
+
+/** The methods a create() must return itself (health_check defaults to "healthy", manifest is ours). */
+const AUTHOR_REQUIRED = ADAPTER_REQUIRED_METHODS.filter((m) => m !== "health_check" && m !== "manifest");
+const KNOWN_METHODS = new Set<string>([...ADAPTER_REQUIRED_METHODS, ...ADAPTER_OPTIONAL_METHODS, "close"]);
+
+function usage(message: string, key: string): PatchbayError {
+  return pbError("PB_ERR_ADAPTER_MANIFEST_INVALID", message, { key });
+}
+
+export function defineAdapter<S extends z.ZodObject = z.ZodObject<Record<never, never>>>(definition: AdapterDefinition<S>): DefinedAdapter<S> {
+  const own = definition.config ?? z.strictObject({});
+  if (typeof (own as { extend?: unknown }).extend !== "function") throw usage("adapter config must be a z.object({...}) (the standard keys are added to it)", "config");
+  const clash = Object.keys(STANDARD_ADAPTER_CONFIG).filter((k) => Object.hasOwn((own as z.ZodObject).shape ?? {}, k));
+  if (clash.length > 0) throw usage(`adapter config must not redefine the standard keys ${clash.join(", ")}`, `config.${clash[0]}`);
+  const config = (own as z.ZodObject).extend(STANDARD_ADAPTER_CONFIG);
+  const defined = {
+    kind: "adapter" as const,
+    config,
+    definition,
+    async create(cfg: unknown, ctx: PluginContext): Promise<AdapterInstance> {
+      const methods = await definition.create(cfg as never, ctx);
+      const manifest = validateAdapter(definition, methods);
+      const instance: Record<string, unknown> = { health_check: async () => true };
+      for (const [name, fn] of Object.entries(methods as unknown as Record<string, unknown>)) {
+        if (typeof fn === "function") instance[name] = (fn as (...a: unknown[]) => unknown).bind(methods);
+      }
+      instance.manifest = () => manifest;
+      return instance as unknown as AdapterInstance;
+    },
+    [Symbol.for("patchbay.plugin")]: true as const,
+  };
+  return Object.freeze(defined) as unknown as DefinedAdapter<S>;
+}
+
+/**
+ * Checks the manifest against the methods create() returned; returns the frozen manifest with
+ * every capability present (omitted ones false). Throws PB_ERR_ADAPTER_MANIFEST_INVALID naming the key.
+ */
+export function validateAdapter(definition: AdapterDefinition<z.ZodObject>, methods: unknown): AdapterManifest {
+  const d = (definition ?? {}) as Partial<AdapterDefinition<z.ZodObject>> & Record<string, unknown>;
+  if (typeof d.id !== "string" || d.id.trim() === "") throw usage("an adapter must declare an id", "id");
+  const idProblem = portableNameProblem(d.id);
+  if (idProblem) throw usage(`invalid adapter id ${JSON.stringify(d.id)}: it ${idProblem}`, "id");
+  if (typeof d.displayName !== "string" || d.displayName.trim() === "") throw usage("an adapter must declare a displayName", "displayName");
+  const client = (d.client ?? {}) as Record<string, unknown>;
+  if (typeof client.command !== "string" || client.command.trim() === "") {
+    throw usage("an adapter must declare client.command, the binary its client installs", "client.command");
+  }
+  const versionArgs = client.versionArgs ?? ["--version"];
+  if (!Array.isArray(versionArgs) || versionArgs.some((a) => typeof a !== "string")) throw usage("client.versionArgs must be an array of strings", "client.versionArgs");
+  const certificationName = client.certificationName ?? d.id;
+  if (typeof certificationName !== "string" || certificationName === "") throw usage("client.certificationName must be a non-empty string", "client.certificationName");
+  for (const key of Object.keys(client)) {
+    if (!["command", "versionArgs", "certificationName"].includes(key)) throw usage(`unknown client key: client.${key}`, `client.${key}`);
+  }
+
+  if (!methods || typeof methods !== "object") throw usage(`adapter ${d.id}: create() must return an object of adapter methods`, "create");
+  const m = methods as Record<string, unknown>;
+  for (const name of AUTHOR_REQUIRED) {
+    if (typeof m[name] !== "function") throw usage(`an adapter must implement ${name}()`, name);
+  }
+  for (const name of Object.keys(m)) {
+    if (name === "manifest") throw usage("create() must not return manifest(): defineAdapter builds it from the definition", "manifest");
+    if (typeof m[name] === "function" && !KNOWN_METHODS.has(name)) {
+      throw usage(`unknown adapter method ${name}() (the adapter contract has: ${[...KNOWN_METHODS].join(", ")})`, name);
+    }
+  }
+
+  const capabilities = capabilityShape(d.capabilities, (method) => typeof m[method] === "function");
+  const fastHook = d.fastHook;
+  if (fastHook !== undefined && (typeof fastHook !== "string" || !/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(fastHook) || fastHook.split("/").includes(".."))) {
+    throw usage("fastHook must be a relative path inside the plugin folder, e.g. \"src/hooks.ts\"", "fastHook");
+  }
+  return deepFreeze({
+    id: d.id,
+    displayName: d.displayName,
+    client: { command: client.command, versionArgs: [...(versionArgs as string[])], certificationName },
+    capabilities,
+    ...(fastHook ? { fastHook } : {}),
+  });
+}
+
+/** The full boolean shape from a declaration; throws naming the first bad key. */
+export function capabilityShape(declared: unknown, hasMethod: (name: string) => boolean): CapabilityShape {
+  if (declared !== undefined && (declared === null || typeof declared !== "object" || Array.isArray(declared))) {
+    throw usage("capabilities must be an object of groups", "capabilities");
+  }
+  const decl = (declared ?? {}) as Record<string, unknown>;
+  for (const group of Object.keys(decl)) {
+    if (!(CAPABILITY_GROUPS as string[]).includes(group)) throw usage(`unknown capability group: ${group} (groups: ${CAPABILITY_GROUPS.join(", ")})`, `capabilities.${group}`);
+    const entries = decl[group];
+    if (!entries || typeof entries !== "object" || Array.isArray(entries)) throw usage(`capability group ${group} must be an object of booleans`, `capabilities.${group}`);
+    const known = Object.keys(ADAPTER_CAPABILITIES[group as CapabilityGroup]);
+    for (const [name, value] of Object.entries(entries)) {
+      if (!known.includes(name)) throw usage(`unknown capability: ${group}.${name} (${group} has: ${known.join(", ")})`, `capabilities.${group}.${name}`);
+      if (typeof value !== "boolean") throw usage(`capability ${group}.${name} must be a boolean, not ${JSON.stringify(value)}`, `capabilities.${group}.${name}`);
+    }
+  }
+  const shape: Record<string, Record<string, boolean>> = {};
+  for (const group of CAPABILITY_GROUPS) {
+    shape[group] = {};
+    const given = (decl[group] ?? {}) as Record<string, boolean>;
+    for (const [name, needs] of Object.entries(ADAPTER_CAPABILITIES[group]) as [string, readonly string[]][]) {
+      const on = given[name] === true;
+      if (on) {
+        for (const method of needs) {
+          if (hasMethod(method)) continue;
+          const why = method === "denyOutcome" ? ": without it the guard would silently allow"
+            : method === "injectOutcome" ? ": without it the context would be silently dropped" : "";
+          throw usage(`capability ${group}.${name} requires ${method}()${why}`, `capabilities.${group}.${name}`);
+        }
+      }
+      shape[group][name] = on;
+    }
+  }
+  return shape as unknown as CapabilityShape;
+}

@@ -1,0 +1,17 @@
+/**
+ * `patchbay/adapter`: the adapter authoring API, an entry of its own so `patchbay/plugin` stays
+ * the small API every kind shares: defineAdapter, the normalized-event builder, the peer-message
+ * projection, the guard and detect helpers, the inbox store, and the contract's types.
+ * An adapter plugin imports `z` and `definePlugin`-level things from `patchbay/plugin`, the rest from here.
+ */
+export { defineAdapter, validateAdapter, STANDARD_ADAPTER_CONFIG, type AdapterDefinition, type AdapterInstance, type AdapterMethods, type DefinedAdapter, type StandardAdapterConfig } from "./define.js";
+export { normalizedEvent, type EventFields } from "./event.js";
+export { projectContext, escapePeerText, PEER_FENCE } from "./render.js";
+export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
+export { openInboxStore, type InboxDelivery, type InboxStore, type StoredMessage } from "./inbox.js";
+export {
+  ADAPTER_CAPABILITIES, EVENT_KINDS,
+  type AdapterEnv, type AdapterManifest, type Artifact, type CapabilityDeclaration, type CapabilityShape, type ClientProbe,
+  type DetectResult, type Diagnostic, type DoctorResult, type EventKind, type GuardDecision, type HookOutcome, type InstallPlan,
+  type NormalizedEvent, type PeerMessage, type RenderInput, type RenderOptions, type RenderResult,
+} from "./contract.js";

@@ -1,0 +1,192 @@
+/**
+ * Every command, declared once: its words, arguments, flags (with what each does), examples and
+ * how to load it. Parsing (args.ts), help (help.ts) and dispatch (main.ts) all read this table,
+ * so a flag exists for exactly the commands that declare it and help can never drift from it.
+ *
+ * Nothing here imports a command: each loads on use, so `patchbay --help`, `--version` and
+ * `hook` (run on every client hook) never load the host, zod or the MCP SDK.
+ */
+import type { ExitCode } from "../errors.js";
+import type { ParsedArgs } from "./args.js";
+import type { Output } from "./render.js";
+
+export type Command = (args: ParsedArgs, io: Output) => Promise<ExitCode>;
+
+export interface FlagDecl {
+  type: "string" | "boolean";
+  /** The value's placeholder in help, e.g. "F" for --config F. */
+  value?: string;
+  help: string;
+  short?: string;
+}
+
+export interface CommandDecl {
+  /** The command's words, e.g. "plugin new". */
+  name: string;
+  /** Positionals as help shows them, e.g. "<kind> <name>". */
+  args?: string;
+  summary: string;
+  /** More lines for `patchbay help <command>`. */
+  details?: string[];
+  flags?: Record<string, FlagDecl>;
+  examples?: string[];
+  /** Help lines computed on demand (e.g. the template kinds): read the disk only when asked. */
+  more?: () => Promise<string[]>;
+  load: () => Promise<Command>;
+  /** Accept flags it does not declare (the hook runner fails open on any command line). */
+  lenient?: boolean;
+}
+
+/** Accepted by every command. */
+export const GLOBAL_FLAGS: Record<string, FlagDecl> = {
+  config: { type: "string", value: "F", help: "connectors.json to use (default: PATCHBAY_CONFIG, then connectors.json from here upwards)" },
+  verbose: { type: "boolean", help: "debug logs, and stack traces with errors" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+const json: FlagDecl = { type: "boolean", help: "print one JSON document on stdout" };
+const dryRun: FlagDecl = { type: "boolean", help: "show what would change; change nothing" };
+
+/** A command another branch may provide: its module is looked up at run time, beside this file; null when absent. */
+async function optional(file: string, exported: string): Promise<Command | null> {
+  const url = new URL(`./commands/${file}`, import.meta.url);
+  try {
+    const mod = (await import(url.href)) as Record<string, unknown>;
+    return typeof mod[exported] === "function" ? (mod[exported] as Command) : null;
+  } catch (err) {
+    // Only the module itself missing means "not in this build"; an error inside it is a real error.
+    if ((err as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String((err as Error).message).includes(url.pathname.split("/").pop()!)) return null;
+    throw err;
+  }
+}
+
+async function unavailable(what: string): Promise<never> {
+  const { pbError } = await import("../errors.js");
+  throw pbError("PB_ERR_USAGE", `${what} is not available in this build of Patchbay.`, { command: what }, "Update Patchbay, or run `patchbay help` for the commands this build has.");
+}
+
+export const COMMANDS: readonly CommandDecl[] = [
+  {
+    name: "boot", summary: "boot every instance, print one row each, shut down",
+    details: ["Exit 0 when every required instance is healthy, 1 when one is not, 2 for a usage or config error, 3 for a plugin load error.", "On a terminal, a line is printed as each instance becomes ready."],
+    flags: { json }, examples: ["patchbay boot", "patchbay boot --config ./connectors.json --json"],
+    load: async () => (await import("./commands/boot.js")).bootCommand,
+  },
+  {
+    name: "serve", summary: "boot and stay up until SIGINT/SIGTERM",
+    flags: {
+      mcp: { type: "boolean", help: "an MCP server on stdio" },
+      http: { type: "boolean", help: "MCP Streamable HTTP at /mcp (bearer token from PATCHBAY_TOKEN or .patchbay/token)" },
+      host: { type: "string", value: "H", help: "with --http: the address to listen on (default 127.0.0.1)" },
+      port: { type: "string", value: "P", help: "with --http: the port to listen on" },
+      watch: { type: "boolean", help: "restart only what a config or plugin change affects" },
+    },
+    examples: ["patchbay serve", "patchbay serve --mcp", "patchbay serve --http --port 8765"],
+    load: async () => {
+      // The gateway (serve --mcp/--http, --watch) lives in commands/serve.js when this build has it.
+      const gateway = await optional("serve.js", "serveCommand");
+      if (gateway) return gateway;
+      const { serveCommand } = await import("./commands/boot.js");
+      return async (args, io) => {
+        const extra = ["mcp", "http", "host", "port", "watch"].find((f) => args.flags[f] !== undefined);
+        return extra ? unavailable(`patchbay serve --${extra}`) : serveCommand(args, io);
+      };
+    },
+  },
+  {
+    name: "status", summary: "ask the running server for every instance's state and health",
+    flags: { json }, examples: ["patchbay status", "patchbay status --json"],
+    load: async () => (await optional("status.js", "statusCommand")) ?? unavailable("patchbay status"),
+  },
+  {
+    name: "init", summary: "write a starter connectors.json and plugins folder in an empty folder",
+    details: ["Refuses to write into a folder that already has a connectors.json or a plugins folder. With --config F, writes F (and plugins/ beside it)."],
+    flags: { json }, examples: ["mkdir my-agent && cd my-agent && patchbay init"],
+    load: async () => (await import("./commands/init.js")).initCommand,
+  },
+  {
+    name: "doctor", summary: "every check boot makes, never stopping at the first problem, each with its fix",
+    flags: { json }, examples: ["patchbay doctor", "patchbay doctor --json"],
+    load: async () => (await import("./commands/doctor.js")).doctorCommand,
+  },
+  {
+    name: "list", summary: "discovered plugins and configured instances",
+    flags: { json, live: { type: "boolean", help: "boot the instances for health, MCP tools and agents, then shut down" } },
+    examples: ["patchbay list", "patchbay list --live --json"],
+    load: async () => (await import("./commands/list.js")).listCommand,
+  },
+  {
+    name: "call", args: "<section>/<name> <method> [ARG ...]", summary: "boot one instance (and what it requires), call a method, print the result",
+    details: ["Each ARG is JSON; a word that is not JSON is taken as a string, so a tool name needs no quotes.", "The result is printed as JSON on stdout; a failure as its code and message on stderr (exit 1)."],
+    flags: { json, "timeout-ms": { type: "string", value: "N", help: "the call's deadline in milliseconds (default: the instance's timeout_ms)" } },
+    examples: ["patchbay call mcpConnectors/files list_tools", "patchbay call mcpConnectors/files call read_file '{\"path\":\"README.md\"}'", "patchbay call memoryStores/notes query '{\"text\":\"deploy\"}'"],
+    load: async () => (await import("./commands/call.js")).callCommand,
+  },
+  {
+    name: "hook", args: "<adapter> [event]", summary: "run a client hook: payload on stdin, outcome out; fails open",
+    flags: { "timeout-ms": { type: "string", value: "N", help: "the whole run's time bound" } },
+    examples: ["patchbay hook claude-code PreToolUse < payload.json"], lenient: true,
+    load: async () => (await import("./commands/hook.js")).hookCommand,
+  },
+  {
+    name: "plugin new", args: "<kind> <name>", summary: "scaffold a plugin from templates/<kind>/ into D/<name>",
+    details: ["Never overwrites: an existing folder is refused. The result boots and passes its kind's conformance kit unchanged."],
+    flags: { json, dir: { type: "string", value: "D", help: "the folder to create the plugin in (default ./plugins)" } },
+    examples: ["patchbay plugin new mcp github-issues", "patchbay plugin new memory-store notes --dir vendor/plugins"],
+    more: async () => [`Kinds: ${(await import("../scaffold/scaffold.js")).templateKinds().join(", ")}.`],
+    load: async () => (await import("./commands/plugin-new.js")).pluginNewCommand,
+  },
+  {
+    name: "plugin test", args: "<name-or-path>", summary: "run the kind's conformance kit against the plugin, one row per claim",
+    details: ["The config comes from the first connectors.json instance of the plugin, else from its test.config.json."],
+    flags: { json }, examples: ["patchbay plugin test ./plugins/github-issues", "patchbay plugin test sqlite-memory --json"],
+    load: async () => (await import("./commands/plugin-test.js")).pluginTestCommand,
+  },
+  {
+    name: "adapter install", args: "<adapter...>", summary: "wire the adapter into its client (idempotent)",
+    flags: { json, "dry-run": dryRun }, examples: ["patchbay adapter install claude-code --dry-run"],
+    load: async () => (await import("./commands/adapter.js")).adapterInstallCommand,
+  },
+  {
+    name: "adapter uninstall", args: "<adapter...>", summary: "undo an install from its record, byte for byte",
+    flags: { json, "dry-run": dryRun }, examples: ["patchbay adapter uninstall claude-code"],
+    load: async () => (await import("./commands/adapter.js")).adapterUninstallCommand,
+  },
+  {
+    name: "adapter doctor", args: "[<adapter...>]", summary: "client version, declared vs effective capabilities",
+    flags: { json }, examples: ["patchbay adapter doctor", "patchbay adapter doctor claude-code --json"],
+    load: async () => (await import("./commands/adapter.js")).adapterDoctorCommand,
+  },
+  {
+    name: "adapter inbox", args: "<adapter>", summary: "messages waiting for the client's next turn",
+    flags: { json, message: { type: "string", value: "ID", help: "show this message whole (and mark it delivered)" } },
+    examples: ["patchbay adapter inbox claude-code", "patchbay adapter inbox claude-code --message 01J..."],
+    load: async () => (await import("./commands/adapter.js")).adapterInboxCommand,
+  },
+  {
+    name: "adapter certify", args: "<adapter>", summary: "certify the adapter's capabilities against the real client",
+    flags: { json, "dry-run": dryRun, client: { type: "string", value: "PATH", help: "the client binary to certify against" } },
+    examples: ["patchbay adapter certify claude-code --client $(which claude) --dry-run"],
+    load: async () => (await optional("adapter.js", "adapterCertifyCommand")) ?? unavailable("patchbay adapter certify"),
+  },
+  {
+    name: "help", args: "[<command>]", summary: "show the commands, or one command's flags and examples",
+    examples: ["patchbay help", "patchbay help plugin new"],
+    load: async () => (await import("./help.js")).helpCommand,
+  },
+];
+
+/** The command `words` name (its longest declared prefix), and how many words that took. */
+export function findCommand(words: readonly string[]): { decl: CommandDecl; used: number } | null {
+  for (const n of [2, 1]) {
+    if (words.length < n) continue;
+    const decl = COMMANDS.find((c) => c.name === words.slice(0, n).join(" "));
+    if (decl) return { decl, used: n };
+  }
+  return null;
+}
+
+/** Command groups (`plugin`, `adapter`): a first word that only prefixes commands. */
+export function groupOf(word: string): CommandDecl[] {
+  return COMMANDS.filter((c) => c.name.startsWith(word + " "));
+}

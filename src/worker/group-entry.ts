@@ -1,0 +1,52 @@
+/**
+ * The program of a group's shared thread (spawn/group-runtime.ts): each "attach" message brings
+ * one instance's task and its own MessagePort, and that instance runs the same serve loop as in
+ * a thread of its own. Every instance runs inside its own async context, so an uncaught error
+ * names the instance whose code threw it before the thread dies. It imports leaves only.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { isMainThread, parentPort, type MessagePort } from "node:worker_threads";
+import type { InstanceTask, WorkerToHost } from "../contract/rpc.js";
+import { serve } from "./serve.js";
+import { sendLog } from "./context.js";
+
+if (isMainThread || !parentPort) throw new Error("worker/group-entry must run inside a worker thread");
+const host = parentPort;
+const current = new AsyncLocalStorage<{ instance: string; send(msg: WorkerToHost): void }>();
+
+process.on("uncaughtExceptionMonitor", (err: unknown) => {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  host.postMessage({ t: "culprit", instance: current.getStore()?.instance ?? null, error: text.split("\n")[0] });
+});
+
+host.on("message", (msg: { t?: unknown; task?: InstanceTask; port?: MessagePort }) => {
+  if (msg?.t !== "attach" || !msg.task || !msg.port) return;
+  const { task, port } = msg;
+  const send = (m: WorkerToHost) => port.postMessage(m);
+  const me = { instance: task.instance, send };
+  void current.run(me, () => serve(task, {
+    send,
+    // A port's events run outside the context they were registered in: enter it for each call,
+    // so timers and promises the plugin starts there carry its name too.
+    onMessage: (fn) => port.on("message", (m) => current.run(me, fn, m)),
+    end(last) {
+      port.postMessage(last);
+      port.close();
+    },
+  }));
+  // serve() points console at this instance; in a shared thread it must follow whoever is running.
+  routeConsole();
+});
+
+function routeConsole(): void {
+  const route = (level: "info" | "debug" | "trace" | "warn" | "error") => (...args: unknown[]) => {
+    const who = current.getStore();
+    if (who) sendLog(who.send, level, args.map((a) => (typeof a === "string" ? a : String(a))).join(" "));
+  };
+  console.log = route("info");
+  console.info = route("info");
+  console.debug = route("debug");
+  console.trace = route("trace");
+  console.warn = route("warn");
+  console.error = route("error");
+}
