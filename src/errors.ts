@@ -86,6 +86,13 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_ADAPTER_CERTIFY_FAILED: entry("the adapter could not be certified against the client", "Check the --client path (it must run `<client> --version`), that the adapter's client has a certification driver (claude-code), and the message's detail; nothing was written.", EXIT.UNHEALTHY),
   // --- issue 13: the error model (a substrate that is down is not a plugin bug) ---
   PB_ERR_SUBSTRATE_UNAVAILABLE: entry("the instance's substrate is unavailable", "Start the service the instance talks to (database, server, endpoint) or fix its address in the instance's config; the call can be retried once it is back.", EXIT.UNHEALTHY, true),
+  // --- issue 8: the boundary against a hostile plugin ---
+  PB_ERR_PLUGIN_MISBEHAVING: entry("the plugin's worker sent malformed messages", "The instance was restarted; if it keeps happening, fix or remove the plugin (its log lines name each dropped message).", EXIT.UNHEALTHY),
+  PB_ERR_SANDBOX_UNAVAILABLE: entry("the sandbox (bubblewrap) is not available", "Install Debian's bubblewrap package (apt-get install bubblewrap), or set PATCHBAY_BWRAP to a working bwrap; check that it can create namespaces. The instance is never run outside the sandbox instead.", EXIT.PLUGIN_LOAD),
+  PB_ERR_PLUGIN_SYMLINK_ESCAPE: entry("a plugin folder holds a symlink that points outside it", "Replace the symlink named in the message with a copy of what it points to, or remove it; plugin folders may only link inside themselves.", EXIT.PLUGIN_LOAD),
+  PB_ERR_CONFIG_TOO_DEEP: entry("connectors.json is nested too deeply", "Flatten the JSON named in the message: Patchbay reads at most 1,000 levels of nesting.", EXIT.USAGE),
+  PB_ERR_CONTRACT_CYCLIC: entry("the plugin's value is cyclic and cannot be checked or sent as JSON", "Return plain, acyclic data (a tool's inputSchema must not refer to itself by object identity).", EXIT.UNHEALTHY),
+  PB_ERR_CONTRACT_BIGINT: entry("the plugin returned a BigInt, which JSON cannot carry", "Return the number as a string (or a Number when it fits in 2^53).", EXIT.UNHEALTHY),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -36,8 +36,8 @@ export interface InstanceReport {
   plugin: string;
   version: string;
   required: boolean;
-  /** "thread" or "process" (connectors.json "isolation"). */
-  isolation: "thread" | "process";
+  /** "thread", "process" or "sandbox" (connectors.json "isolation"). */
+  isolation: "thread" | "process" | "sandbox";
   state: InstanceState;
   healthMs: number | null;
   aliases: string[];
@@ -164,10 +164,13 @@ export class Host {
     }
     const sent = checkCall(entry.target, method, args, hostMeta);
     const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
-    if (entry.target.kind === "mcp" && method === "call" && !knowsTools(entry.target)) await this.learnTools(entry, timeoutMs);
+    // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
+    const learning = entry.target.kind === "mcp" && method === "call" && !knowsTools(entry.target) ? this.learnTools(entry, timeoutMs) : null;
     if (entry.target.kind !== "agent" || method !== "deliver") {
       const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
-      return checkResult(entry.target, method, sent, await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress)));
+      const result = await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress));
+      if (learning) await learning;
+      return checkResult(entry.target, method, sent, result);
     }
     // Every delivery that crossed is recorded, acknowledged or not.
     try {
@@ -182,7 +185,7 @@ export class Host {
 
   /**
    * The host checks structuredContent against each tool's outputSchema, which it learns from
-   * list_tools: before the first call of an instance whose tools it has not seen, it lists them
+   * list_tools: with the first call of an instance whose tools it has not seen, it lists them
    * once, bounded by LEARN_TOOLS_MS. A failed listing does not fail the call; it is tried again
    * after a while (mcp-checks.ts), not before every call.
    */

@@ -20,7 +20,7 @@ import { Registry, type InstanceEntry } from "./registry/registry.js";
 import { runHealthPass } from "./registry/health.js";
 import { Host, type BootReport } from "./host-api.js";
 import { createLogger } from "./log.js";
-import { Scrubber } from "./secrets.js";
+import { operatorStrings, Scrubber } from "./secrets.js";
 import { authoringAliases, bundledPluginsDir, jitiCacheDir } from "./paths.js";
 
 export interface CreateHostOptions {
@@ -51,6 +51,8 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const logger = createLogger({ level: opts.logLevel, scrubber, destination: opts.logDestination, pretty: opts.prettyLogs });
   const env = opts.env ?? process.env;
   const config = await loadConfig({ config: opts.config, dir: opts.dir, cwd: opts.cwd, env, scoped: true });
+  // Names that say who failed are never censored, whatever a secret's value (issue 8).
+  scrubber.protect(config.instances.flatMap((i) => [i.id, i.section, i.name, i.plugin]));
   scrubber.addAll(config.secrets);
 
   const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());
@@ -122,6 +124,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
   const plugin = planned.pluginInfo;
   const workerEnv = workerEnvFor(planned, opts.env ?? process.env);
   const log = host.logger.child({ instance: entry.id, plugin: plugin.name });
+  const operatorValues = operatorStrings(planned.config);
 
   entry.target = {
     instance: entry.id, kind: plugin.kind, capabilities: plugin.manifest.capabilities,
@@ -137,6 +140,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
     env: workerEnv,
     isolation: planned.isolation,
     group: planned.worker ? groups.get(planned.worker) : undefined,
+    net: plugin.manifest.permissions.net.length > 0,
     fsPaths: expandFsGrants(plugin.manifest.permissions.fs, planned.config),
     maxMemoryMb: planned.maxMemoryMb,
     startTimeoutMs: opts.startTimeoutMs ?? 30_000,
@@ -145,7 +149,8 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
       if (msg.level === "warn" || msg.level === "error" || msg.level === "fatal") entry.lastWarning = describeLog(msg.msg, msg.data);
       log[msg.level](msg.data ?? {}, msg.msg);
     },
-    onSecrets: (values) => host.scrubber.addAll(values),
+    // A worker only names which of the operator's own values are secret; anything else it sends is ignored.
+    onSecrets: (values) => host.scrubber.addAll(values.filter((v) => operatorValues.has(v))),
     onGrantCall: (msg) => {
       if (!planned.grants.includes(msg.target)) {
         return Promise.reject(pbError("PB_ERR_GRANT_DENIED", `${entry.id} may not call "${msg.target}".`, { instance: entry.id, target: msg.target }));

@@ -4,7 +4,15 @@
  * is enumerated here and replaced wherever it appears in text we emit.
  */
 
+import { CATALOGUE } from "./errors.js";
+
 export const SECRET_MARKER = "[REDACTED]";
+
+/**
+ * Words no secret may censor (issue 8): a "secret" that occurs inside an error code or an
+ * instance's name would let whoever supplies it hide who failed and why.
+ */
+const ALWAYS_PROTECTED: readonly string[] = Object.keys(CATALOGUE);
 
 /**
  * Values shorter than this are not scrubbed: replacing "1" or "on" everywhere would destroy
@@ -14,10 +22,23 @@ const MIN_SECRET_LENGTH = 4;
 
 export class Scrubber {
   private readonly values = new Set<string>();
+  private readonly protectedWords = new Set<string>(ALWAYS_PROTECTED);
   private pattern: RegExp | null = null;
 
+  /** Words that must stay readable (instance ids, section and plugin names): a value inside one is never scrubbed. */
+  protect(words: Iterable<string>): void {
+    for (const w of words) if (w) this.protectedWords.add(w);
+    for (const v of [...this.values]) if (this.isProtected(v)) this.values.delete(v);
+    this.pattern = null;
+  }
+
+  private isProtected(value: string): boolean {
+    for (const w of this.protectedWords) if (w.includes(value)) return true;
+    return false;
+  }
+
   add(value: unknown): void {
-    if (typeof value !== "string" || value.length < MIN_SECRET_LENGTH || this.values.has(value)) return;
+    if (typeof value !== "string" || value.length < MIN_SECRET_LENGTH || this.values.has(value) || this.isProtected(value)) return;
     this.values.add(value);
     // JSON output escapes quotes and backslashes; scrub that spelling too.
     const escaped = JSON.stringify(value).slice(1, -1);
@@ -31,6 +52,7 @@ export class Scrubber {
 
   /** Takes every secret another scrubber knows (the CLI's output scrubber absorbs the host's). */
   absorb(other: Scrubber): void {
+    for (const w of other.protectedWords) this.protectedWords.add(w);
     for (const v of other.values) this.values.add(v);
     this.pattern = null;
   }
@@ -54,6 +76,23 @@ export class Scrubber {
     if (this.values.size === 0) return value;
     return scrubDeep(value, (s) => this.scrub(s)) as T;
   }
+}
+
+/**
+ * Every string the operator wrote into an instance's config (after ${VAR}): the only values a
+ * worker may name as secret. A plugin's default, or a forged value, is not among them, so a
+ * plugin cannot steer the scrubber onto text it wants hidden. Iterative: configs may be deep.
+ */
+export function operatorStrings(config: unknown): Set<string> {
+  const out = new Set<string>();
+  const stack: unknown[] = [config];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") out.add(v);
+    else if (Array.isArray(v)) stack.push(...v);
+    else if (v && typeof v === "object") stack.push(...Object.values(v));
+  }
+  return out;
 }
 
 function scrubDeep(value: unknown, scrub: (s: string) => string): unknown {

@@ -66,8 +66,10 @@ export async function fastHook(args: FastArgs, fallback: Fallback, env: Record<s
   // The bound, from process start: past it the hook allows (no output, exit 0) and says so.
   const arm = (): NodeJS.Timeout => setTimeout(() => {
     if (settled) return;
-    if (logFile) appendHookLog(logFile, { adapter: args.adapter, eventArg: args.event, decision: "fail-open", reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT", fast: true, ms: Math.round(performance.now()) });
-    process.stderr.write(`patchbay hook ${args.adapter}: failed open (timeout): the hook did not finish within ${boundMs} ms\n`);
+    // The same line as the full runner's timeout, so hooks.log reads alike whichever path was cut.
+    const message = `the hook did not finish within ${boundMs} ms`;
+    if (logFile) appendHookLog(logFile, { adapter: args.adapter, eventArg: args.event, decision: "fail-open", reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT", message, fast: true, ms: Math.round(performance.now()) });
+    process.stderr.write(`patchbay hook ${args.adapter}: failed open (timeout): ${message}\n`);
     process.exit(0);
   }, Math.max(1, boundMs - performance.now()));
   // Where the log goes is known before stdin is read, so even a payload that never ends leaves its line.

@@ -60,6 +60,7 @@ export async function runMain(argv: readonly string[]): Promise<never> {
     verbose: false,
     out: (text) => process.stdout.write(scrubber.scrub(text) + "\n"),
     err: (text) => process.stderr.write(scrubber.scrub(text) + "\n"),
+    result: (text) => process.stdout.write(text + "\n"),
   };
   // A reader that closes the pipe early (`patchbay list | head`) is not an error worth a trace.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {

@@ -12,6 +12,8 @@ export interface Output {
   err(text: string): void;
   scrubber: Scrubber;
   verbose: boolean;
+  /** Writes a call's result unchanged: results are the plugin's data and are never scrubbed (issue 8). */
+  result?(text: string): void;
 }
 
 /**

@@ -23,6 +23,7 @@ import path from "node:path";
 import { pbError, toWire, type PatchbayError, type WireError } from "../errors.js";
 import { Scrubber } from "../secrets.js";
 import { resolveAliases } from "./aliases.js";
+import { assertConfigDepth } from "./depth.js";
 import { stripComments } from "./comments.js";
 import { findForbiddenKeys, resolveEnv, type Env } from "./env.js";
 import { fromZodIssues, issuesError, type ConfigIssue } from "./issues.js";
@@ -66,6 +67,7 @@ export interface ResolveConfigValueOptions {
  * instances become those instances' errors (see scope.ts) and the rest of the file loads.
  */
 export function resolveConfigValue(raw: unknown, { file, dir, env, scoped = false }: ResolveConfigValueOptions): ResolvedConfig {
+  assertConfigDepth(raw, file);
   let stages: Stage[] = [];
   const forbidden = findForbiddenKeys(raw);
   if (forbidden.length > 0) stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Forbidden keys", issues: forbidden });

@@ -71,11 +71,11 @@ const commonFields = {
     .meta({ description: "Deadline of the boot health check, in ms. Default: defaults.health_timeout_ms." }),
   max_memory_mb: memoryMb().optional().meta({ description: "Heap limit of the instance's worker, in MiB (>= 16). Default: defaults.max_memory_mb." }),
   isolation: z
-    .enum(["thread", "process"])
+    .enum(["thread", "process", "sandbox"])
     .default("thread")
     .meta({
       description:
-        "Where the instance runs: \"thread\" (default) is a worker thread of the host; \"process\" is a child process under Node's permission model, which may read only its plugin folder, Patchbay's own files and the manifest's permissions.fs paths (resolved against this file's folder), and may not start processes or threads. A seat belt against mistakes, not a sandbox: the network is not restricted.",
+        "Where the instance runs: \"thread\" (default) is a worker thread of the host; \"process\" is a child process under Node's permission model, which may read only its plugin folder, Patchbay's own files and the manifest's permissions.fs paths (resolved against this file's folder), and may not start processes or threads. A seat belt against mistakes, not a sandbox: the network is not restricted. \"sandbox\" runs that child under bubblewrap (Debian's bubblewrap package): its own PID, network and mount namespaces, only its folder (read-only), Node and the declared paths visible, no network unless permissions.net grants it; the security boundary for untrusted plugins (docs/isolation.md).",
     }),
   worker: z
     .string()
@@ -122,7 +122,7 @@ function instanceSchema(section: Section) {
   const shape = section === "mcpConnectors" ? { ...commonFields, ...mcpFields, ...trailingFields } : { ...commonFields, ...trailingFields };
   return z
     .strictObject(shape)
-    .refine((v) => !(v.worker !== undefined && v.isolation === "process"), { message: 'a "worker" group runs in a thread: remove "worker", or "isolation": "process"', path: ["worker"] })
+    .refine((v) => !(v.worker !== undefined && v.isolation !== undefined && v.isolation !== "thread"), { message: 'a "worker" group runs in a thread: remove "worker", or "isolation"', path: ["worker"] })
     .meta({ description: `One ${section} instance: which plugin runs it and how.`, ...COMMENTS });
 }
 

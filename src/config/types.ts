@@ -37,7 +37,7 @@ export interface ResolvedInstance {
   healthTimeoutMs: number;
   maxMemoryMb: number;
   /** "process": a child process under Node's permission model instead of a worker thread. */
-  isolation: "thread" | "process";
+  isolation: "thread" | "process" | "sandbox";
   /** Group mode: the name of the shared worker thread, or null for a thread of its own. */
   worker: string | null;
   /** null = every tool (mcpConnectors only; always null elsewhere). */

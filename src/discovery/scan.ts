@@ -3,6 +3,7 @@
  * folder of plugins bundled with Patchbay comes last, so a configured plugin of the same name
  * shadows a bundled one. Every problem is collected, never only the first.
  */
+import { symlinkOutOf } from "./symlinks.js";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import semver from "semver";
@@ -108,6 +109,10 @@ export function readManifest(dir: string, manifestPath: string, bundled: boolean
   if (apiProblem) return { error: apiProblem };
   const entry = resolveEntry(dir, manifest);
   if ("error" in entry) return entry;
+  const link = symlinkOutOf(dir);
+  if (link) {
+    return { error: pbError("PB_ERR_PLUGIN_SYMLINK_ESCAPE", `Plugin "${manifest.name}": ${link[0]} is a symlink to ${link[1]}, outside the plugin folder.`, { plugin: manifest.name, link: link[0], target: link[1], folder: dir }) };
+  }
   return {
     plugin: { name: manifest.name, version: manifest.version, kind: manifest.kind, dir, entryPath: entry.path, manifest, bundled, shadows: null },
   };

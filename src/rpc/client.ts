@@ -7,6 +7,7 @@
 import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
 import type { HostToWorker, WorkerToHost } from "../contract/rpc.js";
+import { checkResultValue, checkWorkerMessage, isWireError } from "../contract/rpc-check.js";
 import { DeadlineWheel } from "./deadlines.js";
 
 /** One progress report of a call in flight (already checked: finite numbers, bounded text). */
@@ -30,7 +31,10 @@ interface Pending {
 export interface RpcTransport {
   /** Must throw synchronously when `msg` cannot be serialized (structured clone rules). */
   post(msg: HostToWorker): void;
-  onMessage(fn: (msg: WorkerToHost) => void): void;
+  /** Delivers raw, unchecked messages: RpcClient checks each one before anything reads it. */
+  onMessage(fn: (msg: unknown) => void): void;
+  /** The channel can carry SharedArrayBuffers (a thread's port): results are copied out of them. */
+  readonly sharedMemory?: boolean;
   /** The channel is gone: the worker exited, was killed, or closed its end. */
   onClose(fn: () => void): void;
 }
@@ -39,6 +43,7 @@ export function portTransport(port: MessagePort): RpcTransport {
   return {
     post: (msg) => port.postMessage(msg),
     onMessage: (fn) => port.on("message", fn),
+    sharedMemory: true,
     onClose: (fn) => port.on("close", fn),
   };
 }
@@ -53,6 +58,8 @@ export interface RpcClientOptions {
   onStuck(method: string): void;
   /** The channel closed: the worker is gone (or was stopped). */
   onClose(): void;
+  /** A message failed its check (it was dropped) or handling it threw; `why` names what was wrong. */
+  onMalformed(why: string): void;
 }
 
 export class RpcClient {
@@ -65,10 +72,27 @@ export class RpcClient {
 
   constructor(private readonly transport: RpcTransport, private readonly opts: RpcClientOptions) {
     this.wheel = new DeadlineWheel((id) => this.expire(id));
-    transport.onMessage((msg: WorkerToHost) => {
-      if (msg.t === "result") this.settle(msg.id, msg.ok, msg.value, msg.error);
-      else if (msg.t === "progress") this.progress(msg);
-      else opts.onMessage(msg);
+    transport.onMessage((raw: unknown) => {
+      // Nothing a worker sends may throw in the host: check first, and catch what handling throws.
+      try {
+        const checked = checkWorkerMessage(raw);
+        if (!checked.ok) return opts.onMalformed(checked.why);
+        const msg = checked.msg;
+        if (msg.t === "progress") return this.progress(msg);
+        if (msg.t !== "result") return opts.onMessage(msg);
+        if (msg.ok) {
+          const checked = checkResultValue(msg.value, transport.sharedMemory === true);
+          if (checked.ok) return this.settle(msg.id, true, checked.value);
+          const method = this.pending.get(msg.id)?.method ?? "a method";
+          return this.settle(msg.id, false, undefined, undefined, pbError(checked.code, `${opts.instance}.${method}(): the result ${checked.why}, which JSON cannot carry.`, { instance: opts.instance, method }));
+        }
+        if (isWireError(msg.error)) return this.settle(msg.id, false, undefined, msg.error);
+        // The call still settles (never a hang), as the plugin breaking its contract.
+        opts.onMalformed(`a failed result for call ${msg.id} without a valid error`);
+        this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_VIOLATION", `${opts.instance}: the plugin sent a failed result without a valid error.`, { instance: opts.instance }));
+      } catch (err) {
+        opts.onMalformed(`handling its message threw: ${(err as Error)?.message ?? String(err)}`);
+      }
     });
     transport.onClose(() => opts.onClose());
   }

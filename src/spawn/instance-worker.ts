@@ -15,6 +15,12 @@ import { sleep, STOP_TIMEOUT_MS, type Isolation, type WorkerRuntime } from "./ru
 import { startThread } from "./thread-runtime.js";
 import { startProcess } from "./process-runtime.js";
 import type { WorkerGroup } from "./group-runtime.js";
+import { startSandbox } from "./sandbox-runtime.js";
+import { LogLimiter } from "./log-limit.js";
+import { guardInspectorSignal } from "./inspector-guard.js";
+
+/** Malformed messages one worker may send before it is restarted as misbehaving (issue 8). */
+export const MALFORMED_LIMIT = 10;
 
 export type WorkerState = "idle" | "starting" | "ready" | "restarting" | "stopping" | "stopped" | "failed";
 
@@ -24,7 +30,9 @@ export interface InstanceWorkerOptions {
   env: Record<string, string>;
   /** @default "thread" */
   isolation?: Isolation;
-  /** "process" only: the manifest's permissions.fs (relative to task.configDir); the child may read and write them. */
+  /** "sandbox" only: the manifest grants network access (permissions.net is not empty). */
+  net?: boolean;
+  /** "process"/"sandbox" only: the manifest's permissions.fs (relative to task.configDir); the child may read and write them. */
   fsPaths?: readonly string[];
   maxMemoryMb: number;
   /** Group mode: the instance shares this group's thread (thread isolation only). */
@@ -47,9 +55,20 @@ export class InstanceWorker {
   private ready: Promise<void> | null = null;
   private generation = 0;
   private readonly policy: RestartPolicy;
+  private readonly logs: LogLimiter;
+  /** Malformed messages dropped over the instance's lifetime, and in the current worker. */
+  malformed = 0;
+  private malformedNow = 0;
 
   constructor(private readonly opts: InstanceWorkerOptions) {
     this.policy = opts.restartPolicy ?? new RestartPolicy();
+    this.logs = new LogLimiter((msg) => opts.onLog(msg));
+    guardInspectorSignal();
+  }
+
+  /** Log lines dropped by the per-instance rate cap. */
+  get droppedLogs(): number {
+    return this.logs.dropped;
   }
 
   get instance(): string {
@@ -98,7 +117,16 @@ export class InstanceWorker {
 
   private async spawn(): Promise<void> {
     const generation = ++this.generation;
-    const runtime = this.startRuntime();
+    this.malformedNow = 0;
+    let runtime: WorkerRuntime;
+    try {
+      runtime = this.startRuntime();
+    } catch (err) {
+      // A runtime that cannot start at all (no usable bwrap): a coded failure, never a downgrade.
+      this.lastError = err as PatchbayError;
+      this.setState("failed", err as PatchbayError);
+      throw err;
+    }
     this.runtime = runtime;
     let settleStart!: (err?: PatchbayError) => void;
     const started = new Promise<void>((resolve, reject) => (settleStart = (err) => (err ? reject(err) : resolve())));
@@ -108,6 +136,7 @@ export class InstanceWorker {
       instance: this.instance,
       graceMs: this.opts.graceMs,
       onMessage: (msg) => this.onMessage(msg, client, settleStart),
+      onMalformed: (why) => this.onMalformed(generation, why, settleStart),
       onStuck: (method) => void this.crashed(generation, `it did not stop ${method}() within ${this.opts.graceMs} ms of its deadline, so its worker was terminated`),
       onClose: () => {
         if (this.onClosed) return this.onClosed();
@@ -141,17 +170,33 @@ export class InstanceWorker {
   private startRuntime(): WorkerRuntime {
     const { task, env, maxMemoryMb } = this.opts;
     if (this.opts.group) return this.opts.group.attach(task);
-    if (this.opts.isolation !== "process") return startThread({ task, env, maxMemoryMb });
-    return startProcess({
+    if (this.opts.isolation !== "process" && this.opts.isolation !== "sandbox") return startThread({ task, env, maxMemoryMb });
+    const child = {
       task, env, maxMemoryMb, fsPaths: this.opts.fsPaths ?? [],
-      onOutput: (stream, line) => this.opts.onLog({ t: "log", level: stream === "stderr" ? "warn" : "info", msg: line, data: { stream } }),
-    });
+      onOutput: (stream: "stdout" | "stderr", line: string) => this.logs.push({ t: "log", level: stream === "stderr" ? "warn" : "info", msg: line, data: { stream } }),
+    };
+    return this.opts.isolation === "sandbox" ? startSandbox({ ...child, net: this.opts.net ?? false }) : startProcess(child);
+  }
+
+  /** A dropped message: logged with the instance's name, counted; too many and the worker is replaced. */
+  private onMalformed(generation: number, why: string, settleStart: (err?: PatchbayError) => void): void {
+    if (generation !== this.generation) return;
+    this.malformed++;
+    const n = ++this.malformedNow;
+    if (n <= MALFORMED_LIMIT) this.opts.onLog({ t: "log", level: "warn", msg: `${this.instance}: dropped a malformed message from its worker (${why})`, data: { malformed: n } });
+    if (n !== MALFORMED_LIMIT) return;
+    const reason = `it sent ${n} malformed messages (last: ${why})`;
+    if (this.state === "starting") {
+      settleStart(pbError("PB_ERR_PLUGIN_MISBEHAVING", `${this.instance}: ${reason}.`, { instance: this.instance, reason }));
+      return;
+    }
+    void this.crashed(generation, reason, "PB_ERR_PLUGIN_MISBEHAVING");
   }
 
   private onMessage(msg: WorkerToHost, client: RpcClient, settleStart: (err?: PatchbayError) => void): void {
     switch (msg.t) {
       case "log":
-        return this.opts.onLog(msg);
+        return this.logs.push(msg);
       case "secrets":
         return this.opts.onSecrets(msg.secrets);
       case "ready":
@@ -172,11 +217,11 @@ export class InstanceWorker {
   }
 
   /** The worker of `generation` died or was killed: reject its calls at once, then restart or open the circuit. */
-  private async crashed(generation: number, reason: string): Promise<void> {
+  private async crashed(generation: number, reason: string, code: "PB_ERR_PLUGIN_CRASHED" | "PB_ERR_PLUGIN_MISBEHAVING" = "PB_ERR_PLUGIN_CRASHED"): Promise<void> {
     // Only a ready worker "crashes": one that dies while starting fails its start instead, and a
     // worker we are already replacing or stopping reports its exit a second time.
     if (generation !== this.generation || this.state !== "ready") return;
-    const err = pbError("PB_ERR_PLUGIN_CRASHED", `${this.instance}: ${reason}.`, { instance: this.instance, reason });
+    const err = pbError(code, `${this.instance}: ${reason}.`, { instance: this.instance, reason });
     this.lastError = err;
     const delay = this.policy.recordCrash();
     if (delay === null) {

@@ -26,7 +26,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { FATAL_LINE_PREFIX, type InstanceTask, type TaskMessage, type WorkerToHost } from "../contract/rpc.js";
+import { FATAL_LINE_PREFIX, type InstanceTask, type TaskMessage } from "../contract/rpc.js";
 import type { RpcTransport } from "../rpc/client.js";
 import { processEntryPath, runtimeReadPaths } from "../paths.js";
 import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
@@ -40,6 +40,11 @@ export interface ProcessRuntimeOptions {
   fsPaths: readonly string[];
   /** A line the child wrote to its stdout or stderr outside the logger (Node's own fatal output, a raw write). */
   onOutput(stream: "stdout" | "stderr", line: string): void;
+  /**
+   * Runs Node through a launcher (sandbox-runtime.ts: bwrap): given the resolved options and
+   * Node's own flags, the program fork() starts and the arguments before the entry module.
+   */
+  wrap?(opts: ProcessRuntimeOptions, nodeArgs: string[]): { execPath: string; execArgv: string[] };
 }
 
 /** SIGTERM first, SIGKILL after this long (a plugin may trap SIGTERM). */
@@ -68,8 +73,11 @@ export function processExecArgv(opts: Pick<ProcessRuntimeOptions, "task" | "maxM
 
 export function startProcess(options: ProcessRuntimeOptions): WorkerRuntime {
   const opts = { ...options, task: { ...options.task, jitiCacheDir: ownJitiCache(options.task) } };
+  const nodeArgs = processExecArgv(opts);
+  const launch = opts.wrap ? opts.wrap(opts, nodeArgs) : { execPath: process.execPath, execArgv: nodeArgs };
   const child = fork(processEntryPath(), [], {
-    execArgv: processExecArgv(opts),
+    execPath: launch.execPath,
+    execArgv: launch.execArgv,
     env: opts.env,
     serialization: "advanced",
     stdio: ["ignore", "pipe", "pipe", "ipc"],
@@ -126,8 +134,9 @@ export function startProcess(options: ProcessRuntimeOptions): WorkerRuntime {
  */
 function processTransport(child: ChildProcess, task: InstanceTask, exited: Promise<void>): RpcTransport {
   child.send({ t: "task", task } satisfies TaskMessage);
-  let onMessage: (msg: WorkerToHost) => void = () => undefined;
-  child.on("message", (msg: WorkerToHost) => onMessage(msg));
+  let onMessage: (msg: unknown) => void = () => undefined;
+  // Raw and unchecked: RpcClient checks every message before anything reads it.
+  child.on("message", (msg: unknown) => onMessage(msg));
   const disconnected = new Promise<void>((resolve) => (child.connected ? child.once("disconnect", resolve) : resolve()));
   const closed = exited.then(() => Promise.race([disconnected, sleep(DRAIN_MS)]));
   return {

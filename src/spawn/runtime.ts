@@ -6,7 +6,7 @@
  */
 import type { RpcTransport } from "../rpc/client.js";
 
-export type Isolation = "thread" | "process";
+export type Isolation = "thread" | "process" | "sandbox";
 
 export interface WorkerRuntime {
   readonly transport: RpcTransport;

@@ -3,6 +3,7 @@
  * progress through AsyncLocalStorage, so one ctx object serves every concurrent call correctly.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { isMainThread } from "node:worker_threads";
 import { fromWire, pbError } from "../errors.js";
 import type { GrantResultMessage, LogMessage, WorkerToHost } from "../contract/rpc.js";
 
@@ -118,6 +119,40 @@ export function captureConsole(send: Send): void {
   console.trace = route("trace");
   console.warn = route("warn");
   console.error = route("error");
+  // A child's stdout and stderr are pipes the host already reads line by line (and its fatal line must reach stderr).
+  if (!isMainThread) {
+    captureStream(send, process.stdout, "info", "stdout");
+    captureStream(send, process.stderr, "warn", "stderr");
+  }
+}
+
+/**
+ * A thread's process.stdout/stderr are the host's (issue 8): a raw write would bypass the
+ * scrubber and break `--json`. Writes become log lines of the instance instead (the host caps
+ * and scrubs them). fs.writeSync(1) still reaches the host's descriptor: a thread shares the
+ * process (docs/isolation.md).
+ */
+function captureStream(send: Send, stream: NodeJS.WriteStream, level: Level, name: "stdout" | "stderr"): void {
+  let buffered = "";
+  const write = (chunk: unknown, encoding?: unknown, cb?: unknown): boolean => {
+    const text = typeof chunk === "string" ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString("utf8") : String(chunk);
+    const lines = (buffered + text).split("\n");
+    buffered = lines.pop() ?? "";
+    // An unterminated write longer than this is flushed as a line of its own (bounded memory).
+    if (buffered.length > 8_192) {
+      lines.push(buffered);
+      buffered = "";
+    }
+    for (const line of lines) if (line.trim()) sendLog(send, level, line, { stream: name });
+    const done = typeof encoding === "function" ? encoding : cb;
+    if (typeof done === "function") queueMicrotask(() => (done as () => void)());
+    return true;
+  };
+  try {
+    Object.defineProperty(stream, "write", { value: write, writable: true, configurable: true });
+  } catch {
+    // A stream we cannot patch is left as it is.
+  }
 }
 
 function safeString(value: unknown): string {

@@ -28,7 +28,7 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     // --verbose: progress the plugin reports (mcp: the server's notifications/progress) as lines on stderr.
     const onProgress = io.verbose ? (u: { progress: number; total?: number; message?: string }) => io.err(`progress ${u.progress}${u.total === undefined ? "" : `/${u.total}`}${u.message ? ` ${u.message}` : ""}`) : undefined;
     const result = await host.call(target, method, callArgs, { timeoutMs, onProgress });
-    io.out(JSON.stringify(result === undefined ? null : result, null, 2));
+    (io.result ?? io.out)(JSON.stringify(result === undefined ? null : result, null, 2));
     return EXIT.OK;
   } finally {
     await host.close();
