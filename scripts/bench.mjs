@@ -134,7 +134,8 @@ if (want("boot")) {
   console.error("boot (20 instances vs 20 bare workers started in parallel)");
   const ratios = [];
   const groupRatios = [];
-  for (let i = 0; i < ROUNDS; i++) {
+  // Boots and fresh processes vary most with the machine's load: at least five rounds each.
+  for (let i = 0; i < Math.max(ROUNDS, 5); i++) {
     const floor = await bareWorkers(20);
     const one = await boot(20);
     await one.host.close();
@@ -189,7 +190,7 @@ if (want("cli")) {
   writeFileSync(cfg, JSON.stringify({ plugins: [path.join(root, "bench", "plugins")], mcpConnectors: { b0: { plugin: "bench-echo" } } }));
   const bin = path.join(root, "bin", "patchbay.mjs");
   const nodeE = [], bareProc = [], start = [], version = [], help = [], call = [];
-  for (let i = 0; i < ROUNDS; i++) {
+  for (let i = 0; i < Math.max(ROUNDS, 5); i++) {
     nodeE.push(timeProcess(process.execPath, ["-e", "0"]));
     bareProc.push(timeProcess(process.execPath, [path.join(root, "bench", "bare-worker-process.mjs")]));
     start.push(timeProcess(process.execPath, [bin, "boot"], { PATCHBAY_HOME: home }));
@@ -206,7 +207,7 @@ if (want("cli")) {
 }
 
 // --- topic benchmarks: one line each, `bench/<topic>.mjs`, run in their own process -----------
-const TOPICS = ["bench/hook.mjs"];
+const TOPICS = ["bench/hook.mjs", "bench/sandbox.mjs", "bench/gateway.mjs"];
 
 for (const topic of TOPICS) {
   if (!want(path.basename(topic, ".mjs"))) continue;

@@ -15,6 +15,8 @@ import type { InstanceEntry, InstanceState, Registry } from "./registry/registry
 import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
 import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
 import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
+import { LiveHealth, isHealthy, type HealthChange } from "./registry/live-health.js";
+import type { ResolvedConfig } from "./config/types.js";
 import type { Scrubber } from "./secrets.js";
 import type { Logger } from "./log.js";
 import { watchSubstrate } from "./registry/substrate.js";
@@ -41,6 +43,19 @@ export interface InstanceReport {
   state: InstanceState;
   healthMs: number | null;
   aliases: string[];
+  error: WireError | null;
+}
+
+/** One row of `patchbay status` (before the gateway adds call statistics). */
+export interface LiveInstanceStatus {
+  id: string;
+  plugin: string;
+  required: boolean;
+  state: InstanceState;
+  healthy: boolean;
+  healthMs: number | null;
+  lastHealthAt: number | null;
+  restarts: number;
   error: WireError | null;
 }
 
@@ -74,6 +89,8 @@ export class Host {
     private readonly configFile: string | null,
     private readonly problems: WireError[],
     private readonly warnings: WireError[],
+    /** The config the host booted from (the gateway section and intervals are read by `serve`). */
+    readonly config: ResolvedConfig | null = null,
   ) {}
 
   memory(name = "primary"): Remote<MemoryStore> {
@@ -100,7 +117,13 @@ export class Host {
     try {
       if (this.closed) throw pbError("PB_ERR_HOST_CLOSED", "The host is closed.", {});
       const entry = this.registry.get(id);
-      return await this.invoke(entry, method, args, opts);
+      // Counted so a hot reload lets calls in flight on the old worker finish before stopping it.
+      entry.inflight = (entry.inflight ?? 0) + 1;
+      try {
+        return await this.invoke(entry, method, args, opts);
+      } finally {
+        entry.inflight--;
+      }
     } catch (err) {
       throw this.scrubError(err);
     }
@@ -155,6 +178,34 @@ export class Host {
       await e.worker?.stop();
       if (e.state === "ready" || e.state === "degraded") e.state = "stopped";
     }));
+  }
+
+  /**
+   * serve (issue 9): re-runs every instance's health_check on its interval; `onChange` hears an
+   * instance turn unhealthy or recover. Returns the monitor (stop() it before close()).
+   */
+  startLiveHealth(onChange: (change: HealthChange) => void, onChecked?: (id: string) => void): LiveHealth {
+    const live = new LiveHealth({
+      entries: () => this.registry.all(),
+      invoke: (e, m, a, o) => this.invoke(e, m, a, o),
+      onChange,
+      onChecked: onChecked && ((e) => onChecked(e.id)),
+    });
+    live.sync();
+    return live;
+  }
+
+  /** serve (issue 9): per instance, what `patchbay status` shows besides call statistics. */
+  liveStatus(): LiveInstanceStatus[] {
+    return this.scrubber.scrubValue(this.registry.all().map((e) => ({
+      id: e.id, plugin: e.plugin, required: e.required, state: e.state, healthy: isHealthy(e), healthMs: e.healthMs,
+      lastHealthAt: e.lastHealthAt ?? null, restarts: e.restarts ?? 0, error: e.error,
+    })));
+  }
+
+  /** Internal (hot reload, issue 9): the registry, for swapping one instance's entry. */
+  get registryForReload(): Registry {
+    return this.registry;
   }
 
   /** Internal: used by the health pass and by grants (plugin → host calls). */

@@ -89,7 +89,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
     });
   }
 
-  const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire));
+  const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire), config);
   const toStart = registry.all().filter((e) => e.planned);
   const progress = (e: InstanceEntry): void => opts.onProgress?.({ id: e.id, state: e.error && !e.required ? "degraded" : e.state, healthMs: e.healthMs, error: e.error });
   const groups = new WorkerGroups();
@@ -119,7 +119,7 @@ function workerEnvFor(planned: PlannedInstance, env: NodeJS.ProcessEnv): Record<
   return workerEnv;
 }
 
-async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions, groups: WorkerGroups): Promise<void> {
+export async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions, groups: WorkerGroups): Promise<void> {
   const planned = entry.planned as PlannedInstance;
   const plugin = planned.pluginInfo;
   const workerEnv = workerEnvFor(planned, opts.env ?? process.env);
@@ -158,6 +158,7 @@ async function startInstance(entry: InstanceEntry, host: Host, registry: Registr
       return host.invoke(registry.get(msg.target), msg.method, msg.args);
     },
     onStateChange: (state, reason) => {
+      if (state === "restarting") entry.restarts = (entry.restarts ?? 0) + 1;
       if (state === "restarting" || state === "failed") log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);
       // After boot the report follows the worker: an open circuit is "failed" until the host restarts.
       if (state === "failed" && reason?.code === "PB_ERR_CIRCUIT_OPEN") {

@@ -18,6 +18,8 @@ export interface FlagDecl {
   value?: string;
   help: string;
   short?: string;
+  /** Shown without brackets in the synopsis; the command itself refuses to run without it. */
+  required?: boolean;
 }
 
 export interface CommandDecl {
@@ -73,7 +75,7 @@ export const COMMANDS: readonly CommandDecl[] = [
     load: async () => (await import("./commands/boot.js")).bootCommand,
   },
   {
-    name: "serve", summary: "boot and stay up until SIGINT/SIGTERM",
+    name: "serve", summary: "the live host: an MCP gateway (--mcp stdio, --http Streamable HTTP), live health, hot reload; up until SIGINT/SIGTERM",
     flags: {
       mcp: { type: "boolean", help: "an MCP server on stdio" },
       http: { type: "boolean", help: "MCP Streamable HTTP at /mcp (bearer token from PATCHBAY_TOKEN or .patchbay/token)" },
@@ -164,10 +166,10 @@ export const COMMANDS: readonly CommandDecl[] = [
     load: async () => (await import("./commands/adapter.js")).adapterInboxCommand,
   },
   {
-    name: "adapter certify", args: "<adapter>", summary: "certify the adapter's capabilities against the real client",
-    flags: { json, "dry-run": dryRun, client: { type: "string", value: "PATH", help: "the client binary to certify against" } },
+    name: "adapter certify", args: "<adapter>", summary: "run the real client offline, capture, write certification evidence",
+    flags: { json, "dry-run": dryRun, client: { type: "string", value: "PATH", required: true, help: "the client binary (path or name on PATH) to certify against" } },
     examples: ["patchbay adapter certify claude-code --client $(which claude) --dry-run"],
-    load: async () => (await optional("adapter.js", "adapterCertifyCommand")) ?? unavailable("patchbay adapter certify"),
+    load: async () => (await import("./commands/adapter.js")).adapterCertifyCommand,
   },
   {
     name: "help", args: "[<command>]", summary: "show the commands, or one command's flags and examples",

@@ -18,9 +18,9 @@ function flagSyntax(name: string, f: FlagDecl): string {
 /** `plugin new <kind> <name> [--dir D] [--json]`: the command's one-line synopsis. */
 export function synopsis(c: CommandDecl): string {
   // --json last: it is the one flag most commands share, so the command's own flags lead.
-  const flags = Object.entries(c.flags ?? {}).sort(([a], [b]) => Number(a === "json") - Number(b === "json"));
+  const flags = Object.entries(c.flags ?? {}).sort(([a, fa], [b, fb]) => Number(!fa.required) - Number(!fb.required) || Number(a === "json") - Number(b === "json"));
   if (c.name === "serve") return "serve [--mcp | --http [--host H] [--port P]] [--watch]";
-  return [c.name, c.args, ...flags.map(([n, f]) => `[${flagSyntax(n, f)}]`)].filter(Boolean).join(" ");
+  return [c.name, c.args, ...flags.map(([n, f]) => (f.required ? flagSyntax(n, f) : `[${flagSyntax(n, f)}]`))].filter(Boolean).join(" ");
 }
 
 /** Two aligned columns: the widest left cell sets the gap for every row. */

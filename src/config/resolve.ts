@@ -46,6 +46,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
     timeoutMs: parsed.defaults.timeout_ms,
     healthTimeoutMs: parsed.defaults.health_timeout_ms,
     maxMemoryMb: parsed.defaults.max_memory_mb,
+    healthIntervalMs: parsed.defaults.health_interval_ms,
   };
   const instances: ResolvedInstance[] = [];
   for (const section of SECTIONS) {
@@ -61,6 +62,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
         timeoutMs: entry.timeout_ms ?? defaults.timeoutMs,
         healthTimeoutMs: entry.health_timeout_ms ?? defaults.healthTimeoutMs,
         maxMemoryMb: entry.max_memory_mb ?? defaults.maxMemoryMb,
+        healthIntervalMs: entry.health_interval_ms ?? defaults.healthIntervalMs,
         isolation: entry.isolation,
         worker: entry.worker ?? null,
         allowedTools: "allowed_tools" in entry && entry.allowed_tools ? entry.allowed_tools : null,
@@ -71,7 +73,8 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
     }
   }
   const pluginDirs = [...new Set(parsed.plugins.map((p) => path.resolve(dir, p)))];
-  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets, blocked });
+  const gateway = { expose: { ...parsed.gateway.expose } };
+  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets, blocked, trust: parsed.trust, gateway });
 }
 
 /** Freeze `value` and everything reachable from it (cycles and shared objects visited once). */

@@ -12,7 +12,7 @@ import { SECTIONS, type Section } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
 
 /** Defaults applied when neither the instance nor `defaults` says otherwise. */
-export const DEFAULTS = Object.freeze({ timeout_ms: 30_000, health_timeout_ms: 5_000, max_memory_mb: 512 });
+export const DEFAULTS = Object.freeze({ timeout_ms: 30_000, health_timeout_ms: 5_000, max_memory_mb: 512, health_interval_ms: 30_000 });
 export const DEFAULT_PLUGIN_DIRS: readonly string[] = Object.freeze(["./plugins"]);
 
 /** Instance keys that only an mcp instance understands; elsewhere they would be silently ignored. */
@@ -70,6 +70,9 @@ const commonFields = {
     .optional()
     .meta({ description: "Deadline of the boot health check, in ms. Default: defaults.health_timeout_ms." }),
   max_memory_mb: memoryMb().optional().meta({ description: "Heap limit of the instance's worker, in MiB (>= 16). Default: defaults.max_memory_mb." }),
+  health_interval_ms: positiveInt()
+    .optional()
+    .meta({ description: "While `patchbay serve` runs: how often this instance's health_check runs, in ms. Default: defaults.health_interval_ms." }),
   isolation: z
     .enum(["thread", "process", "sandbox"])
     .default("thread")
@@ -139,9 +142,27 @@ const DefaultsSchema = z
     timeout_ms: positiveInt().default(DEFAULTS.timeout_ms).meta({ description: "Default per-call deadline, in ms." }),
     health_timeout_ms: positiveInt().default(DEFAULTS.health_timeout_ms).meta({ description: "Default boot health-check deadline, in ms." }),
     max_memory_mb: memoryMb().default(DEFAULTS.max_memory_mb).meta({ description: "Default worker heap limit, in MiB (>= 16)." }),
+    health_interval_ms: positiveInt().default(DEFAULTS.health_interval_ms).meta({ description: "While `patchbay serve` runs: how often each instance's health_check runs, in ms." }),
   })
   .default({ ...DEFAULTS })
   .meta({ description: "Values every instance gets unless it sets its own.", ...COMMENTS });
+
+/** What `patchbay serve --mcp|--http` offers AI clients (issue 9); the default is read-only. */
+const GatewaySchema = z
+  .strictObject({
+    expose: z
+      .record(
+        instanceRef,
+        z.union([
+          z.boolean().meta({ description: "true: the instance's default tools (mcp: every allowed tool; others: their read methods); false: nothing." }),
+          z.array(z.string().min(1)).meta({ description: "Exactly these contract methods become tools (not for mcp instances: use allowed_tools). Opts in to methods that write or deliver." }),
+        ]),
+      )
+      .default({})
+      .meta({ description: 'Per instance ("section/name"): what the gateway exposes. Unlisted instances get the default: an mcp connector\'s tools (after allowed_tools) and the read methods of memory (query, get), skill (get, list) and agent (list_agents, agent_status) instances; nothing that writes or delivers.', ...COMMENTS }),
+  })
+  .default({ expose: {} })
+  .meta({ description: "The MCP gateway of `patchbay serve --mcp` / `--http`: which instances' methods AI clients see as tools.", ...COMMENTS });
 
 export const ConnectorsFileSchema = z
   .strictObject({
@@ -151,12 +172,17 @@ export const ConnectorsFileSchema = z
       .default([...DEFAULT_PLUGIN_DIRS])
       .meta({ description: "Plugin folders to scan, in order, relative to this file. The bundled plugins are always found after them." }),
     defaults: DefaultsSchema,
+    trust: z
+      .array(pluginName)
+      .default([])
+      .meta({ description: "Plugins the operator trusts to run as threads inside the host (issue 8). `patchbay doctor` warns when a plugin that is neither bundled nor listed here runs as a thread next to instances holding secrets; untrusted plugins belong in \"isolation\": \"sandbox\" (docs/isolation.md)." }),
     memoryStores: sectionSchema("memoryStores"),
     localModels: sectionSchema("localModels"),
     mcpConnectors: sectionSchema("mcpConnectors"),
     agentConnectors: sectionSchema("agentConnectors"),
     skillStores: sectionSchema("skillStores"),
     adapters: sectionSchema("adapters"),
+    gateway: GatewaySchema,
   })
   .meta({
     title: "Patchbay connectors.json",
@@ -180,6 +206,7 @@ const MCP_INSTANCE_KEYS = Object.keys({ ...commonFields, ...mcpFields, ...traili
 export function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return TOP_KEYS;
   if (path.length === 1 && path[0] === "defaults") return DEFAULTS_KEYS;
+  if (path.length === 1 && path[0] === "gateway") return ["expose"];
   if (path.length === 2 && (SECTIONS as readonly PropertyKey[]).includes(path[0])) {
     return path[0] === "mcpConnectors" ? MCP_INSTANCE_KEYS : INSTANCE_KEYS;
   }

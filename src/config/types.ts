@@ -36,6 +36,8 @@ export interface ResolvedInstance {
   timeoutMs: number;
   healthTimeoutMs: number;
   maxMemoryMb: number;
+  /** How often `serve` re-runs health_check (issue 9). */
+  healthIntervalMs: number;
   /** "process": a child process under Node's permission model instead of a worker thread. */
   isolation: "thread" | "process" | "sandbox";
   /** Group mode: the name of the shared worker thread, or null for a thread of its own. */
@@ -58,13 +60,17 @@ export interface ResolvedConfig {
   pluginDirs: string[];
   /** Whether the file names "plugins" itself: a missing folder the user named is worth a warning, the default is not. */
   pluginDirsDeclared: boolean;
-  defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number };
+  defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number; healthIntervalMs: number };
+  /** The gateway section: per instance, true/false or the exact methods exposed (issue 9). */
+  gateway: { expose: Record<string, boolean | string[]> };
   /** In file order within a section, sections in SECTIONS order. Aliases are not instances. */
   instances: ResolvedInstance[];
   /** "localModels/default" → "localModels/gemma2": always the final instance. */
   aliases: Record<string, string>;
   /** Every value that came from ${VAR}: scrub these from all output. */
   secrets: string[];
+  /** Plugin names the operator marked trusted ("trust"); doctor's thread warning skips them. */
+  trust: string[];
   /** With `scoped`: instance id → why it cannot start (its own config problems). Such an instance is in `instances` as a stand-in. */
   blocked: Record<string, WireError>;
 }

@@ -5,6 +5,9 @@
 import { pbError, toWire } from "../errors.js";
 import type { InstanceEntry } from "./registry.js";
 
+/** One instance's check (sets its state, healthMs and error); live health (issue 9) runs it too. */
+export { checkOne as checkHealth };
+
 /** How the pass calls an instance: through the same guard and deadline as every other call. */
 export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs: number }) => Promise<unknown>;
 

@@ -64,6 +64,8 @@ function prepare(target: GuardTarget, method: string, args: unknown[]): unknown[
     if (target.allowedTools && !target.allowedTools.includes(tool)) {
       throw pbError("PB_ERR_TOOL_DENIED", `${instance}: tool "${tool}" is not allowed (allowed_tools: ${target.allowedTools.join(", ") || "none"}).`, { instance, tool });
     }
+    // Nothing to merge (the common call): the arguments as they are, without a copy.
+    if (target.identity === null && args.length === 2) return args;
     // The configured identity is a partial merge: keys it names win over the caller's, others flow through.
     const overrides = { ...((args[2] as Record<string, unknown> | undefined) ?? {}), ...(target.identity ?? {}) };
     return Object.keys(overrides).length > 0 ? [tool, args[1], overrides] : [tool, args[1]];
@@ -100,12 +102,13 @@ export function assertName(instance: string, method: string, name: unknown, what
 export function checkResult(target: GuardTarget, method: string, args: unknown[], result: unknown): unknown {
   const { instance, kind } = target;
   const schema = methodSchema(kind, method);
-  if (schema) {
+  // A result schema that accepts anything (mcp call's) has nothing to say: skip its parse.
+  if (schema && !acceptsAnything(schema.result)) {
     const parsed = schema.result.safeParse(result);
     if (!parsed.success) throw violation(instance, method, parsed.error.issues.map((i) => `${i.path.join(".") || "(result)"}: ${i.message}`).join("; "));
-    checkContractResult(target, method, args, result);
-    if (kind === "mcp") checkMcpResult(target, method, args, result);
   }
+  if (schema) checkContractResult(target, method, args, result);
+  if (schema && kind === "mcp") checkMcpResult(target, method, args, result);
   if (kind === "mcp" && method === "list_tools" && target.allowedTools) {
     const allowed = target.allowedTools;
     return (result as { name: string }[]).filter((t) => allowed.includes(t.name));
@@ -114,6 +117,10 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
     throw pbError("PB_ERR_TOOL_ERROR", `${instance}: tool "${String(args[0])}" reported an error: ${toolErrorText(result)}`, { instance, tool: args[0], result: result as Record<string, unknown> });
   }
   return result;
+}
+
+function acceptsAnything(schema: unknown): boolean {
+  return (schema as { _zod?: { def?: { type?: string } } })._zod?.def?.type === "unknown";
 }
 
 function isToolError(result: unknown): boolean {

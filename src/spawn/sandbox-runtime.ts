@@ -30,6 +30,9 @@ const SYSTEM_PATHS = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc
 /** Name resolution, only when the network is granted. */
 const NET_PATHS = ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf"];
 
+/** The only devices the child sees. */
+const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
 const probed = new Map<string, string | null>();
 
 /** The bwrap to use: PATCHBAY_BWRAP, else bwrap on PATH or in /usr/bin. */
@@ -69,15 +72,24 @@ export function startSandbox(options: SandboxRuntimeOptions): WorkerRuntime {
 export function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[] {
   // No --clearenv: bwrap's own environment is already only the child's (permissions.env plus
   // NODE_CHANNEL_FD, which the child needs to find its IPC channel).
-  const args = ["--unshare-all", ...(net ? ["--share-net"] : []), "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
+  // No --new-session: setsid() puts the child in a scheduler autogroup of its own, which doubled
+  // the call round trip on a busy machine (bench/sandbox.mjs). What it guards against, TIOCSTI
+  // keystroke injection into the host's terminal, needs a tty descriptor: the child has none
+  // (stdin is /dev/null, stdout/stderr are pipes) and its /dev holds no tty to open (below).
+  const args = ["--unshare-all", ...(net ? ["--share-net"] : []), "--die-with-parent", "--cap-drop", "ALL"];
   // "*" (everything) becomes everything read-only: the sandbox never exposes the host's files for writing wholesale.
   if (opts.fsPaths.includes("*")) args.push("--ro-bind", "/", "/");
   const ro = new Set<string>();
   for (const p of [...SYSTEM_PATHS, ...(net ? NET_PATHS : [])]) if (existsSync(p)) ro.add(p);
   ro.add(realpathSync(process.execPath));
   for (const p of [opts.task.pluginDir, ...runtimeReadPaths(), path.dirname(processEntryPath())]) if (existsSync(p)) ro.add(realpathSync(p));
+  // The fresh /proc, /dev and /tmp first: a later mount stacks over an earlier one, so a tmpfs on
+  // /tmp after the binds would hide a Patchbay or plugin folder that lives under /tmp.
+  // Not `--dev /dev`: that also makes /dev/tty, the host's controlling terminal.
+  args.push("--proc", "/proc", "--tmpfs", "/dev");
+  for (const d of DEVICES) args.push("--dev-bind", d, d);
+  args.push("--tmpfs", "/tmp");
   for (const p of ro) args.push("--ro-bind", p, p);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
   const rw = new Set<string>();
   if (opts.task.jitiCacheDir) rw.add(opts.task.jitiCacheDir);
   for (const p of opts.fsPaths) {

@@ -36,7 +36,30 @@ type Level = LogMessage["level"];
 /** Posts one message to the host, over whichever channel carries this worker (a port or IPC). */
 export type Send = (msg: WorkerToHost) => void;
 
+/**
+ * The first cap on a log flood, where it is cheapest (issue 8): lines over the rate are dropped
+ * here, before they are serialized, so a million ctx.log calls cost the host nothing. The host
+ * caps again (spawn/log-limit.ts, same numbers), for a plugin that posts on its channel directly.
+ */
+const LINES_PER_WINDOW = 1_000;
+const WINDOW_MS = 1_000;
+/** Per channel: a group thread hosts several instances, each with its own send and its own budget. */
+const budgets = new WeakMap<Send, { windowStart: number; inWindow: number; dropped: number }>();
+
 export function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
+  let b = budgets.get(send);
+  if (!b) budgets.set(send, (b = { windowStart: 0, inWindow: 0, dropped: 0 }));
+  const now = Date.now();
+  if (now - b.windowStart >= WINDOW_MS) {
+    b.windowStart = now;
+    b.inWindow = 0;
+    if (b.dropped > 0) send({ t: "log", level: "warn", msg: `${b.dropped} log lines dropped in the worker: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms`, data: { dropped: b.dropped } });
+    b.dropped = 0;
+  }
+  if (++b.inWindow > LINES_PER_WINDOW) {
+    if (b.dropped++ === 0) send({ t: "log", level: "warn", msg: `dropping log lines: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms` });
+    return;
+  }
   const message: WorkerToHost = { t: "log", level, msg: typeof msg === "string" ? msg : safeString(msg) };
   if (data && typeof data === "object") message.data = toPlain(data) as Record<string, unknown>;
   send(message);

@@ -9,8 +9,9 @@ import type { createJiti as CreateJiti } from "jiti";
 import { pbError, PatchbayError } from "../errors.js";
 import type { InstanceTask } from "../contract/rpc.js";
 import { walkMarkedFields } from "./schema-walk.js";
+import { importCompiled } from "./compiled-cache.js";
 import { describeConfigIssues } from "./config-issues.js";
-import { enableSourceMaps, locate, reasonOf } from "./plugin-location.js";
+import { enableSourceMaps, locate, pluginRelative, reasonOf } from "./plugin-location.js";
 
 const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
 
@@ -39,27 +40,33 @@ function loadJiti(): typeof CreateJiti {
 
 export async function importDefinition(task: InstanceTask): Promise<LoadedDefinition> {
   enableSourceMaps();
-  const jiti = loadJiti()(import.meta.url, {
+  let jiti: ReturnType<typeof CreateJiti> | null = null;
+  const getJiti = () => (jiti ??= loadJiti()(import.meta.url, {
     fsCache: task.jitiCacheDir,
     // Inline maps, so the plugin's stack frames name its .ts lines (plugin-location.ts).
     sourceMaps: true,
     alias: task.aliases,
     interopDefault: true,
     nativeModules: NATIVE_MODULES,
-  });
+  }));
   let mod: unknown;
   try {
-    mod = await jiti.import(task.entryPath, { default: true });
+    // The compiled cache first (no jiti at all when it is fresh); jiti for what it cannot run.
+    const compiled = await importCompiled({
+      entryPath: task.entryPath, pluginDir: task.pluginDir, pluginName: task.pluginName, cacheRoot: task.jitiCacheDir, aliases: task.aliases,
+      transform: (source, filename) => getJiti().transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true }),
+    });
+    mod = compiled ? ("default" in compiled ? compiled.default : compiled) : await getJiti().import(task.entryPath, { default: true });
   } catch (err) {
     const at = locate(err, task.pluginDir);
-    const where = at ? `${path.relative(task.pluginDir, at.file)}:${at.line}:${at.column}` : path.relative(task.pluginDir, task.entryPath);
+    const where = at ? `${pluginRelative(task.pluginDir, at.file)}:${at.line}:${at.column}` : pluginRelative(task.pluginDir, task.entryPath);
     throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}) failed to load ${where}: ${reasonOf(err)}`, {
       instance: task.instance, plugin: task.pluginName, ...(at ? { file: at.file, line: at.line, column: at.column, frame: at.frame } : {}),
     });
   }
   const def = mod as Partial<LoadedDefinition> & { [PLUGIN_BRAND]?: boolean };
   if (!def || typeof def !== "object" || def[PLUGIN_BRAND] !== true || typeof def.create !== "function" || !def.config || typeof def.config.safeParse !== "function") {
-    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): the default export of ${path.relative(task.pluginDir, task.entryPath)} is not definePlugin({ kind, config, create }).`, {
+    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): the default export of ${pluginRelative(task.pluginDir, task.entryPath)} is not definePlugin({ kind, config, create }).`, {
       instance: task.instance, plugin: task.pluginName,
     });
   }

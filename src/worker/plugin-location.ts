@@ -7,7 +7,7 @@
  *
  * Paths stay absolute here; the CLI shows them relative to the working folder (cli/stack.ts).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 export interface SourceLocation {
@@ -26,10 +26,33 @@ export function enableSourceMaps(): void {
   (process as { setSourceMapsEnabled?: (on: boolean) => void }).setSourceMapsEnabled?.(true);
 }
 
-const inside = (dir: string, file: string): boolean => {
-  const rel = path.relative(dir, file);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
-};
+/**
+ * The plugin folder as given and as it really is: `plugin test` links the folder into a private
+ * plugins folder, and jiti reports the real path, so both must count as "inside the plugin".
+ */
+function roots(dir: string): string[] {
+  try {
+    const real = realpathSync(dir);
+    return real === dir ? [dir] : [dir, real];
+  } catch {
+    return [dir];
+  }
+}
+
+function relativeIn(dir: string, file: string): string | null {
+  for (const root of roots(dir)) {
+    const rel = path.relative(root, file);
+    if (rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel)) return rel;
+  }
+  return null;
+}
+
+const inside = (dir: string, file: string): boolean => relativeIn(dir, file) !== null;
+
+/** `src/index.ts` for a file in the plugin folder (through its symlink or not), else the path as given. */
+export function pluginRelative(dir: string, file: string): string {
+  return relativeIn(dir, file) ?? file;
+}
 
 /** `file:line:column` positions in a text (jiti's "ParseError: ...\n /abs/file.ts:3:17", or stack frames). */
 function positions(text: string): { file: string; line: number; column: number }[] {

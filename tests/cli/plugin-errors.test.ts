@@ -83,3 +83,14 @@ describe("plugin errors", () => {
     expect(JSON.parse(jsonVerbose.stdout).error.data.stack).toContain("index.ts:6:28");
   });
 });
+
+describe("plugin test", () => {
+  it("names the broken line inside the plugin, not a ../../ path through the kit's private plugins folder", async () => {
+    const cwd = project();
+    writeFileSync(path.join(cwd, "plugins", "bad", "test.config.json"), JSON.stringify({ config: {}, invalidConfig: null, invalidConfigReason: "no substrate" }));
+    const r = await runCli(["plugin", "test", "./bad"], { cwd: path.join(cwd, "plugins"), env: { TOKEN: SECRET } });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain("failed to load src/index.ts:3:17: SyntaxError");
+    expect(r.stdout).not.toContain("../");
+  });
+});

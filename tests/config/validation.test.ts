@@ -107,12 +107,12 @@ describe("resolution", () => {
       memoryStores: { m: { plugin: "sqlite-memory" } },
       mcpConnectors: { p: { plugin: "mcp-remote", timeout_ms: 10, allowed_tools: ["search"], grants: ["memoryStores/m"] } },
     });
-    expect(cfg.defaults).toEqual({ timeoutMs: 30000, healthTimeoutMs: 100, maxMemoryMb: 512 });
+    expect(cfg.defaults).toEqual({ timeoutMs: 30000, healthTimeoutMs: 100, maxMemoryMb: 512, healthIntervalMs: 30000 });
     expect(cfg.pluginDirs).toEqual([path.resolve("/", "plugins")]);
     const [m, p] = cfg.instances;
     expect(m).toEqual({
       id: "memoryStores/m", section: "memoryStores", name: "m", pointer: "/memoryStores/m", plugin: "sqlite-memory",
-      required: true, timeoutMs: 30000, healthTimeoutMs: 100, maxMemoryMb: 512, isolation: "thread", worker: null,
+      required: true, timeoutMs: 30000, healthTimeoutMs: 100, maxMemoryMb: 512, healthIntervalMs: 30000, isolation: "thread", worker: null,
       allowedTools: null, identity: null, grants: [], config: {},
     });
     expect(p).toMatchObject({ timeoutMs: 10, allowedTools: ["search"], grants: ["memoryStores/m"] });

@@ -1,6 +1,7 @@
 /**
  * `patchbay boot` and `patchbay serve`: boot every instance, report one row each; boot shuts
  * down after the report, serve stays up until SIGINT or SIGTERM and then closes gracefully.
+ * (The CLI routes `serve` to commands/serve.ts, the gateway; this one is its fallback.)
  */
 import { EXIT, isRetryable, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost, type CreateHostOptions } from "../../host.js";

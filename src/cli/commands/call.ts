@@ -7,6 +7,7 @@ import { createHost } from "../../host.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { usageError } from "../help.js";
+import { callViaServer } from "../../gateway/call-client.js";
 
 export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "call", ["json", "timeout-ms"]);
@@ -19,6 +20,12 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   const timeoutMs = timeoutFlag === undefined ? undefined : Number(timeoutFlag);
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw pbError("PB_ERR_USAGE", "--timeout-ms must be a positive integer.", {});
 
+  // A running `patchbay serve` for this config answers at once; otherwise boot just the target.
+  const served = await callViaServer({ config: flagString(args, "config"), instance: target, method, args: callArgs, timeoutMs });
+  if (served.answered) {
+    io.out(JSON.stringify(served.value, null, 2));
+    return EXIT.OK;
+  }
   const host = await createHost({ config: flagString(args, "config"), only: [target], collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "warn" });
   io.scrubber.absorb(host.scrubber);
   try {

@@ -5,6 +5,7 @@
 import { EXIT, toWire, type ExitCode, type WireError } from "../../errors.js";
 import { bootFailure, createHost } from "../../host.js";
 import { inspect } from "../../inspect.js";
+import { trustWarnings } from "../../registry/trust.js";
 import { adapterDoctor } from "../../adapter/doctor.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
@@ -30,6 +31,7 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   for (const dir of config.pluginDirsDeclared ? discovery.missingDirs : []) checks.push({ check: "plugin folder", ok: true, detail: `warning: ${dir} does not exist (bundled plugins are still found)`, error: null });
   checks.push({ check: "plugins", ok: discovery.errors.length === 0, detail: `${discovery.plugins.size} plugins discovered`, error: null });
   for (const err of discovery.errors) checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
+  for (const w of trustWarnings(config, discovery)) checks.push({ check: `${w.instance} trust`, ok: false, warn: true, detail: w.message, error: null });
 
   const host = await createHost({ config: configPath, collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "silent" });
   io.scrubber.absorb(host.scrubber);

@@ -1,0 +1,88 @@
+// Gateway benchmark (issue 9): a tools/call through `patchbay serve --mcp` (stdio → the gateway →
+// the boundary → mcp-remote → an MCP server on stdio) against a direct SDK client → the same
+// server, interleaved in the same run; and gateway calls/s with 64 calls in flight. Needs
+// `npm run build`. Goal: sequential ratio ≤ 1.5x (the gateway adds one hop and the boundary).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { createHost } from "../dist/index.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const SEQ = Number(process.env.BENCH_GATEWAY_SEQ ?? 1000);
+const ROUNDS = 5;
+const IN_FLIGHT = 64;
+const server = path.join(root, "servers", "demo-mcp.mjs");
+const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
+
+async function connect(command, args, tool) {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command, args, env, stderr: "ignore" }));
+  return { call: () => client.callTool({ name: tool, arguments: { text: "hi" } }), close: () => client.close() };
+}
+
+async function sequential(peer, n) {
+  for (let i = 0; i < 100; i++) await peer.call();
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await peer.call();
+  return Number(process.hrtime.bigint() - t) / 1e3 / n;
+}
+
+async function perSecond(peer, n) {
+  const t = process.hrtime.bigint();
+  let started = 0;
+  const lane = async () => { while (started++ < n) await peer.call(); };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  return n / (Number(process.hrtime.bigint() - t) / 1e9);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "pb-bench-gw-"));
+const config = path.join(dir, "connectors.json");
+writeFileSync(config, JSON.stringify({ plugins: [], defaults: { health_interval_ms: 600000 }, mcpConnectors: { demo: { plugin: "mcp-remote", config: { command: "node", args: [server] } } } }));
+const direct = await connect(process.execPath, [server], "echo");
+// Attribution: the same path without the gateway (an embedder's host.call → boundary → mcp-remote → server).
+const host = await createHost({ config, logLevel: "silent" });
+const embedded = { call: () => host.mcp("demo").call("echo", { text: "hi" }), close: () => host.close() };
+const gateway = await connect(process.execPath, [path.join(root, "bin", "patchbay.mjs"), "serve", "--mcp", "--config", config], "demo__echo");
+try {
+  const d = [];
+  const g = [];
+  const dr = [];
+  const gr = [];
+  const e = [];
+  for (let i = 0; i < ROUNDS; i++) { // interleaved, so both see the same machine load
+    d.push(await sequential(direct, SEQ));
+    g.push(await sequential(gateway, SEQ));
+    e.push(await sequential(embedded, SEQ));
+    dr.push(await perSecond(direct, SEQ * 2));
+    gr.push(await perSecond(gateway, SEQ * 2));
+  }
+  console.log("\nGateway: tools/call over stdio through `patchbay serve --mcp` → mcp-remote → MCP server, vs a direct SDK client → same server\n");
+  console.log(`sequential:        direct ${median(d).toFixed(1)} µs/call, gateway ${median(g).toFixed(1)} µs/call, ratio ${(median(g) / median(d)).toFixed(2)}x (goal ≤ 1.5x)`);
+  console.log(`attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`);
+  console.log(`${IN_FLIGHT} in flight:      direct ${median(dr).toFixed(0)} calls/s, gateway ${median(gr).toFixed(0)} calls/s`);
+  // `patchbay call` while this serve runs: it goes through the serve's control socket, no boot.
+  const wall = (args) => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+    if (r.status !== 0) throw new Error(`${args.join(" ")} exited ${r.status}: ${String(r.stderr).slice(0, 300)}`);
+    return performance.now() - t;
+  };
+  const floor = [];
+  const call = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    floor.push(wall(["-e", "0"]));
+    call.push(wall([path.join(root, "bin", "patchbay.mjs"), "call", "mcpConnectors/demo", "call", '"echo"', '{"text":"hi"}', "--config", config]));
+  }
+  console.log(`patchbay call with a serve up: ${median(call).toFixed(0)} ms wall vs node -e 0 ${median(floor).toFixed(0)} ms = ${(median(call) / median(floor)).toFixed(2)}x`);
+} finally {
+  await direct.close();
+  await gateway.close();
+  await embedded.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,38 @@
+/**
+ * `patchbay status [--json]`: asks the running `patchbay serve` of this config (over its control
+ * socket in .patchbay/) for every instance's state, health, calls, errors, latency and restarts.
+ * Exit 1 when no server answers.
+ */
+import path from "node:path";
+import { EXIT, fromWire, pbError, type ExitCode, type WireError } from "../../errors.js";
+import { resolveConfigPath } from "../../config/source.js";
+import { askServer } from "../../gateway/control.js";
+import { stateDir } from "../../gateway/state-dir.js";
+import type { StatusDocument } from "../../gateway/serve.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
+import { table, type Output } from "../render.js";
+
+export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
+  allowFlags(args, "status", ["json"]);
+  const file = resolveConfigPath({ config: flagString(args, "config") }).file;
+  const dir = stateDir(file);
+  const answer = await askServer(dir, { op: "status" });
+  if (!answer) {
+    throw pbError("PB_ERR_SERVER_NOT_RUNNING", `No \`patchbay serve\` is running for ${file} (nothing answers on ${path.join(dir, "serve.sock")}).`, { file, exit: EXIT.UNHEALTHY });
+  }
+  if (!answer.ok) throw fromWire(answer.error as WireError);
+  const doc = answer.value as StatusDocument;
+  if (args.flags.json) {
+    io.out(JSON.stringify(doc, null, 2));
+    return EXIT.OK;
+  }
+  const ago = (t: number | null) => (t === null ? "-" : `${Math.max(0, Math.round((Date.now() - t) / 1000))}s ago`);
+  const ms = (v: number | null) => (v === null ? "-" : `${v}ms`);
+  io.out(`patchbay serve (pid ${doc.pid}) for ${doc.configFile ?? "an object config"}, up ${ago(doc.startedAt).replace(" ago", "")}; ${doc.tools} gateway tools; transports: ${[doc.transports.mcp ? "stdio" : null, doc.transports.http].filter(Boolean).join(", ") || "none (control only)"}`);
+  io.out(table([
+    ["INSTANCE", "STATE", "HEALTH", "CHECKED", "CALLS", "ERRORS", "P50", "P99", "RESTARTS"],
+    ...doc.instances.map((i) => [i.id, i.state, i.healthy ? "healthy" : "unhealthy", ago(i.lastHealthAt), String(i.calls), String(i.errors), ms(i.p50Ms), ms(i.p99Ms), String(i.restarts)]),
+  ]));
+  for (const i of doc.instances) if (i.error) io.out(`  ${i.id}: [${i.error.code}] ${i.error.message}`);
+  return EXIT.OK;
+}

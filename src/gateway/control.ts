@@ -1,0 +1,124 @@
+/**
+ * The local control channel of a running `patchbay serve`: a Unix socket, `.patchbay/serve.sock`,
+ * mode 0600 in a 0700 folder, so only the user running the server can use it. One request per
+ * connection: a JSON line in, a JSON line out. Requests: {"op":"status"}, and {"op":"call",
+ * "instance", "method", "args", "timeoutMs"?} (so `patchbay call` reuses a running server instead
+ * of booting its own). Anything else, and any
+ * line that is not JSON or longer than MAX_LINE, gets an error line and the connection closes.
+ */
+import { chmodSync, unlinkSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { pbError, toWire } from "../errors.js";
+import { ensureStateDir } from "./state-dir.js";
+
+/** A request line (a `call` carries its arguments) may be this long at most. */
+const MAX_LINE = 4 * 1024 * 1024;
+export const SOCKET_NAME = "serve.sock";
+
+export type ControlHandler = (request: Record<string, unknown>) => Promise<unknown>;
+
+export interface ControlServer {
+  path: string;
+  close(): Promise<void>;
+}
+
+export async function startControl(dir: string, handler: ControlHandler): Promise<ControlServer> {
+  const socketPath = path.join(ensureStateDir(dir), SOCKET_NAME);
+  if (await answers(socketPath)) {
+    throw pbError("PB_ERR_GATEWAY_LISTEN", `Another \`patchbay serve\` already runs for this folder (its control socket ${socketPath} answers).`, { socket: socketPath });
+  }
+  try {
+    unlinkSync(socketPath); // A stale socket of a server that died.
+  } catch {
+    /* none */
+  }
+  const server = net.createServer((conn) => {
+    let buf = "";
+    conn.setEncoding("utf8");
+    conn.on("error", () => undefined);
+    conn.on("data", (chunk: string) => {
+      buf += chunk;
+      if (buf.length > MAX_LINE) return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request too long.")) });
+      const nl = buf.indexOf("\n");
+      if (nl === -1) return;
+      const line = buf.slice(0, nl);
+      conn.removeAllListeners("data");
+      let request: unknown;
+      try {
+        request = JSON.parse(line);
+      } catch {
+        return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request is not JSON.")) });
+      }
+      if (!request || typeof request !== "object" || Array.isArray(request)) return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request must be a JSON object.")) });
+      handler(request as Record<string, unknown>).then(
+        (value) => reply(conn, { ok: true, value }),
+        (err: unknown) => reply(conn, { ok: false, error: toWire(err) }),
+      );
+    });
+  });
+  const old = process.umask(0o177); // The socket is created 0600, not chmod-ed after a window.
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+  } finally {
+    process.umask(old);
+  }
+  chmodSync(socketPath, 0o600);
+  return {
+    path: socketPath,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function reply(conn: net.Socket, body: unknown): void {
+  conn.end(JSON.stringify(body) + "\n");
+}
+
+/**
+ * Sends one request to the server of `dir`. null when no server listens there (nothing was sent);
+ * once connected, a lost or unanswered request rejects instead: a call may have run, so the
+ * caller must not silently run it again elsewhere.
+ */
+export async function askServer(dir: string, request: Record<string, unknown>, timeoutMs = 10_000): Promise<{ ok: boolean; value?: unknown; error?: unknown } | null> {
+  const socketPath = path.join(dir, SOCKET_NAME);
+  return new Promise((resolve, reject) => {
+    const conn = net.createConnection(socketPath);
+    let buf = "";
+    let connected = false;
+    const timer = setTimeout(() => {
+      conn.destroy();
+      if (!connected) return resolve(null);
+      reject(pbError("PB_ERR_CALL_TIMEOUT", `The running \`patchbay serve\` did not answer within ${timeoutMs} ms.`, { socket: socketPath }));
+    }, timeoutMs);
+    conn.setEncoding("utf8");
+    conn.on("connect", () => {
+      connected = true;
+      conn.write(JSON.stringify(request) + "\n");
+    });
+    conn.on("data", (chunk: string) => (buf += chunk));
+    conn.on("end", () => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(buf));
+      } catch {
+        reject(pbError("PB_ERR_INTERNAL", `The running \`patchbay serve\` closed the control connection without an answer.`, { socket: socketPath }));
+      }
+    });
+    conn.on("error", (err) => {
+      clearTimeout(timer);
+      if (!connected) return resolve(null);
+      reject(pbError("PB_ERR_INTERNAL", `The control connection to the running \`patchbay serve\` failed: ${err.message}.`, { socket: socketPath }));
+    });
+  });
+}
+
+async function answers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const conn = net.createConnection(socketPath);
+    conn.on("connect", () => (conn.destroy(), resolve(true)));
+    conn.on("error", () => resolve(false));
+  });
+}

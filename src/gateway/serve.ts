@@ -1,0 +1,160 @@
+/**
+ * A running `patchbay serve`: the gateway over the chosen transports, live health feeding the
+ * gateway's tool list, the control socket, and (with --watch) hot reload. One object so the CLI
+ * can start it and close it in one place.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { isPatchbayError, pbError } from "../errors.js";
+import type { Host } from "../host-api.js";
+import type { LiveHealth } from "../registry/live-health.js";
+import { Gateway } from "./gateway.js";
+import { startHttpGateway, type HttpGateway } from "./http.js";
+import { startControl, type ControlServer } from "./control.js";
+import { loadToken, stateDir, type Token } from "./state-dir.js";
+import { startWatching, type Watcher } from "./watch.js";
+
+const STDIO_MAX_LINE = 64 * 1024 * 1024;
+
+export interface ServeOptions {
+  mcp: boolean;
+  http: { host: string; port: number } | null;
+  /** Where human messages go (stderr: stdout may be the MCP stream). */
+  say: (line: string) => void;
+  env?: Record<string, string | undefined>;
+  /** --watch: hot reload on connectors.json and plugin folder changes. */
+  watch?: boolean;
+}
+
+export interface Serving {
+  gateway: Gateway;
+  http: HttpGateway | null;
+  token: Token | null;
+  control: ControlServer | null;
+  health: LiveHealth;
+  /** Resolves when the stdio client went away (stdin closed): the server should stop. */
+  stdioClosed: Promise<void>;
+  status(): StatusDocument;
+  close(): Promise<void>;
+}
+
+export interface StatusDocument {
+  pid: number;
+  configFile: string | null;
+  startedAt: number;
+  transports: { mcp: boolean; http: string | null };
+  tools: number;
+  instances: (ReturnType<Host["liveStatus"]>[number] & ReturnType<Gateway["stats"]["of"]>)[];
+}
+
+export async function startServing(host: Host, opts: ServeOptions): Promise<Serving> {
+  const startedAt = Date.now();
+  const gateway = new Gateway(host, { expose: host.config?.gateway.expose ?? {}, logger: host.logger });
+  let watcher: Watcher | null = null;
+  const problems = await gateway.start();
+  if (problems.length > 0) {
+    throw pbError("PB_ERR_CONFIG_INVALID", `The gateway section of connectors.json is invalid:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`, { problems: problems.map((p) => p.data) });
+  }
+  const health = host.startLiveHealth(
+    (change) => {
+      // The health error may quote a plugin's log line: scrub before it reaches clients.
+      const what = host.scrubber.scrub(change.healthy ? `${change.id} is healthy again; its tools are back` : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`);
+      host.logger[change.healthy ? "info" : "warn"]({ instance: change.id, healthy: change.healthy }, what);
+      gateway.announce(change.healthy ? "info" : "warning", what);
+      void gateway.refresh();
+    },
+    // A healthy tick also refreshes: an upstream server's own tool list may have changed.
+    () => void gateway.refresh(),
+  );
+
+  let http: HttpGateway | null = null;
+  let token: Token | null = null;
+  let control: ControlServer | null = null;
+  const dir = stateDir(host.config?.file ?? null);
+  let stdioClosed: Promise<void> = new Promise(() => undefined);
+  const status = (): StatusDocument => ({
+    pid: process.pid,
+    configFile: host.config?.file ?? null,
+    startedAt,
+    transports: { mcp: opts.mcp, http: http?.url ?? null },
+    tools: gateway.toolNames().length,
+    instances: host.liveStatus().map((i) => ({ ...i, ...gateway.stats.of(i.id) })),
+  });
+  try {
+    try {
+      control = await startControl(dir, async (req) => {
+        if (req.op === "status") return status();
+        if (req.op === "call") return controlCall(host, gateway, req);
+        throw pbError("PB_ERR_USAGE", `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call).`);
+      });
+    } catch (err) {
+      // Two clients may each spawn `serve --mcp` for one config: the second still serves its
+      // client, and `patchbay status` reaches the first.
+      if (!isPatchbayError(err) || err.code !== "PB_ERR_GATEWAY_LISTEN") throw err;
+      opts.say(`patchbay: warning: ${err.message} This server runs without a control channel.`);
+    }
+    if (opts.http) {
+      token = loadToken(dir, opts.env);
+      http = await startHttpGateway(gateway, { ...opts.http, token: token.value, status, env: opts.env });
+      opts.say(`patchbay: MCP over Streamable HTTP at ${http.url} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`);
+    }
+    if (opts.mcp) {
+      const server = gateway.createServer();
+      // The SDK closes the transport on a line over its buffer limit; 64 MiB lets a 10 MB request
+      // arrive and be refused as a coded tool error (MAX_ARGS_BYTES) instead.
+      const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: STDIO_MAX_LINE });
+      stdioClosed = new Promise((resolve) => {
+        process.stdin.once("end", resolve);
+        process.stdin.once("close", resolve);
+        const onclose = server.onclose;
+        server.onclose = () => (onclose?.(), resolve());
+      });
+      await server.connect(transport);
+    }
+    if (opts.watch) {
+      watcher = startWatching(host, async (o) => {
+        for (const id of [...o.restarted, ...o.added]) opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
+        for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
+        // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
+        for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
+        if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose);
+        health.sync();
+        await gateway.refresh();
+        opts.say(`patchbay: reload done (${o.restarted.length + o.added.length} started, ${o.removed.length} removed, ${o.failures.length} failed).`);
+      });
+      opts.say("patchbay: watching connectors.json and the plugin folders for changes.");
+    }
+  } catch (err) {
+    watcher?.close();
+    health.stop();
+    await http?.close();
+    await control?.close();
+    throw err;
+  }
+  return {
+    gateway, http, token, control, health, stdioClosed, status,
+    async close() {
+      watcher?.close();
+      health.stop();
+      await http?.close();
+      await control?.close();
+      await gateway.close();
+    },
+  };
+}
+
+/** `patchbay call` through the running server: the same host.call, so the same guard. */
+async function controlCall(host: Host, gateway: Gateway, req: Record<string, unknown>): Promise<unknown> {
+  const { instance, method, args, timeoutMs } = req;
+  if (typeof instance !== "string" || typeof method !== "string" || !Array.isArray(args) || (timeoutMs !== undefined && typeof timeoutMs !== "number")) {
+    throw pbError("PB_ERR_USAGE", "A control call needs instance and method (strings), args (an array) and optionally timeoutMs (a number).");
+  }
+  const started = performance.now();
+  try {
+    const result = await host.call(instance, method, args, timeoutMs === undefined ? {} : { timeoutMs });
+    gateway.stats.record(instance, performance.now() - started, true);
+    return result === undefined ? null : result;
+  } catch (err) {
+    gateway.stats.record(instance, performance.now() - started, false);
+    throw err;
+  }
+}

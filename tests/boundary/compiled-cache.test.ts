@@ -1,0 +1,104 @@
+/**
+ * Plugins run from a compiled cache (src/worker/compiled-cache.ts): jiti transpiles a file only
+ * when its entry is missing, stale (the .ts was edited) or corrupt; a fresh cache runs without
+ * it. Real files in a temp folder; the transform is jiti's, counted.
+ */
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createJiti } from "jiti";
+import { afterAll, describe, expect, it } from "vitest";
+import { importCompiled } from "../../src/worker/compiled-cache.js";
+import { authoringAliases } from "../../src/paths.js";
+import { cleanupTempDirs, tempDir } from "../helpers.js";
+import { createHost } from "../../src/index.js";
+
+afterAll(cleanupTempDirs);
+
+function plugin(version: string): { dir: string; entry: string; cache: string } {
+  const root = tempDir("pb-compiled-");
+  const dir = path.join(root, "p");
+  mkdirSync(path.join(dir, "src"), { recursive: true });
+  writeFileSync(path.join(dir, "src", "version.ts"), `export const VERSION: string = "${version}";\n`);
+  writeFileSync(path.join(dir, "src", "index.ts"), [
+    `import { definePlugin, z } from "patchbay/plugin";`,
+    `import path from "node:path";`,
+    `import { VERSION } from "./version.js";`,
+    `enum Mode { A = "a" }`,
+    `export default definePlugin({ kind: "mcp", config: z.object({}), create: () => ({`,
+    `  health_check: async () => true, list_tools: async () => [{ name: "v" }],`,
+    `  call: async () => ({ version: VERSION, mode: Mode.A, base: path.basename(__filename) }) }) });`,
+  ].join("\n"));
+  writeFileSync(path.join(dir, "plugin.json"), JSON.stringify({ name: "cc-probe", version: "1.0.0", kind: "mcp", entry: "src/index.ts", patchbay: "^1" }));
+  return { dir, entry: path.join(dir, "src", "index.ts"), cache: path.join(root, "cache") };
+}
+
+function loader(p: ReturnType<typeof plugin>) {
+  const jiti = createJiti(import.meta.url);
+  const transformed: string[] = [];
+  const load = () => importCompiled({
+    entryPath: p.entry, pluginDir: p.dir, pluginName: "cc-probe", cacheRoot: p.cache, aliases: authoringAliases(),
+    transform: (source, filename) => {
+      transformed.push(path.basename(filename));
+      return jiti.transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true });
+    },
+  });
+  return { load, transformed };
+}
+
+async function versionOf(exports: Record<string, unknown> | null): Promise<unknown> {
+  const def = exports?.default as { create(c: unknown, ctx: unknown): { call(): Promise<unknown> } };
+  return (await def.create({}, {}).call());
+}
+
+describe("the compiled plugin cache", () => {
+  it("transpiles once, then runs from the cache without jiti", async () => {
+    const p = plugin("one");
+    const first = loader(p);
+    expect(await versionOf(await first.load())).toEqual({ version: "one", mode: "a", base: "index.ts" });
+    expect(first.transformed.sort()).toEqual(["index.ts", "version.ts"]);
+    const second = loader(p);
+    expect(await versionOf(await second.load())).toMatchObject({ version: "one" });
+    expect(second.transformed).toEqual([]);
+  });
+
+  it("picks up an edited .ts file, transpiling only that file", async () => {
+    const p = plugin("one");
+    await loader(p).load();
+    writeFileSync(path.join(p.dir, "src", "version.ts"), `export const VERSION: string = "two";\n`);
+    const again = loader(p);
+    expect(await versionOf(await again.load())).toMatchObject({ version: "two" });
+    expect(again.transformed).toEqual(["version.ts"]);
+  });
+
+  it("never evaluates a corrupt entry: it transpiles the file again", async () => {
+    const p = plugin("one");
+    await loader(p).load();
+    const folder = path.join(p.cache, "compiled", readdirSync(path.join(p.cache, "compiled"))[0]!);
+    const entry = readdirSync(folder).find((f) => f.startsWith("version.ts."))!;
+    // Still valid JavaScript, but not what was stored: the integrity line catches it.
+    appendFileSync(path.join(folder, entry), `\nexports.VERSION = "tampered";\n`);
+    const again = loader(p);
+    expect(await versionOf(await again.load())).toMatchObject({ version: "one" });
+    expect(again.transformed).toEqual(["version.ts"]);
+    expect(readFileSync(path.join(folder, entry), "utf8")).not.toContain("tampered");
+  });
+
+  it("leaves a plugin that imports a package of its own to jiti", async () => {
+    const p = plugin("one");
+    writeFileSync(path.join(p.dir, "src", "version.ts"), `import semver from "semver";\nexport const VERSION: string = String(semver.major("3.0.0"));\n`);
+    expect(await loader(p).load()).toBeNull();
+  });
+
+  it("boots a real host from it, on a miss and on a hit", async () => {
+    const p = plugin("host");
+    const config = { plugins: [path.dirname(p.dir)], mcpConnectors: { a: { plugin: "cc-probe" } } };
+    for (let i = 0; i < 2; i++) {
+      const host = await createHost({ config, dir: p.dir, logLevel: "silent" });
+      try {
+        await expect(host.mcp("a").call("v", {})).resolves.toMatchObject({ version: "host", mode: "a" });
+      } finally {
+        await host.close();
+      }
+    }
+  });
+});
