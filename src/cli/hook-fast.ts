@@ -16,8 +16,8 @@ import { resolveConfigPath } from "../config/source.js";
 import { INJECTION, LIFECYCLE } from "../adapter/decide-tables.js";
 import { readHookCache, loadFastModule } from "../adapter/hook-cache.js";
 import { appendHookLog, hookLogPath, stateDirFor } from "../adapter/state.js";
+import { readStdin, write } from "./hook-stdin.js";
 
-const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 const DEFAULT_BOUND_MS = 5_000;
 
 export interface FastArgs {
@@ -169,23 +169,3 @@ async function hasPending(slim: string, inbox: { path: string; recipient: string
   }
 }
 
-function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve("");
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    process.stdin.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_PAYLOAD_BYTES) {
-        process.stdin.destroy();
-        reject(new Error(`the payload is larger than ${MAX_PAYLOAD_BYTES} bytes`));
-      } else chunks.push(chunk);
-    });
-    process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    process.stdin.on("error", reject);
-  });
-}
-
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((resolve) => stream.write(text, () => resolve()));
-}

@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { isMainThread, parentPort, type MessagePort } from "node:worker_threads";
 import type { InstanceTask, WorkerToHost } from "../contract/rpc.js";
 import { serve } from "./serve.js";
-import { sendLog } from "./context.js";
+import { captureConsole } from "./context.js";
 
 if (isMainThread || !parentPort) throw new Error("worker/group-entry must run inside a worker thread");
 const host = parentPort;
@@ -34,19 +34,7 @@ host.on("message", (msg: { t?: unknown; task?: InstanceTask; port?: MessagePort 
       port.close();
     },
   }));
-  // serve() points console at this instance; in a shared thread it must follow whoever is running.
-  routeConsole();
+  // serve() points console and the raw streams at this instance; in a shared thread they must
+  // follow whoever is running (a write outside every instance's context is dropped).
+  captureConsole((m) => current.getStore()?.send(m));
 });
-
-function routeConsole(): void {
-  const route = (level: "info" | "debug" | "trace" | "warn" | "error") => (...args: unknown[]) => {
-    const who = current.getStore();
-    if (who) sendLog(who.send, level, args.map((a) => (typeof a === "string" ? a : String(a))).join(" "));
-  };
-  console.log = route("info");
-  console.info = route("info");
-  console.debug = route("debug");
-  console.trace = route("trace");
-  console.warn = route("warn");
-  console.error = route("error");
-}

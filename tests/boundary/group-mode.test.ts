@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
-import { cleanupTempDirs, logSink, waitFor, writeConfig } from "../helpers.js";
+import { cleanupTempDirs, logSink, until, waitFor, writeConfig } from "../helpers.js";
 
 const hosts: Host[] = [];
 async function boot(instances: Record<string, unknown>, logDestination?: ReturnType<typeof logSink>["stream"]): Promise<Host> {
@@ -35,6 +35,18 @@ describe("group mode", () => {
     // One thread: both see the same process (the documented trade-off), with only permitted env.
     const env = (await host.mcp("a").call("env", {})) as { env: Record<string, string> };
     expect(env.env).toEqual({ FX_ALLOWED: "yes" });
+  });
+
+  it("sends each member's console and raw stdout writes to that member's own log", async () => {
+    const sink = logSink();
+    const host = await boot({ a: { plugin: "fx-echo", worker: "g", config: { prefix: "A:" } }, b: { plugin: "fx-echo", worker: "g", config: { prefix: "B:" } } }, sink.stream);
+    await host.mcp("a").call("stdout", {});
+    await host.mcp("b").call("stdout", {});
+    await host.mcp("a").call("stdout", {});
+    const owners = (text: string) => sink.lines.filter((l) => l.includes(text)).map((l) => JSON.parse(l).instance);
+    await until(() => owners("raw stdout from A:").length === 2 && owners("raw stdout from B:").length === 1, 10_000, "three raw stdout lines");
+    expect(owners("raw stdout from A:")).toEqual(["mcpConnectors/a", "mcpConnectors/a"]);
+    expect(owners("raw stdout from B:")).toEqual(["mcpConnectors/b"]);
   });
 
   it("keeps deadlines and cancellation per instance", async () => {

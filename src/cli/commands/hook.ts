@@ -8,8 +8,8 @@ import { EXIT, type ExitCode } from "../../errors.js";
 import { runHook } from "../../adapter/hook-runner.js";
 import { flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
+import { readStdin, write } from "../hook-stdin.js";
 
-const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 
 export async function hookCommand(args: ParsedArgs, _io: Output): Promise<ExitCode> {
   const [adapter = "", event = null] = args.positionals;
@@ -36,24 +36,3 @@ async function runAndWrite(args: { adapter: string; event: string | null; config
   return (result.decision === "fail-open" ? EXIT.OK : exitCode) as ExitCode;
 }
 
-/** The whole of stdin; a terminal counts as no payload (a human ran the command by hand). */
-function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve("");
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    process.stdin.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_PAYLOAD_BYTES) {
-        process.stdin.destroy();
-        reject(new Error(`the payload is larger than ${MAX_PAYLOAD_BYTES} bytes`));
-      } else chunks.push(chunk);
-    });
-    process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    process.stdin.on("error", reject);
-  });
-}
-
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((resolve) => stream.write(text, () => resolve()));
-}
