@@ -60,6 +60,9 @@ export function createDemoServer() {
       inputSchema: { ms: z.number().int().min(0).max(MAX_SLOW_MS) },
     },
     async ({ ms }, extra) => {
+      // One progress notification when it starts, so a client can tell the call reached the server.
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 0, message: "started" } });
       await new Promise((resolve, reject) => {
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener(

@@ -9,6 +9,8 @@ import type {
   AgentConnector, AgentResponse, DeliveryReceipt, LocalModel, McpConnector, MemoryStore, OutgoingPayload, RequestResponseOpts, SkillStore, AdapterPlugin,
 } from "./contract/types.js";
 import { checkCall, checkResult, contractTimeout, type HostMeta } from "./rpc/guard.js";
+import { knowsTools, toolsUnknown } from "./rpc/mcp-checks.js";
+import type { ProgressUpdate } from "./rpc/client.js";
 import type { InstanceEntry, InstanceState, Registry } from "./registry/registry.js";
 import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
 import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
@@ -19,9 +21,14 @@ import type { Scrubber } from "./secrets.js";
 import type { Logger } from "./log.js";
 import { watchSubstrate } from "./registry/substrate.js";
 
+/** The longest the host spends listing an instance's tools before its first call. */
+const LEARN_TOOLS_MS = 5_000;
+
 export interface CallOptions {
   /** Overrides the instance's timeout_ms for this call. */
   timeoutMs?: number;
+  /** Progress of this call as the plugin reports it (mcp: the server's notifications/progress); text is scrubbed. */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 export interface InstanceReport {
@@ -208,8 +215,13 @@ export class Host {
     }
     const sent = checkCall(entry.target, method, args, hostMeta);
     const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
+    // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
+    const learning = entry.target.kind === "mcp" && method === "call" && !knowsTools(entry.target) ? this.learnTools(entry, timeoutMs) : null;
     if (entry.target.kind !== "agent" || method !== "deliver") {
-      return checkResult(entry.target, method, sent, await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs)));
+      const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
+      const result = await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress));
+      if (learning) await learning;
+      return checkResult(entry.target, method, sent, result);
     }
     // Every delivery that crossed is recorded, acknowledged or not.
     try {
@@ -220,6 +232,25 @@ export class Host {
       this.receiptLog.recordDelivery(entry.id, sent, { error: err });
       throw err;
     }
+  }
+
+  /**
+   * The host checks structuredContent against each tool's outputSchema, which it learns from
+   * list_tools: with the first call of an instance whose tools it has not seen, it lists them
+   * once, bounded by LEARN_TOOLS_MS. A failed listing does not fail the call; it is tried again
+   * after a while (mcp-checks.ts), not before every call.
+   */
+  private async learnTools(entry: InstanceEntry, timeoutMs: number): Promise<void> {
+    try {
+      await this.invoke(entry, "list_tools", [], { timeoutMs: Math.min(timeoutMs, LEARN_TOOLS_MS) });
+    } catch {
+      // The call itself reports whatever is wrong with the instance.
+      toolsUnknown(entry.target!);
+    }
+  }
+
+  private scrubbedProgress(fn: (update: ProgressUpdate) => void): (update: ProgressUpdate) => void {
+    return (u) => fn(u.message === undefined ? u : { ...u, message: this.scrubber.scrub(u.message) });
   }
 
   private proxy<T>(section: Section, name: string): Remote<T> {

@@ -3,6 +3,7 @@
  */
 export { createHost, type CreateHostOptions } from "./host.js";
 export { Host, type AgentClient, type BootReport, type CallOptions, type InstanceReport } from "./host-api.js";
+export type { ProgressUpdate } from "./rpc/client.js";
 export type { InstanceCapabilities } from "./registry/capabilities.js";
 export type { BroadcastBranch, BroadcastResult } from "./registry/broadcast.js";
 export type { DeliveryRecord, ReceiptFilter } from "./registry/receipts.js";

@@ -16,6 +16,7 @@ export type {
   DeliveryReceipt, KindContracts, LocalModel, McpConnector, McpDispatchCtx, MemoryStore, MemoryWrite, PortableMemory,
   QueryFilters, RequestResponseOpts, RunOptions, SkillRecord, SkillStore, ToolDescriptor, TriggerKind,
   TriggerProvenance, WakeOpts, WakeReceipt,
+  ToolResult, ResourceDescriptor, ResourceTemplateDescriptor, ReadResourceResult, PromptDescriptor, GetPromptResult, McpServerInfo,
 } from "./contract/types.js";
 
 /** Brand through the global symbol registry: the plugin and the worker may load separate copies of this module. */
@@ -48,6 +49,11 @@ export interface PluginContext {
   readonly signal: AbortSignal;
   /** Milliseconds left before the current call's deadline (Infinity outside a call). */
   remainingMs(): number;
+  /**
+   * Reports progress of the call in progress to its caller (host.call(..., { onProgress })); a
+   * no-op outside a call or when the caller did not ask. mcp-remote relays MCP progress here.
+   */
+  progress?(update: { progress: number; total?: number; message?: string }): void;
   /** Instances this plugin's manifest `requires` and its connectors.json entry `grants`. */
   readonly connectors: { get(target: string): GrantedConnector; list(): string[] };
 }

@@ -32,7 +32,11 @@ interface MethodTable {
 export const METHODS: Readonly<Record<Kind, MethodTable>> = Object.freeze({
   "memory-store": { required: ["health_check", "query"], optional: ["write", "get"] },
   "local-model": { required: ["health_check", "run"], optional: ["embed"] },
-  mcp: { required: ["health_check", "call", "list_tools"], optional: [] },
+  // The optional mcp methods mirror MCP's own requests (resources/*, prompts/*) and the server's initialize answer.
+  mcp: {
+    required: ["health_check", "call", "list_tools"],
+    optional: ["list_resources", "read_resource", "list_resource_templates", "list_prompts", "get_prompt", "server_info"],
+  },
   agent: { required: ["health_check", "list_agents", "deliver", "wake", "request_response"], optional: ["agent_status"] },
   "skill-store": { required: ["health_check", "get", "write", "list", "delete"], optional: [] },
   // Adapters: the capability-backing methods are optional (src/adapter-sdk/contract.ts maps each capability to them).

@@ -67,6 +67,12 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "closed":
       return { ok: true, msg: m as unknown as WorkerToHost };
+    // Progress of a call in flight (issue 11); the numbers' finiteness and the text's length are checked by RpcClient.
+    case "progress":
+      if (!isId(m.id) || typeof m.progress !== "number") return bad("a malformed progress message");
+      if (m.total !== undefined && typeof m.total !== "number") return bad("a progress message whose total is not a number");
+      if (m.message !== undefined && typeof m.message !== "string") return bad("a progress message whose message is not a string");
+      return { ok: true, msg: m as unknown as WorkerToHost };
     default:
       return bad(`a message of unknown type ${JSON.stringify(String(m.t)).slice(0, 40)}`);
   }

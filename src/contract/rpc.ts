@@ -139,4 +139,19 @@ export interface ClosedMessage {
   t: "closed";
 }
 
-export type WorkerToHost = SecretsMessage | ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage;
+export type WorkerToHost = SecretsMessage | ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage | ProgressMessage;
+
+// --- worker → host: progress of a call in flight (issue 11) ---
+
+/**
+ * A plugin's ctx.progress() during call `id` (mcp-remote relays MCP notifications/progress).
+ * Untrusted like every worker message: the host checks the numbers, bounds the text and drops
+ * progress for calls that are no longer pending.
+ */
+export interface ProgressMessage {
+  t: "progress";
+  id: number;
+  progress: number;
+  total?: number;
+  message?: string;
+}

@@ -54,8 +54,65 @@ export const MemoryWriteResultSchema = z.looseObject({ id: nonEmpty, created_at:
 
 export const ToolDescriptorSchema = z.looseObject({
   name: nonEmpty,
+  title: z.string().optional(),
   description: z.string().optional(),
   inputSchema: z.record(z.string(), json).optional(),
+  outputSchema: z.record(z.string(), json).optional(),
+  annotations: z.record(z.string(), json).optional(),
+});
+
+// --- MCP resources and prompts: MCP's own shapes (loose, so a newer server's extra fields pass through) ---
+
+/** A call result: MCP's CallToolResult (content, structuredContent?, isError?). */
+export const ToolResultSchema = z.looseObject({
+  content: z.array(z.looseObject({ type: z.string() })),
+  structuredContent: z.record(z.string(), json).optional(),
+  isError: z.boolean().optional(),
+});
+
+export const ResourceSchema = z.looseObject({
+  uri: nonEmpty,
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  size: z.number().optional(),
+});
+
+export const ResourceTemplateSchema = z.looseObject({
+  uriTemplate: nonEmpty,
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+});
+
+export const ResourceContentsSchema = z.looseObject({
+  uri: z.string(),
+  mimeType: z.string().optional(),
+  text: z.string().optional(),
+  blob: z.string().optional(),
+}).refine((c) => (c.text === undefined) !== (c.blob === undefined), "each resource content carries exactly one of text and blob");
+
+export const ReadResourceResultSchema = z.looseObject({ contents: z.array(ResourceContentsSchema) });
+
+export const PromptSchema = z.looseObject({
+  name: nonEmpty,
+  title: z.string().optional(),
+  description: z.string().optional(),
+  arguments: z.array(z.looseObject({ name: nonEmpty, description: z.string().optional(), required: z.boolean().optional() })).optional(),
+});
+
+export const GetPromptResultSchema = z.looseObject({
+  description: z.string().optional(),
+  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.looseObject({ type: z.string() }) })),
+});
+
+export const ServerInfoSchema = z.looseObject({
+  name: z.string().optional(),
+  version: z.string().optional(),
+  title: z.string().optional(),
+  instructions: z.string().optional(),
 });
 
 const TriggerKindSchema = z.enum(["cron", "session", "webhook", "agent", "cli", "dashboard", "inline"]);
@@ -167,6 +224,12 @@ export const CONTRACT_SCHEMAS: Readonly<Record<Kind, Readonly<Record<string, Met
     health_check: health,
     call: m(z.tuple([nonEmpty, z.record(z.string(), json)], z.record(z.string(), json).optional()), json),
     list_tools: m(z.tuple([]), z.array(ToolDescriptorSchema)),
+    list_resources: m(z.tuple([]), z.array(ResourceSchema)),
+    read_resource: m(z.tuple([nonEmpty]), ReadResourceResultSchema),
+    list_resource_templates: m(z.tuple([]), z.array(ResourceTemplateSchema)),
+    list_prompts: m(z.tuple([]), z.array(PromptSchema)),
+    get_prompt: m(z.tuple([nonEmpty], z.record(z.string(), z.string()).optional()), GetPromptResultSchema),
+    server_info: m(z.tuple([]), ServerInfoSchema),
   },
   agent: {
     health_check: health,

@@ -59,8 +59,69 @@ export interface LocalModel {
 
 export interface ToolDescriptor {
   name: string;
+  title?: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
+  /** When given, the host checks every successful call's structuredContent against it. */
+  outputSchema?: Record<string, unknown>;
+  /** MCP tool annotations (readOnlyHint, destructiveHint, ...): hints, never trusted for security. */
+  annotations?: Record<string, unknown>;
+}
+
+/** MCP's CallToolResult, as a call answers it. */
+export interface ToolResult {
+  content: { type: string; [key: string]: unknown }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export interface ResourceDescriptor {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  [key: string]: unknown;
+}
+
+export interface ResourceTemplateDescriptor {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+/** MCP's ReadResourceResult: each content has exactly one of text and blob (base64). */
+export interface ReadResourceResult {
+  contents: { uri: string; mimeType?: string; text?: string; blob?: string; [key: string]: unknown }[];
+  [key: string]: unknown;
+}
+
+export interface PromptDescriptor {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  [key: string]: unknown;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: "user" | "assistant"; content: { type: string; [key: string]: unknown } }[];
+  [key: string]: unknown;
+}
+
+/** What the server said about itself when the session started (MCP initialize). */
+export interface McpServerInfo {
+  name?: string;
+  version?: string;
+  title?: string;
+  instructions?: string;
+  [key: string]: unknown;
 }
 
 /** Per-call context for an MCP call; the instance's configured identity is merged over it. */
@@ -74,6 +135,12 @@ export interface McpConnector {
   health_check(): Promise<boolean>;
   call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx): Promise<unknown>;
   list_tools(): Promise<ToolDescriptor[]>;
+  list_resources?(): Promise<ResourceDescriptor[]>;
+  read_resource?(uri: string): Promise<ReadResourceResult>;
+  list_resource_templates?(): Promise<ResourceTemplateDescriptor[]>;
+  list_prompts?(): Promise<PromptDescriptor[]>;
+  get_prompt?(name: string, args?: Record<string, string>): Promise<GetPromptResult>;
+  server_info?(): Promise<McpServerInfo>;
   close?(): Promise<void>;
 }
 

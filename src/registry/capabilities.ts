@@ -24,6 +24,8 @@ export interface InstanceCapabilities extends Partial<StaticCapabilities> {
   healthMs: number | null;
   /** mcp: the tools a caller can use (after allowed_tools); null when not running or the lookup failed. */
   tools?: ToolDescriptor[] | null;
+  /** mcp: the server's initialize instructions (server_info), when the plugin offers them and the server gave some. */
+  instructions?: string;
   /** agent: the agent ids list_agents() returns; null when not running or the lookup failed. */
   agents?: string[] | null;
   /** Why the instance is not ready, or why a live lookup failed. */
@@ -64,6 +66,10 @@ async function describeOne(e: InstanceEntry, aliases: string[], invoke: Invoke):
     if (live) {
       try {
         out.tools = (await invoke(e, "list_tools", [], { timeoutMs })) as ToolDescriptor[];
+        if (e.planned?.pluginInfo.manifest.capabilities.includes("server_info")) {
+          const info = (await invoke(e, "server_info", [], { timeoutMs })) as { instructions?: unknown };
+          if (typeof info.instructions === "string") out.instructions = info.instructions;
+        }
       } catch (err) {
         out.error = toWire(err);
       }

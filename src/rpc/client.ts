@@ -10,9 +10,19 @@ import type { HostToWorker, WorkerToHost } from "../contract/rpc.js";
 import { checkResultValue, checkWorkerMessage, isWireError } from "../contract/rpc-check.js";
 import { DeadlineWheel } from "./deadlines.js";
 
+/** One progress report of a call in flight (already checked: finite numbers, bounded text). */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+const MAX_PROGRESS_MESSAGE = 1_000;
+
 interface Pending {
   method: string;
   timeoutMs: number;
+  onProgress?: (update: ProgressUpdate) => void;
   resolve(value: unknown): void;
   reject(err: PatchbayError): void;
 }
@@ -68,6 +78,7 @@ export class RpcClient {
         const checked = checkWorkerMessage(raw);
         if (!checked.ok) return opts.onMalformed(checked.why);
         const msg = checked.msg;
+        if (msg.t === "progress") return this.progress(msg);
         if (msg.t !== "result") return opts.onMessage(msg);
         if (msg.ok) {
           const checked = checkResultValue(msg.value, transport.sharedMemory === true);
@@ -90,12 +101,12 @@ export class RpcClient {
     return this.pending.size;
   }
 
-  call(method: string, args: unknown[], timeoutMs: number): Promise<unknown> {
+  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void): Promise<unknown> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = this.nextId++;
     const deadline = Date.now() + timeoutMs;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, timeoutMs, resolve, reject });
+      this.pending.set(id, { method, timeoutMs, resolve, reject, onProgress });
       this.wheel.add(id, deadline);
       this.post({ t: "call", id, method, args, deadline });
     });
@@ -120,6 +131,20 @@ export class RpcClient {
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const p of waiting) p.reject(err);
+  }
+
+  /** A worker's progress report (issue 11): only for a pending call that asked for progress; malformed ones are dropped. */
+  private progress(msg: { id: unknown; progress: unknown; total?: unknown; message?: unknown }): void {
+    const p = typeof msg.id === "number" ? this.pending.get(msg.id) : undefined;
+    if (!p?.onProgress || typeof msg.progress !== "number" || !Number.isFinite(msg.progress)) return;
+    const update: ProgressUpdate = { progress: msg.progress };
+    if (typeof msg.total === "number" && Number.isFinite(msg.total)) update.total = msg.total;
+    if (typeof msg.message === "string") update.message = msg.message.slice(0, MAX_PROGRESS_MESSAGE);
+    try {
+      p.onProgress(update);
+    } catch {
+      // The caller's callback failing must not break the channel.
+    }
   }
 
   private expire(id: number): void {

@@ -9,6 +9,7 @@ import { callableMethods, METHODS, type Kind } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
 import { methodSchema } from "../contract/schemas.js";
 import { checkContractResult, prefillCorrelation, prepareArgs, violation, type ContractTarget } from "./contract-checks.js";
+import { checkMcpResult } from "./mcp-checks.js";
 import { fastArgsOk } from "./fast-checks.js";
 
 export { contractTimeout } from "./contract-checks.js";
@@ -107,6 +108,7 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
     if (!parsed.success) throw violation(instance, method, parsed.error.issues.map((i) => `${i.path.join(".") || "(result)"}: ${i.message}`).join("; "));
   }
   if (schema) checkContractResult(target, method, args, result);
+  if (schema && kind === "mcp") checkMcpResult(target, method, args, result);
   if (kind === "mcp" && method === "list_tools" && target.allowedTools) {
     const allowed = target.allowedTools;
     return (result as { name: string }[]).filter((t) => allowed.includes(t.name));

@@ -9,7 +9,7 @@
  */
 import { pbError, PatchbayError, fromWire } from "../errors.js";
 import type { GrantCallMessage, InstanceTask, LogMessage, WorkerToHost } from "../contract/rpc.js";
-import { RpcClient } from "../rpc/client.js";
+import { RpcClient, type ProgressUpdate } from "../rpc/client.js";
 import { RestartPolicy } from "./restart-policy.js";
 import { sleep, STOP_TIMEOUT_MS, type Isolation, type WorkerRuntime } from "./runtime.js";
 import { startThread } from "./thread-runtime.js";
@@ -82,13 +82,13 @@ export class InstanceWorker {
     return this.ready;
   }
 
-  call(method: string, args: unknown[], timeoutMs: number): Promise<unknown> {
+  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void): Promise<unknown> {
     // The hot path: a ready worker's call goes straight to its client, with no promise of ours.
-    if (this.state === "ready" && this.client) return this.client.call(method, args, timeoutMs);
-    return this.callWhenReady(method, args, timeoutMs);
+    if (this.state === "ready" && this.client) return this.client.call(method, args, timeoutMs, onProgress);
+    return this.callWhenReady(method, args, timeoutMs, onProgress);
   }
 
-  private async callWhenReady(method: string, args: unknown[], timeoutMs: number): Promise<unknown> {
+  private async callWhenReady(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
     if (this.state === "restarting" || this.state === "starting") {
       await withDeadline(this.ready!, deadline, () => this.timeoutError(method, timeoutMs)).catch((err) => {
@@ -96,7 +96,7 @@ export class InstanceWorker {
       });
     }
     if (this.state !== "ready" || !this.client) throw this.unavailableError();
-    return this.client.call(method, args, Math.max(1, deadline - Date.now()));
+    return this.client.call(method, args, Math.max(1, deadline - Date.now()), onProgress);
   }
 
   async stop(): Promise<void> {

@@ -15,7 +15,7 @@ export class CallScope {
   private controller: AbortController | null = null;
   private reason: Error | null = null;
 
-  constructor(readonly deadline: number) {}
+  constructor(readonly deadline: number, readonly id = 0) {}
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
@@ -119,6 +119,15 @@ export function createContext(opts: ContextOptions) {
     remainingMs(): number {
       const scope = callScope.getStore();
       return scope ? Math.max(0, scope.deadline - Date.now()) : Infinity;
+    },
+    /** Reports progress of the call in progress to its caller (a no-op outside a call). */
+    progress(update: { progress: number; total?: number; message?: string }): void {
+      const scope = callScope.getStore();
+      if (!scope || !update || typeof update.progress !== "number") return;
+      const msg: WorkerToHost = { t: "progress", id: scope.id, progress: update.progress };
+      if (typeof update.total === "number") msg.total = update.total;
+      if (typeof update.message === "string") msg.message = update.message;
+      send(msg);
     },
   });
   return { ctx, onGrantResult };

@@ -56,7 +56,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
   });
 
   async function handleCall(msg: CallMessage): Promise<void> {
-    const scope = new CallScope(msg.deadline);
+    const scope = new CallScope(msg.deadline, msg.id);
     inflight.set(msg.id, scope);
     try {
       const fn = impl?.[msg.method];

@@ -3,7 +3,13 @@
  *
  * Invariants:
  * - Every request carries an explicit timeout derived from the caller's deadline, so the SDK's
- *   60 s default never applies, and the caller's AbortSignal.
+ *   60 s default never applies, and the caller's AbortSignal. The SDK's timeout is set a little
+ *   after the host's deadline: the host times the call out first (PB_ERR_CALL_TIMEOUT) and
+ *   cancels it, which aborts the signal, which makes the SDK send notifications/cancelled.
+ * - A Streamable HTTP stream that breaks under a request in flight (the server died) fails that
+ *   request at once: the SDK alone would wait for the deadline.
+ * - close() leaves no stdio server behind: stdin closed, then SIGTERM, then SIGKILL, all well
+ *   within the worker's own close grace.
  * - A lost connection (child exited, HTTP session unknown after a server restart, connection
  *   refused) is dropped and reopened once. A request is retried on the new connection only when
  *   it cannot have reached the server, or when it is idempotent (list, ping): a tool call that
@@ -12,73 +18,71 @@
  */
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { PluginContext } from "patchbay/plugin";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { unavailable } from "patchbay/plugin";
+import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
+import { LogBudget } from "./budget.js";
+import { clientCapabilities, installHandlers } from "./client-features.js";
+import type { McpRemoteConfig } from "./config.js";
+import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
+import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
+import { stopChild } from "./stop-child.js";
 
-/** The largest delay setTimeout accepts; used when the caller has no deadline at all. */
-const NO_DEADLINE_TIMEOUT_MS = 2_147_483_647;
-/** Time kept back from the caller's deadline so the SDK times out (and cancels) first. */
-const MAX_MARGIN_MS = 50;
+export { requestTimeout };
+
 const MAX_STDERR_LINE = 2_000;
+const STDERR_BUDGET_PER_SECOND = 100;
+/** Transport errors that mean a stream under a request broke (the server or the network went away). */
+const STREAM_BROKEN = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
+/** The SDK's stdio reader drops the connection when one message passes 10 MiB; say so instead of "closed". */
+const TOO_BIG = /ReadBuffer exceeded maximum size/;
 
-export interface ConnectionConfig {
-  url?: string;
-  headers?: Record<string, string>;
-  command?: string;
-  args: string[];
-  cwd: string;
-  env?: Record<string, string>;
-  connect_timeout_ms: number;
-}
+export type ConnectionConfig = McpRemoteConfig;
 
-interface Session {
+/** A request in flight lost its connection; it may have run on the server. */
+export class ConnectionLostError extends Error {}
+
+export interface Session {
   client: Client;
   transport: Transport;
   lost: boolean;
+  /** Aborted when the session's connection breaks: fails the requests in flight at once. */
+  broken: AbortController;
+  /** tools/list, cached until the server says notifications/tools/list_changed or the session ends. */
+  tools: ToolDescriptor[] | null;
+  /** Tools that run only as tasks (execution.taskSupport "required"), from the last tools/list. */
+  taskTools: Set<string>;
+  /** Why the session ended, when the transport said (quoted in the error of the requests it took down). */
+  why: string | null;
+}
+
+/** What an operation on a session is given: the per-request options for the SDK. */
+export interface RequestOpts {
+  timeout: number;
+  signal: AbortSignal;
 }
 
 type Loss = "none" | "not-sent" | "maybe-sent";
 
-/** The per-request timeout for a deadline `deadline` (ms since epoch, or Infinity). */
-export function requestTimeout(deadline: number): number {
-  if (!Number.isFinite(deadline)) return NO_DEADLINE_TIMEOUT_MS;
-  const left = deadline - Date.now();
-  const margin = Math.min(MAX_MARGIN_MS, left * 0.1);
-  return Math.min(NO_DEADLINE_TIMEOUT_MS, Math.max(1, Math.floor(left - margin)));
-}
-
-function deadlineError(what: string): Error {
-  return new McpError(ErrorCode.RequestTimeout, `${what}: no time left before the call's deadline`);
-}
-
-/** Waits for `promise`, but no longer than `ms` and not past `signal`. */
-function bounded<T>(promise: Promise<T>, ms: number, signal: AbortSignal, what: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const timer = Number.isFinite(ms) ? setTimeout(() => finish(() => reject(new McpError(ErrorCode.RequestTimeout, `${what} timed out after ${Math.round(ms)} ms`))), ms) : undefined;
-    const onAbort = () => finish(() => reject(signal.reason));
-    signal.addEventListener("abort", onAbort, { once: true });
-    function finish(settle: () => void) {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      settle();
-    }
-    promise.then((v) => finish(() => resolve(v)), (e) => finish(() => reject(e)));
-  });
-}
-
 export class Connection {
   private session: Session | null = null;
+  /** The last HTTP transport made: after a 401 at connect it finishes the authorization. */
+  private lastHttp: StreamableHTTPClientTransport | null = null;
   private opening: Promise<Session> | null = null;
   private closed = false;
+  /** One per connection: it holds the OAuth state (tokens, registration) across sessions. */
+  private readonly auth: OAuthClientProvider | undefined;
 
   constructor(
     private readonly cfg: ConnectionConfig,
     private readonly ctx: PluginContext,
-  ) {}
+  ) {
+    this.auth = cfg.url ? makeAuthProvider(cfg, ctx) : undefined;
+  }
 
   /** Where this connection goes, safe to log: no query string, no args (they may hold secrets). */
   get target(): string {
@@ -93,21 +97,33 @@ export class Connection {
    * Runs `op` on a live session before `deadline`, reconnecting once if the session was lost.
    * `idempotent` ops are retried after a loss even if the server may have seen them.
    */
-  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, opts: RequestOpts, session: Session) => Promise<T>, lateByMs = AFTER_DEADLINE_MS): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const left = deadline - Date.now();
       if (left <= 0) throw deadlineError(what);
-      const session = await this.acquire(left);
+      const session = await this.acquire(left + lateByMs);
       try {
-        return await op(session.client, requestTimeout(deadline));
+        const signal = AbortSignal.any([this.ctx.signal, session.broken.signal]);
+        return await op(session.client, { timeout: requestTimeout(deadline, lateByMs), signal }, session);
       } catch (err) {
+        if (attempt === 0 && err instanceof UnauthorizedError && this.auth instanceof AuthCodeProvider && session.transport instanceof StreamableHTTPClientTransport) {
+          // Step-up: the server asked for more scope (403 insufficient_scope) and refused the request; authorize, then send it again.
+          this.ctx.log.info("the server asks for more authorization; waiting for it", { target: this.target, during: what });
+          await session.transport.finishAuth(await this.auth.waitForCode(Math.max(1, deadline - Date.now())));
+          continue;
+        }
         const loss = this.classify(err, session);
         if (loss === "none") throw err;
         this.drop(session);
         const retry = attempt === 0 && !this.ctx.signal.aborted && (loss === "not-sent" || idempotent);
         if (!retry) {
           if (loss === "maybe-sent" && !idempotent) {
-            throw new Error(`${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${(err as Error).message})`, { cause: err });
+            const text = `${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${session.why ?? (err as Error).message})`;
+            // The server misbehaved (a message over the SDK's limit): not something a retry fixes.
+            if (session.why) throw new Error(text);
+            // The substrate went away (PB_ERR_SUBSTRATE_UNAVAILABLE, retryable by the caller), not a timeout: the SDK's
+            // wrapping of the abort says "-32001", so the cause is left out of the chain the host classifies.
+            throw unavailable(text);
           }
           throw err;
         }
@@ -118,6 +134,7 @@ export class Connection {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.auth instanceof AuthCodeProvider) this.auth.close();
     const pending = this.opening;
     const current = this.session;
     this.session = null;
@@ -137,15 +154,52 @@ export class Connection {
     return bounded(this.opening, budgetMs, this.ctx.signal, `connecting to ${this.target}`);
   }
 
+  /** What the server said about itself at initialize (instructions included); connects if needed. */
+  serverInfo(session: Session): Record<string, unknown> {
+    const info: Record<string, unknown> = { ...(session.client.getServerVersion() ?? {}) };
+    const instructions = session.client.getInstructions();
+    if (typeof instructions === "string") info.instructions = instructions;
+    return info;
+  }
+
   private async open(): Promise<Session> {
-    const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: {} });
+    if (this.auth instanceof AuthCodeProvider) await this.auth.start();
+    try {
+      return await this.openOnce();
+    } catch (err) {
+      if (!(this.auth instanceof AuthCodeProvider) || !((err as Error).cause instanceof UnauthorizedError)) throw err;
+      // The SDK sent the operator to the authorization server; the redirect brings a code back. The
+      // transport that got the 401 finishes: it knows the resource metadata URL the server named.
+      const code = await this.auth.waitForCode(this.cfg.connect_timeout_ms);
+      await this.lastHttp!.finishAuth(code);
+      return this.openOnce();
+    }
+  }
+
+  private async openOnce(): Promise<Session> {
+    const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
     const transport = this.makeTransport();
-    const session: Session = { client, transport, lost: false };
+    const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null, taskTools: new Set(), why: null };
+    installHandlers(client, this.cfg, this.ctx, () => this.target);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      session.tools = null;
+      this.ctx.log.debug("tool list changed", { target: this.target });
+    });
     client.onclose = () => {
       session.lost = true;
+      session.broken.abort(new ConnectionLostError(`the connection to ${this.target} closed`));
       if (this.session === session) this.session = null;
     };
-    client.onerror = (err) => this.ctx.log.debug("transport error", { target: this.target, error: err.message });
+    client.onerror = (err) => {
+      this.ctx.log.debug("transport error", { target: this.target, error: err.message });
+      if (TOO_BIG.test(err.message)) session.why = "the server sent a message larger than 10 MiB, so the session was dropped";
+      if (STREAM_BROKEN.test(err.message)) {
+        // The SDK keeps waiting for an answer on a broken stream; fail what is in flight now.
+        session.lost = true;
+        session.broken.abort(new ConnectionLostError(`the connection to ${this.target} broke: ${err.message}`));
+        if (this.session === session) this.session = null;
+      }
+    };
     try {
       await client.connect(transport, { timeout: this.cfg.connect_timeout_ms });
     } catch (err) {
@@ -159,12 +213,22 @@ export class Connection {
     }
     this.session = session;
     this.ctx.log.debug("connected", { target: this.target, server: client.getServerVersion()?.name });
+    if (client.getServerCapabilities()?.logging) {
+      // Best effort: the server's log messages are wanted from this level on.
+      client.setLoggingLevel(this.cfg.log_level, { timeout: this.cfg.connect_timeout_ms }).catch((err: Error) => this.ctx.log.debug("logging/setLevel failed", { target: this.target, error: err.message }));
+    }
     return session;
   }
 
   private makeTransport(): Transport {
     if (this.cfg.url) {
-      return new StreamableHTTPClientTransport(new URL(this.cfg.url), { requestInit: { headers: this.cfg.headers ?? {} } });
+      const authProvider = this.auth;
+      return this.lastHttp = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
+        requestInit: { headers: this.cfg.headers ?? {} },
+        ...(authProvider ? { authProvider } : {}),
+        // A reconnect of a broken stream is tried soon and given up soon: a dead server must fail calls quickly.
+        reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+      });
     }
     const command = this.cfg.command!;
     const transport = new StdioClientTransport({
@@ -180,7 +244,9 @@ export class Connection {
     if (stderr) {
       // Forwarded through ctx.log so the host scrubs secrets, instead of inheriting our stderr.
       // stderr: "pipe" makes it a PassThrough (typed as the base Stream).
+      const budget = new LogBudget(STDERR_BUDGET_PER_SECOND, (dropped) => this.ctx.log.warn("server stderr lines dropped: more than the budget per second", { target: this.target, dropped }));
       createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
+        if (!budget.take()) return;
         this.ctx.log.info("server stderr", { line: line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line });
       });
     }
@@ -200,13 +266,20 @@ export class Connection {
       // Polite: tell the server the session is over, but never wait long for a server that is gone.
       await bounded(transport.terminateSession(), 1_000, new AbortController().signal, "terminating the session").catch(() => {});
     }
+    if (transport instanceof StdioClientTransport) {
+      // The SDK waits 2 s after closing stdin and 2 s after SIGTERM: as long as the worker's close grace.
+      // stopChild does it on a shorter clock, in parallel, so the child is gone before the worker.
+      await Promise.all([stopChild(transport, this.target, this.ctx), session.client.close().catch(() => {})]);
+      return;
+    }
     await session.client.close().catch(() => {});
   }
 
   /** Whether `err` means the session is gone, and whether the request can have reached the server. */
   private classify(err: unknown, session: Session): Loss {
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return "none";
     if (this.ctx.signal.aborted) return "none";
+    if (err instanceof ConnectionLostError || session.broken.signal.aborted) return "maybe-sent";
+    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return "none";
     if (err instanceof StreamableHTTPError) {
       const status = err.code ?? 0;
       // 404 is the spec's "unknown session" (server restarted); SDK-example servers answer 400 "No valid session ID".

@@ -1,70 +1,29 @@
 /**
  * mcp-remote: one MCP server behind the `mcp` contract, through the official SDK client.
- * `url` speaks Streamable HTTP; `command` starts the server as a child process on stdio. The
- * tool result is returned as the server sent it ({content, structuredContent?, isError?}); the
- * host decides what isError means for the caller.
+ * `url` speaks Streamable HTTP; `command` starts the server as a child process on stdio. Results
+ * are returned as the server sent them (MCP's own shapes); the host decides what isError means
+ * for the caller and checks structuredContent against the tool's outputSchema, so this plugin
+ * sends tools/call as a plain request instead of the SDK's callTool (which would judge first).
  */
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
-import { definePlugin, z } from "patchbay/plugin";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { definePlugin } from "patchbay/plugin";
 import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plugin";
-import { Connection, requestTimeout } from "./connection.js";
+import { config } from "./config.js";
+import { Connection, type RequestOpts, type Session } from "./connection.js";
+import { ProgressRelay } from "./progress.js";
+import { callAsTask } from "./tasks.js";
+import { collectPages, toDescriptor } from "./lists.js";
 
-/** A server that keeps handing out cursors is broken; stop rather than loop until the deadline. */
-const MAX_TOOL_PAGES = 1_000;
+/** A tool result larger than this (as JSON) is refused rather than carried across the host. */
+const MAX_RESULT_CHARS = 8 * 1024 * 1024;
+/** Progress is passed on at most this often per call (the newest held back is sent before the answer). */
+const PROGRESS_INTERVAL_MS = 50;
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-}
-
-const secretText = z.string().meta({ secret: true });
-
-const config = z
-  .strictObject({
-    url: z
-      .string()
-      .refine(isHttpUrl, "url must be an http:// or https:// URL")
-      .optional()
-      .meta({ description: "Streamable HTTP endpoint of the server, e.g. https://mcp.example.com/mcp. Exactly one of url and command." }),
-    headers: z
-      .record(z.string(), secretText)
-      .optional()
-      .meta({ secret: true, description: "HTTP headers sent with every request (url only); values are secrets, scrubbed from all output." }),
-    command: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: 'Program that serves MCP on stdio ("node" runs this Node). Exactly one of url and command.' }),
-    args: z.array(z.string()).default([]).meta({ description: "Arguments for command. Visible in the process list: pass secrets through env instead." }),
-    cwd: z.string().default(".").meta({ path: true, description: "Working folder of the command (relative to connectors.json)." }),
-    env: z
-      .record(z.string(), secretText)
-      .optional()
-      .meta({ secret: true, description: "Environment for the command, on top of a minimal safe set (PATH, HOME, ...); values are secrets." }),
-    connect_timeout_ms: z.number().int().positive().default(10_000).meta({ description: "How long connecting (start + initialize) may take." }),
-  })
-  .superRefine((c, issue) => {
-    if ((c.url === undefined) === (c.command === undefined)) {
-      issue.addIssue({ code: "custom", message: "set exactly one of url (Streamable HTTP) and command (stdio)", path: [c.url === undefined ? "url" : "command"] });
-    }
-    if (c.url !== undefined) {
-      if (c.env !== undefined) issue.addIssue({ code: "custom", message: "env applies to command only", path: ["env"] });
-      if (c.args.length > 0) issue.addIssue({ code: "custom", message: "args apply to command only", path: ["args"] });
-    }
-    if (c.command !== undefined && c.headers !== undefined) {
-      issue.addIssue({ code: "custom", message: "headers apply to url only", path: ["headers"] });
-    }
-  });
-
-function toDescriptor(tool: { name: string; description?: string; inputSchema?: unknown }): ToolDescriptor {
-  const out: ToolDescriptor = { name: tool.name };
-  if (typeof tool.description === "string") out.description = tool.description;
-  if (tool.inputSchema && typeof tool.inputSchema === "object") out.inputSchema = tool.inputSchema as Record<string, unknown>;
-  return out;
+/** A server without the capability has none: its lists are empty rather than a -32601 error. */
+function offers(client: Client, what: "resources" | "prompts"): boolean {
+  return client.getServerCapabilities()?.[what] !== undefined;
 }
 
 export default definePlugin({
@@ -73,13 +32,25 @@ export default definePlugin({
   create(cfg, ctx): McpConnector {
     const connection = new Connection(cfg, ctx);
     const callDeadline = () => Date.now() + ctx.remainingMs();
+    const target = () => connection.target;
+
+    /** tools/list to the end, cached on the session until list_changed; notes the task-only tools. */
+    async function loadTools(client: Client, opts: RequestOpts, session: Session, deadline: number): Promise<ToolDescriptor[]> {
+      if (session.tools) return session.tools;
+      const raw = await collectPages("tools/list", target(), deadline, opts.signal, (cursor, o) => client.listTools(cursor === undefined ? undefined : { cursor }, o), (r) => r.tools);
+      session.taskTools = new Set(raw.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name));
+      session.tools = raw.map(toDescriptor);
+      return session.tools;
+    }
 
     return {
       async health_check() {
         try {
-          // Bounded by the host's health budget, and by connect_timeout_ms when called without one.
-          const deadline = Date.now() + Math.min(ctx.remainingMs(), cfg.connect_timeout_ms);
-          await connection.run("ping", deadline, true, (client, timeout) => client.ping({ timeout, signal: ctx.signal }));
+          // Inside the host's health budget (answering false beats a health timeout), and connect_timeout_ms.
+          const budget = ctx.remainingMs();
+          // A quarter of the budget (at most 500 ms) is kept back: the answer must still cross to the host in time under load.
+          const deadline = Date.now() + Math.min(budget - Math.min(500, budget * 0.25), cfg.connect_timeout_ms);
+          await connection.run("ping", deadline, true, (client, opts) => client.ping(opts), 0);
           return true;
         } catch (err) {
           ctx.log.warn("health check failed", { target: connection.target, error: (err as Error).message });
@@ -87,23 +58,13 @@ export default definePlugin({
         }
       },
 
+      async server_info() {
+        return connection.run("initialize", callDeadline(), true, async (_client, _opts, session) => connection.serverInfo(session));
+      },
+
       async list_tools() {
         const deadline = callDeadline();
-        return connection.run("tools/list", deadline, true, async (client) => {
-          const tools: ToolDescriptor[] = [];
-          const seen = new Set<string>();
-          let cursor: string | undefined;
-          for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-            // Every page gets what is left of the one deadline.
-            const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: requestTimeout(deadline), signal: ctx.signal });
-            tools.push(...result.tools.map(toDescriptor));
-            cursor = result.nextCursor;
-            if (cursor === undefined) return tools;
-            if (seen.has(cursor)) throw new Error(`tools/list: ${connection.target} repeated the pagination cursor ${JSON.stringify(cursor)}`);
-            seen.add(cursor);
-          }
-          throw new Error(`tools/list: ${connection.target} returned more than ${MAX_TOOL_PAGES} pages`);
-        });
+        return connection.run("tools/list", deadline, true, (client, opts, session) => loadTools(client, opts, session, deadline));
       },
 
       async call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx) {
@@ -111,8 +72,53 @@ export default definePlugin({
         if (ctxOverrides && Object.keys(ctxOverrides).length > 0) {
           params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
         }
-        return connection.run(`tools/call "${tool}"`, callDeadline(), false, (client, timeout) =>
-          client.callTool(params, undefined, { timeout, signal: ctx.signal }),
+        const deadline = callDeadline();
+        const relay = new ProgressRelay(ctx, PROGRESS_INTERVAL_MS);
+        const result = await connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
+          // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
+          if (!session.tools) await loadTools(client, opts, session, deadline);
+          if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
+          return client.request({ method: "tools/call", params }, CallToolResultSchema, {
+            ...opts,
+            // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
+            onprogress: relay.report,
+          });
+        }).finally(() => relay.flush());
+        const size = JSON.stringify(result).length;
+        if (size > MAX_RESULT_CHARS) {
+          throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);
+        }
+        return result;
+      },
+
+      async list_resources() {
+        const deadline = callDeadline();
+        return connection.run("resources/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
+          collectPages("resources/list", target(), deadline, opts.signal, (cursor, o) => client.listResources(cursor === undefined ? undefined : { cursor }, o), (r) => r.resources),
+        );
+      },
+
+      async list_resource_templates() {
+        const deadline = callDeadline();
+        return connection.run("resources/templates/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
+          collectPages("resources/templates/list", target(), deadline, opts.signal, (cursor, o) => client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, o), (r) => r.resourceTemplates),
+        );
+      },
+
+      async read_resource(uri: string) {
+        return connection.run(`resources/read "${uri}"`, callDeadline(), true, (client, opts) => client.readResource({ uri }, opts));
+      },
+
+      async list_prompts() {
+        const deadline = callDeadline();
+        return connection.run("prompts/list", deadline, true, async (client, opts) => !offers(client, "prompts") ? [] :
+          collectPages("prompts/list", target(), deadline, opts.signal, (cursor, o) => client.listPrompts(cursor === undefined ? undefined : { cursor }, o), (r) => r.prompts),
+        );
+      },
+
+      async get_prompt(name: string, args?: Record<string, string>) {
+        return connection.run(`prompts/get "${name}"`, callDeadline(), true, (client, opts) =>
+          client.getPrompt(args === undefined ? { name } : { name, arguments: args }, opts),
         );
       },
 

@@ -19,6 +19,15 @@ await registerConformance("mcp", {
   mcp,
 });
 
+// The reference server: resources, prompts and server_info exercise the kit's optional-method claims.
+const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+await registerConformance("mcp", {
+  plugin,
+  config: { command: "node", args: [EVERYTHING, "stdio"], connect_timeout_ms: 10_000 },
+  invalidConfig: { command: "node", args: [`${EVERYTHING}.missing`], connect_timeout_ms: 2_000 },
+  mcp: { call: { tool: "echo", args: { message: "hello" } }, errorCall: { tool: "get-sum", args: { a: "not a number", b: 1 } } },
+});
+
 const http = await startDemoHttp();
 afterAll(() => http.stop());
 

@@ -32,7 +32,9 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     // An instance that failed to boot: its own error (with the plugin's file:line and code frame), not just "unavailable".
     const own = host.report().instances.find((i) => i.id === target || i.aliases.includes(target));
     if (own?.error && own.state === "failed") throw fromWire(own.error);
-    const result = await host.call(target, method, callArgs, { timeoutMs });
+    // --verbose: progress the plugin reports (mcp: the server's notifications/progress) as lines on stderr.
+    const onProgress = io.verbose ? (u: { progress: number; total?: number; message?: string }) => io.err(`progress ${u.progress}${u.total === undefined ? "" : `/${u.total}`}${u.message ? ` ${u.message}` : ""}`) : undefined;
+    const result = await host.call(target, method, callArgs, { timeoutMs, onProgress });
     (io.result ?? io.out)(JSON.stringify(result === undefined ? null : result, null, 2));
     return EXIT.OK;
   } finally {

@@ -7,7 +7,12 @@
  * MCP server through @modelcontextprotocol/sdk, or any HTTP API you expose as tools) is marked
  * "SUBSTRATE:". The host enforces the instance's allowed_tools on both call() and list_tools()
  * and merges its configured identity into ctxOverrides before a call reaches you: you never
- * see a denied tool, and you need not filter.
+ * see a denied tool, and you need not filter. A tool that declares an outputSchema must answer
+ * matching structuredContent: the host checks it (PB_ERR_CONTRACT_VIOLATION otherwise).
+ *
+ * Optional methods, each declared in plugin.json "capabilities" when you add it (MCP's own
+ * shapes, see docs/contracts.md): list_resources, read_resource, list_resource_templates,
+ * list_prompts, get_prompt, server_info. Long calls may report progress with ctx.progress?.().
  */
 import { definePlugin, z } from "patchbay/plugin";
 import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plugin";
@@ -28,8 +33,12 @@ const TOOLS: ToolDescriptor[] = [
   },
   {
     name: "add",
+    title: "Add",
     description: "Add two numbers.",
     inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    // The host checks every successful answer's structuredContent against this.
+    outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
+    annotations: { readOnlyHint: true },
   },
   {
     name: "whoami",
