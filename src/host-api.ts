@@ -113,20 +113,31 @@ export class Host {
   }
 
   /** Calls `method` on instance "section/name" through the guard. */
-  async call(id: string, method: string, args: unknown[] = [], opts: CallOptions = {}): Promise<unknown> {
+  call(id: string, method: string, args: unknown[] = [], opts: CallOptions = {}): Promise<unknown> {
+    let entry: InstanceEntry;
+    let pending: Promise<unknown>;
     try {
       if (this.closed) throw pbError("PB_ERR_HOST_CLOSED", "The host is closed.", {});
-      const entry = this.registry.get(id);
-      // Counted so a hot reload lets calls in flight on the old worker finish before stopping it.
-      entry.inflight = (entry.inflight ?? 0) + 1;
-      try {
-        return await this.invoke(entry, method, args, opts);
-      } finally {
-        entry.inflight--;
-      }
+      entry = this.registry.get(id);
+      pending = this.invoke(entry, method, args, opts);
     } catch (err) {
-      throw this.scrubError(err);
+      return Promise.reject(this.scrubError(err));
     }
+    // Counted so a hot reload lets calls in flight on the old worker finish before stopping it.
+    // One `then` rather than nested awaits: this is every call's path.
+    const counted = entry;
+    counted.inflight = (counted.inflight ?? 0) + 1;
+    const done = (): void => void (counted.inflight = (counted.inflight ?? 1) - 1);
+    return pending.then(
+      (value) => {
+        done();
+        return value;
+      },
+      (err: unknown) => {
+        done();
+        throw this.scrubError(err);
+      },
+    );
   }
 
   /** Per instance: kind, plugin@version, methods, modes, health state, MCP tools (after allowed_tools), agents. */

@@ -10,19 +10,22 @@ import type { InstanceEntry } from "./registry.js";
 
 const DOWN = "PB_ERR_SUBSTRATE_UNAVAILABLE";
 
-export async function watchSubstrate<T>(entry: InstanceEntry, call: Promise<T>): Promise<T> {
-  try {
-    const value = await call;
-    if (entry.state === "degraded" && entry.error?.code === DOWN) {
-      entry.state = "ready";
-      entry.error = null;
-    }
-    return value;
-  } catch (err) {
-    if ((err as { code?: unknown } | null)?.code === DOWN && (entry.state === "ready" || entry.state === "degraded")) {
-      entry.state = "degraded";
-      entry.error = toWire(err);
-    }
-    throw err;
-  }
+/** One `then`, not an async wrapper: it sits on every call's path, and each await layer costs a tick. */
+export function watchSubstrate<T>(entry: InstanceEntry, call: Promise<T>): Promise<T> {
+  return call.then(
+    (value) => {
+      if (entry.state === "degraded" && entry.error?.code === DOWN) {
+        entry.state = "ready";
+        entry.error = null;
+      }
+      return value;
+    },
+    (err: unknown) => {
+      if ((err as { code?: unknown } | null)?.code === DOWN && (entry.state === "ready" || entry.state === "degraded")) {
+        entry.state = "degraded";
+        entry.error = toWire(err);
+      }
+      throw err;
+    },
+  );
 }
