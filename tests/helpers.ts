@@ -75,9 +75,9 @@ export interface CliResult {
 }
 
 /** Runs the real `patchbay` bin in `cwd`. */
-export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
+export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string; timeoutMs?: number; nodeArgs?: string[] }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
       cwd: opts.cwd,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],
@@ -97,6 +97,24 @@ export function runCli(args: string[], opts: { cwd: string; env?: Record<string,
     });
     child.stdin.end(opts.input ?? "");
   });
+}
+
+/**
+ * Node flags that make a process fail to load any module whose URL matches `refused` (a module
+ * hook, registered with --import): proves what a command does not load.
+ */
+export function refuseModules(refused: RegExp): string[] {
+  const dir = tempDir("pb-guard-");
+  const hooks = path.join(dir, "hooks.mjs");
+  writeFileSync(hooks, `const refused = new RegExp(${JSON.stringify(refused.source)});
+export async function resolve(spec, ctx, next) {
+  const r = await next(spec, ctx);
+  if (refused.test(r.url)) throw new Error("loaded " + r.url);
+  return r;
+}\n`);
+  const register = path.join(dir, "register.mjs");
+  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n`);
+  return ["--import", register];
 }
 
 /** Retries while an instance restarts; the restart itself is what is under test. */

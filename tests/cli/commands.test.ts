@@ -4,11 +4,10 @@
  * flags; `help` as a command; `init`; and --version/--help that load no command, host or zod.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/commands.js";
-import { BIN, cleanupTempDirs, runCli, tempDir } from "../helpers.js";
+import { cleanupTempDirs, refuseModules, runCli, tempDir } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -94,23 +93,11 @@ describe("patchbay init", () => {
   });
 });
 
-/** Runs the bin with a module hook that refuses to load the host, zod, jiti, pino or any command. */
+/** The host, zod, jiti, pino, tinypool, the MCP SDK and every command: what --version and --help must not load. */
+const HEAVY = /node_modules\/(zod|jiti|pino|tinypool|@modelcontextprotocol)\/|\/dist\/(host|inspect|index)\.js$|\/dist\/cli\/commands\//;
+
 function runGuarded(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const dir = tempDir("pb-guard-");
-  const hooks = path.join(dir, "hooks.mjs");
-  writeFileSync(hooks, `export async function resolve(spec, ctx, next) {
-  const r = await next(spec, ctx);
-  if (/node_modules\\/(zod|jiti|pino|tinypool|@modelcontextprotocol)\\/|\\/dist\\/(host|inspect|index)\\.js$|\\/dist\\/cli\\/commands\\//.test(r.url)) throw new Error("loaded " + r.url);
-  return r;
-}\n`);
-  const register = path.join(dir, "register.mjs");
-  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n`);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", register, BIN, ...args], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
+  return runCli(args, { cwd: tempDir("pb-guard-"), nodeArgs: refuseModules(HEAVY) });
 }
 
 describe("start-up", () => {

@@ -3,7 +3,7 @@
  * control socket) instead of booting: the call reaches the very worker the server runs.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs, runCli } from "../helpers.js";
+import { cleanupTempDirs, refuseModules, runCli } from "../helpers.js";
 import { childEnv, connectStdio, gatewayConfig, toolText } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
@@ -20,6 +20,12 @@ describe("patchbay call with a running serve", () => {
       const r = await runCli(["call", "mcpConnectors/gw", "call", '"whoami"', "{}", "--config", file], { cwd: dir, env: childEnv() });
       expect(r.code, r.stderr).toBe(0);
       expect(workerOf(r.stdout)).toBe(served);
+      // Answered by the server, the call never loads the host, zod, jiti or pino (they are what a boot costs).
+      const lean = await runCli(["call", "mcpConnectors/gw", "call", '"whoami"', "{}", "--config", file], {
+        cwd: dir, env: childEnv(), nodeArgs: refuseModules(/node_modules\/(zod|jiti|pino|tinypool)\/|\/dist\/(host|inspect|index)\.js$/),
+      });
+      expect(lean.code, lean.stderr).toBe(0);
+      expect(workerOf(lean.stdout)).toBe(served);
       const denied = await runCli(["call", "mcpConnectors/gw", "call", '"secret"', "{}", "--config", file], { cwd: dir, env: childEnv() });
       expect(denied.code).toBe(1);
       expect(denied.stderr).toContain("PB_ERR_TOOL_DENIED");

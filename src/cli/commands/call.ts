@@ -1,9 +1,9 @@
 /**
- * `patchbay call <section>/<name> <method> [ARG_JSON ...]`: boots that instance (and what it
- * is granted), makes one call through the boundary, prints the JSON result on stdout.
+ * `patchbay call <section>/<name> <method> [ARG_JSON ...]`: asks a running `patchbay serve` for
+ * the same config when one answers; otherwise boots that instance (and what it is granted),
+ * makes one call through the boundary, prints the JSON result on stdout.
  */
 import { EXIT, fromWire, pbError, type ExitCode } from "../../errors.js";
-import { createHost } from "../../host.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { usageError } from "../help.js";
@@ -26,6 +26,8 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     io.out(JSON.stringify(served.value, null, 2));
     return EXIT.OK;
   }
+  // Imported only now: the host pulls in zod and every stage, which a call answered by a running serve never needs.
+  const { createHost } = await import("../../host.js");
   const host = await createHost({ config: flagString(args, "config"), only: [target], collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "warn" });
   io.scrubber.absorb(host.scrubber);
   try {
