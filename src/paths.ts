@@ -28,19 +28,28 @@ export function packageRoot(): string {
   }
 }
 
-/** Workers always run compiled JavaScript (`npm run build`, run by `prepare`), even when the host runs from src under vitest. */
+/**
+ * What runs inside a worker is the bundled runtime (`dist/runtime/`, written by
+ * scripts/bundle-runtime.mjs in `npm run build`): a few files instead of ~110 modules, which is
+ * most of a worker's start. Workers always run it, even when the host runs from src under vitest.
+ */
+function runtimeFile(name: string): string {
+  return path.join(packageRoot(), "dist", "runtime", name);
+}
+
+/** The thread worker's program (tinypool's serve task). */
 export function workerEntryPath(): string {
-  return path.join(packageRoot(), "dist", "worker", "entry.js");
+  return runtimeFile("entry.js");
 }
 
 /** The program of a group's shared thread (`"worker": "<group>"`). */
 export function groupEntryPath(): string {
-  return path.join(packageRoot(), "dist", "worker", "group-entry.js");
+  return runtimeFile("group-entry.js");
 }
 
-/** The program a process-isolated instance's child runs (compiled, like the thread entry). */
+/** The program a process-isolated instance's child runs. */
 export function processEntryPath(): string {
-  return path.join(packageRoot(), "dist", "worker", "process-entry.js");
+  return runtimeFile("process-entry.js");
 }
 
 /**
@@ -71,8 +80,9 @@ export function bundledPluginsDir(): string {
 export function authoringAliases(): Record<string, string> {
   const dist = path.join(packageRoot(), "dist");
   return {
-    "patchbay/plugin": path.join(dist, "plugin.js"),
-    "patchbay/adapter": path.join(dist, "adapter-sdk", "index.js"),
+    // Bundled like the worker programs (zod inlined once, shared by both): what plugins import in a worker.
+    "patchbay/plugin": runtimeFile("plugin.js"),
+    "patchbay/adapter": runtimeFile("adapter.js"),
     "patchbay/testing": path.join(dist, "testing", "index.js"),
     patchbay: path.join(dist, "index.js"),
   };

@@ -1,0 +1,37 @@
+// `npm run build`, after tsc: bundles what runs inside every plugin worker into dist/runtime/:
+// the three worker programs (thread, group thread, isolated child) and the two authoring
+// modules plugins import there ("patchbay/plugin", "patchbay/adapter"), zod inlined into one
+// chunk they share. Why: a worker that loads ~110 small ES modules (zod alone is 95) spends most
+// of its start resolving, reading and linking them; one file per program is parsed in one go
+// (issue 12: measured in `npm run bench`, boot and memory figures). The host itself keeps
+// running dist/ as tsc wrote it; only worker threads and children load these files.
+//
+// rolldown (pinned in devDependencies; it is also vite's bundler) only joins modules: no
+// minifying (readable frames when a worker fails) and no source maps (a worker enables Node's
+// source-map support for the plugin's own stacks, and would parse a bundle's map on load).
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dist = path.join(root, "dist");
+const out = path.join(dist, "runtime");
+
+/** Every package stays a package (loaded where it is installed) except zod, which is inlined. */
+const external = (id) => !id.startsWith(".") && !path.isAbsolute(id) && !/^zod(\/|$)/.test(id);
+
+rmSync(out, { recursive: true, force: true });
+await build({
+  input: {
+    entry: path.join(dist, "worker", "entry.js"),
+    "group-entry": path.join(dist, "worker", "group-entry.js"),
+    "process-entry": path.join(dist, "worker", "process-entry.js"),
+    plugin: path.join(dist, "plugin.js"),
+    adapter: path.join(dist, "adapter-sdk", "index.js"),
+  },
+  platform: "node",
+  external,
+  logLevel: "warn",
+  output: { dir: out, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", minify: false, sourcemap: false },
+});

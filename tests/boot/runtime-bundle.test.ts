@@ -1,0 +1,57 @@
+/**
+ * Workers run the bundled runtime (scripts/bundle-runtime.mjs, issue 12): the worker programs
+ * and the authoring modules plugins import in a worker, zod inlined, so a worker's start loads a
+ * few files rather than ~110 modules. These tests hold the bundle to that: what the runtime's
+ * files import, that every worker program and authoring alias points into it, and that a plugin
+ * loaded there gets a working `z` and `definePlugin`.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { authoringAliases, groupEntryPath, processEntryPath, workerEntryPath } from "../../src/paths.js";
+import { createHost } from "../../src/index.js";
+import { cleanupTempDirs, ROOT } from "../helpers.js";
+
+afterAll(cleanupTempDirs);
+
+const RUNTIME = path.join(ROOT, "dist", "runtime");
+
+/** Static `import ... from "x"` specifiers of an ES module's text. */
+function staticImports(code: string): string[] {
+  return [...code.matchAll(/^import\s[^;]*?from\s*"([^"]+)"|^import\s*"([^"]+)"/gm)].map((m) => m[1] ?? m[2]);
+}
+
+describe("the bundled worker runtime", () => {
+  it("imports only Node built-ins and its own chunks: no zod, jiti or other package is loaded at a worker's start", () => {
+    const files = readdirSync(RUNTIME).filter((f) => f.endsWith(".js"));
+    expect(files).toEqual(expect.arrayContaining(["entry.js", "group-entry.js", "process-entry.js", "plugin.js", "adapter.js"]));
+    for (const f of files) {
+      for (const spec of staticImports(readFileSync(path.join(RUNTIME, f), "utf8"))) {
+        expect(spec.startsWith("node:") || /^\.\/[\w.-]+\.js$/.test(spec), `${f} imports ${spec}`).toBe(true);
+      }
+    }
+  });
+
+  it("is what every worker program and the patchbay/plugin and patchbay/adapter aliases point to", () => {
+    for (const p of [workerEntryPath(), groupEntryPath(), processEntryPath(), authoringAliases()["patchbay/plugin"], authoringAliases()["patchbay/adapter"]]) {
+      expect(path.dirname(p)).toBe(RUNTIME);
+    }
+  });
+
+  it("gives a plugin a working z and definePlugin: its config schema rejects a bad value and accepts a good one", async () => {
+    const config = (value: unknown) => ({ memoryStores: { m: { plugin: "sqlite-memory", config: { path: value } } } });
+    const bad = await createHost({ config: config(42), dir: ROOT, logLevel: "silent", collect: true });
+    try {
+      expect(bad.report().instances[0].error?.code).toBe("PB_ERR_INSTANCE_CONFIG_INVALID");
+    } finally {
+      await bad.close();
+    }
+    const good = await createHost({ config: config(":memory:"), dir: ROOT, logLevel: "silent" });
+    try {
+      expect(good.report().instances[0].state).toBe("ready");
+      expect(await good.call("memoryStores/m", "health_check")).toBe(true);
+    } finally {
+      await good.close();
+    }
+  });
+});
