@@ -94,11 +94,21 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const progress = (e: InstanceEntry): void => opts.onProgress?.({ id: e.id, state: e.error && !e.required ? "degraded" : e.state, healthMs: e.healthMs, error: e.error });
   const groups = new WorkerGroups();
   for (const { planned } of toStart) if (planned?.worker) groups.get(planned.worker).plan(workerEnvFor(planned, opts.env ?? process.env), planned.maxMemoryMb);
+  // Each instance's health check starts as soon as it (and every instance it is granted) has
+  // started, not after the last start: a slow substrate (an MCP server's child process) then
+  // boots while the other workers are still starting.
+  const started = new Map(toStart.map((e) => [e.id, deferred()]));
+  const checks: Promise<void>[] = [];
+  const invoke = (e: InstanceEntry, m: string, a: unknown[], o: { timeoutMs: number }) => host.invoke(e, m, a, o);
   await mapBounded(toStart, os.availableParallelism(), async (entry) => {
     await startInstance(entry, host, registry, config, opts, groups);
-    if (entry.error) progress(entry);
+    started.get(entry.id)!.resolve();
+    if (entry.error) return progress(entry);
+    if (!entry.worker) return;
+    const grants = (entry.planned?.grants ?? []).map((g) => started.get(config.aliases[g] ?? g)?.promise);
+    checks.push(Promise.all(grants).then(() => runHealthPass([entry], invoke, progress)));
   });
-  await runHealthPass(toStart.filter((e) => e.worker && e.error === null), (e, m, a, o) => host.invoke(e, m, a, o), progress);
+  await Promise.all(checks);
 
   for (const e of registry.all()) if (e.error && !e.required) e.state = "degraded";
   const failure = bootFailure(host.report());
@@ -241,6 +251,12 @@ function exitOf(f: WireError): number {
 function describeLog(msg: string, data?: Record<string, unknown>): string {
   const detail = data && typeof data.error === "string" ? ` (${data.error})` : "";
   return `${msg}${detail}`.slice(0, 500);
+}
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 async function mapBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

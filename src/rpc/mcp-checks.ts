@@ -8,7 +8,8 @@
  * Why a module of its own: guard.ts and contract-checks.ts are shared by every kind; the
  * outputSchema cache and the JSON Schema validator belong to mcp alone.
  */
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { createRequire } from "node:module";
+import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { pbError, type PatchbayError } from "../errors.js";
 
 type Rec = Record<string, unknown>;
@@ -51,6 +52,16 @@ export function rememberTools(target: object, tools: readonly Rec[]): void {
   known.set(target, { byTool });
 }
 
+/**
+ * The SDK's ajv validator, required on the first outputSchema the host sees rather than imported
+ * with the host: ajv is ~40 ms of every boot, and most configs never list a tool with an
+ * outputSchema. require() keeps compile() synchronous (the guard's result check is).
+ */
+function loadAjv(): typeof AjvJsonSchemaValidator {
+  const mod = createRequire(import.meta.url)("@modelcontextprotocol/sdk/validation/ajv") as { AjvJsonSchemaValidator: typeof AjvJsonSchemaValidator };
+  return mod.AjvJsonSchemaValidator;
+}
+
 function compile(schema: Rec): Validate | string {
   let text: string;
   try {
@@ -60,7 +71,7 @@ function compile(schema: Rec): Validate | string {
   }
   if (text.length > MAX_SCHEMA_CHARS) return `its outputSchema is larger than ${MAX_SCHEMA_CHARS} characters`;
   try {
-    ajv ??= new AjvJsonSchemaValidator();
+    ajv ??= new (loadAjv())();
     return ajv.getValidator(schema as never) as Validate;
   } catch (err) {
     return `its outputSchema is not a valid JSON Schema (${(err as Error).message.slice(0, 200)})`;

@@ -5,9 +5,11 @@
  * worker that finds every entry fresh never loads jiti (measured: jiti's load is most of a warm
  * worker start after zod, and 3.5 MiB of every idle instance).
  *
- * Only plugins whose files import each other, Node's built-ins and "patchbay/plugin" |
- * "patchbay/testing" run this way; a plugin that imports a package of its own returns null here
- * and is loaded by jiti as before (package resolution is jiti's job).
+ * Plugins whose files import each other, Node's built-ins, "patchbay/plugin" | "patchbay/testing"
+ * and the packages jiti itself would load natively (`nativeModules`: better-sqlite3, pg, the MCP
+ * SDK...) run this way; those packages are required from the importing file, as jiti does. A
+ * plugin that imports any other package returns null here and is loaded by jiti as before
+ * (transpiling a package is jiti's job).
  *
  * An entry is named by the hash of its source path and content, so an edited file is a miss;
  * its first line holds the hash of the code below it, so a truncated or altered entry is a miss
@@ -32,6 +34,8 @@ export interface CompiledOptions {
   /** The jiti cache root; null/false = no cache, so no compiled run. */
   cacheRoot: string | false;
   aliases: Record<string, string>;
+  /** Packages required natively from the importing file (jiti's `nativeModules`: the same list, the same loading). */
+  nativeModules?: readonly string[];
   /** Transpiles one file to CommonJS (jiti, loaded lazily by the caller). */
   transform(source: string, filename: string): string;
 }
@@ -75,6 +79,11 @@ async function link(dir: string, opts: CompiledOptions, units: Map<string, Unit>
         if (!external.has(spec)) external.set(spec, esModule(await import(pathToFileURL(opts.aliases[spec]!).href)));
       } else if (spec.startsWith("node:") || BUILTINS.has(spec)) {
         external.set(spec, nodeRequire(spec));
+      } else if (isNativeModule(spec, opts.nativeModules)) {
+        // Resolved now (a missing package leaves the plugin to jiti, which reports it), required
+        // when the importing file runs, in the plugin's own order.
+        const resolved = createRequire(file).resolve(spec);
+        if (!external.has(spec)) external.set(spec, new NativePackage(resolved));
       } else {
         return false; // a package of the plugin's own: jiti resolves those
       }
@@ -88,7 +97,10 @@ function evaluate(unit: Unit, units: Map<string, Unit>, external: Map<string, un
   const module = { exports: {} as Record<string, unknown> };
   unit.module = module; // before running it: a cycle sees the partial exports, as CommonJS does
   const require = (spec: string): unknown => {
-    if (external.has(spec)) return external.get(spec);
+    if (external.has(spec)) {
+      const value = external.get(spec);
+      return value instanceof NativePackage ? value.load() : value;
+    }
     const dep = spec.startsWith(".") ? resolveRelative(unit.file, spec, opts.pluginDir) : null;
     const target = dep ? units.get(dep) : undefined;
     if (!target) throw new Error(`Cannot find module "${spec}" from ${unit.file}`);
@@ -99,6 +111,19 @@ function evaluate(unit: Unit, units: Map<string, Unit>, external: Map<string, un
   const fn = compileFunction(unit.code, ["exports", "require", "module", "__filename", "__dirname", "jitiImport"], { filename: unit.file });
   fn.call(module.exports, module.exports, require, module, unit.file, path.dirname(unit.file), jitiImport);
   return module.exports;
+}
+
+/** A package a plugin imports, loaded the first time a file of the plugin requires it. */
+class NativePackage {
+  constructor(private readonly resolved: string) {}
+  load(): unknown {
+    return nodeRequire(this.resolved);
+  }
+}
+
+/** `spec` is one of the native modules or a subpath of one ("@modelcontextprotocol/sdk/client/index.js"). */
+function isNativeModule(spec: string, natives: readonly string[] | undefined): boolean {
+  return !!natives?.some((n) => spec === n || spec.startsWith(n + "/"));
 }
 
 /** The compiled code of `file`: from the cache when fresh and intact, else transpiled and stored. */

@@ -53,7 +53,7 @@ export async function importDefinition(task: InstanceTask): Promise<LoadedDefini
   try {
     // The compiled cache first (no jiti at all when it is fresh); jiti for what it cannot run.
     const compiled = await importCompiled({
-      entryPath: task.entryPath, pluginDir: task.pluginDir, pluginName: task.pluginName, cacheRoot: task.jitiCacheDir, aliases: task.aliases,
+      entryPath: task.entryPath, pluginDir: task.pluginDir, pluginName: task.pluginName, cacheRoot: task.jitiCacheDir, aliases: task.aliases, nativeModules: NATIVE_MODULES,
       transform: (source, filename) => getJiti().transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true }),
     });
     mod = compiled ? ("default" in compiled ? compiled.default : compiled) : await getJiti().import(task.entryPath, { default: true });

@@ -3,13 +3,13 @@
  * when its entry is missing, stale (the .ts was edited) or corrupt; a fresh cache runs without
  * it. Real files in a temp folder; the transform is jiti's, counted.
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createJiti } from "jiti";
 import { afterAll, describe, expect, it } from "vitest";
 import { importCompiled } from "../../src/worker/compiled-cache.js";
 import { authoringAliases } from "../../src/paths.js";
-import { cleanupTempDirs, tempDir } from "../helpers.js";
+import { cleanupTempDirs, ROOT, tempDir } from "../helpers.js";
 import { createHost } from "../../src/index.js";
 
 afterAll(cleanupTempDirs);
@@ -32,11 +32,11 @@ function plugin(version: string): { dir: string; entry: string; cache: string } 
   return { dir, entry: path.join(dir, "src", "index.ts"), cache: path.join(root, "cache") };
 }
 
-function loader(p: ReturnType<typeof plugin>) {
+function loader(p: ReturnType<typeof plugin>, nativeModules?: string[]) {
   const jiti = createJiti(import.meta.url);
   const transformed: string[] = [];
   const load = () => importCompiled({
-    entryPath: p.entry, pluginDir: p.dir, pluginName: "cc-probe", cacheRoot: p.cache, aliases: authoringAliases(),
+    entryPath: p.entry, pluginDir: p.dir, pluginName: "cc-probe", cacheRoot: p.cache, aliases: authoringAliases(), nativeModules,
     transform: (source, filename) => {
       transformed.push(path.basename(filename));
       return jiti.transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true });
@@ -86,6 +86,24 @@ describe("the compiled plugin cache", () => {
   it("leaves a plugin that imports a package of its own to jiti", async () => {
     const p = plugin("one");
     writeFileSync(path.join(p.dir, "src", "version.ts"), `import semver from "semver";\nexport const VERSION: string = String(semver.major("3.0.0"));\n`);
+    expect(await loader(p).load()).toBeNull();
+  });
+
+  it("runs a plugin that imports a native package (jiti's nativeModules) from the cache, the package required from the plugin's folder", async () => {
+    const p = plugin("one");
+    // The package is found the way Node finds it from the importing file: through a node_modules above the plugin.
+    symlinkSync(path.join(ROOT, "node_modules"), path.join(path.dirname(p.dir), "node_modules"));
+    writeFileSync(path.join(p.dir, "src", "version.ts"), [
+      `import Database from "better-sqlite3";`,
+      `const db = new Database(":memory:");`,
+      `export const VERSION: string = String((db.prepare("select 40 + 2 as x").get() as { x: number }).x);`,
+    ].join("\n"));
+    const first = loader(p, ["better-sqlite3"]);
+    expect(await versionOf(await first.load())).toMatchObject({ version: "42" });
+    const second = loader(p, ["better-sqlite3"]);
+    expect(await versionOf(await second.load())).toMatchObject({ version: "42" });
+    expect(second.transformed).toEqual([]);
+    // Not in the list: still jiti's.
     expect(await loader(p).load()).toBeNull();
   });
 
