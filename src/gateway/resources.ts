@@ -61,7 +61,15 @@ export function protocolError(err: unknown, rpcCode?: number): McpError {
  */
 export function registerPassthrough(server: Server, host: Host, current: () => Passthrough): (uri: string) => string | undefined {
   const uriOwner = new Map<string, string>();
-  let promptRoutes = new Map<string, ToolRoute>();
+  // The SDK refuses a handler for a capability the server does not announce (a connector with
+  // resources but no prompts would otherwise fail every client's connection).
+  const now = current();
+  if (now.resources.length > 0) registerResources(server, host, current, uriOwner);
+  if (now.prompts.length > 0) registerPrompts(server, host, current);
+  return (uri) => uriOwner.get(uri);
+}
+
+function registerResources(server: Server, host: Host, current: () => Passthrough, uriOwner: Map<string, string>): void {
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const all: Record<string, unknown>[] = [];
@@ -100,6 +108,10 @@ export function registerPassthrough(server: Server, host: Host, current: () => P
     }
     return { resourceTemplates: all } as never;
   });
+}
+
+function registerPrompts(server: Server, host: Host, current: () => Passthrough): void {
+  let promptRoutes = new Map<string, ToolRoute>();
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     const found: { route: ToolRoute; prompt: Record<string, unknown> }[] = [];
     for (const c of current().prompts) {
@@ -124,5 +136,4 @@ export function registerPassthrough(server: Server, host: Host, current: () => P
       throw protocolError(err);
     }
   });
-  return (uri) => uriOwner.get(uri);
 }
