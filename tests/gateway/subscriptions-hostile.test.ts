@@ -7,14 +7,16 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { readFileSync, writeFileSync } from "node:fs";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs, writeConfig } from "../helpers.js";
+import { cleanupTempDirs, until, writeConfig } from "../helpers.js";
 import { connectStdio, startHttpServe, toolText } from "./_gateway.js";
 import { recordUpdates } from "./_updates.js";
 
 afterAll(cleanupTempDirs);
 
-const config = () => writeConfig({ defaults: { timeout_ms: 10_000, health_interval_ms: 60_000 }, mcpConnectors: { h: { plugin: "fx-mcp-subscribe" } } });
+const config = (healthIntervalMs = 60_000) => writeConfig({ defaults: { timeout_ms: 10_000, health_interval_ms: healthIntervalMs }, mcpConnectors: { h: { plugin: "fx-mcp-subscribe" } } });
 
 describe("a hostile plugin's resource updates", () => {
   it("a flood of 10,000 updates is capped per second, the drops are reported, and the gateway keeps serving", async () => {
@@ -54,6 +56,39 @@ describe("a hostile plugin's resource updates", () => {
       const updates = recordUpdates(s.client);
       await s.client.subscribeResource({ uri: "stranger://x" });
       expect(updates.got).toEqual(["stranger://x"]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("after the worker crashes and restarts, the gateway subscribes again and tells the client to re-read", async () => {
+    const s = await connectStdio(config(100).file);
+    try {
+      const updates = recordUpdates(s.client);
+      await s.client.subscribeResource({ uri: "plain://kept" });
+      expect(updates.count("plain://kept")).toBe(1);
+      await s.client.callTool({ name: "h__crash", arguments: {} });
+      // The restarted plugin's own report when it is subscribed again, then the gateway's notice.
+      await until(() => updates.count("plain://kept") >= 3, 20_000, "two updates after the restart");
+      expect(s.stderr()).toMatch(/mcpConnectors\/h restarting/);
+      expect(updates.got).toEqual(["plain://kept", "plain://kept", "plain://kept"]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a hot reload that stops exposing the instance ends its subscriptions and tells the client", async () => {
+    const { file } = config();
+    const s = await connectStdio(file, ["--watch"]);
+    try {
+      const ended = new Promise<string>((resolve) => s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        if (String(n.params.data).includes("subscription")) resolve(`${n.params.level}: ${String(n.params.data)}`);
+      }));
+      await s.client.subscribeResource({ uri: "plain://one" });
+      const next = JSON.parse(readFileSync(file, "utf8"));
+      next.gateway = { expose: { "mcpConnectors/h": false } };
+      writeFileSync(file, JSON.stringify(next));
+      expect(await ended).toBe("warning: The subscription to plain://one ended: mcpConnectors/h is no longer exposed. Subscribe again when it is back.");
     } finally {
       await s.close();
     }

@@ -4,9 +4,16 @@
  * URI; and the coded error when the server does not take subscriptions (the hostile fixture
  * server announces no resources capability).
  */
-import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ResourceUpdate } from "../../src/host-api.js";
+import { cleanupTempDirs, tempDir, until } from "../helpers.js";
 import { bootMcp, EVERYTHING, HOSTILE } from "./_host.js";
+
+const EVERYTHING_PID = fileURLToPath(new URL("../fixtures/mcp/everything-pid.mjs", import.meta.url));
+afterAll(cleanupTempDirs);
 
 describe("subscribe_resource through mcp-remote", () => {
   it("delivers the server's updates for a subscribed URI to host.onResourceUpdated, until unsubscribed", async () => {
@@ -24,6 +31,30 @@ describe("subscribe_resource through mcp-remote", () => {
       expect(await everything.unsubscribe_resource("test://embedded")).toBeUndefined();
       await s.waitLog((l) => String(l.data ?? "").includes("Received Unsubscribe Resource request: test://embedded"), "the server's unsubscribe log line");
       stop();
+    } finally {
+      await s.host.close();
+    }
+  }, 30_000);
+
+  it("after the server dies and mcp-remote reconnects, the new session holds the subscription again and says the URI updated", async () => {
+    const pidFile = path.join(tempDir("pb-sub-"), "everything.pid");
+    const s = await bootMcp({ everything: { plugin: "mcp-remote", config: { command: "node", args: [EVERYTHING_PID], env: { PID_FILE: pidFile } } } });
+    try {
+      const seen: string[] = [];
+      s.host.onResourceUpdated((u) => seen.push(u.uri));
+      await s.host.mcp("everything").subscribe_resource("test://survives");
+      const first = Number(readFileSync(pidFile, "utf8"));
+      process.kill(first, "SIGKILL");
+      // An idempotent request: sent again on a new session (a new server) if the old one is gone.
+      await s.host.call("mcpConnectors/everything", "health_check");
+      await until(() => seen.includes("test://survives"), 10_000, "the renewed subscription's update");
+      expect(Number(readFileSync(pidFile, "utf8"))).not.toBe(first);
+      const asked = s.logs.filter((l) => String(l.data ?? "").includes("Received Subscribe Resource request for URI: test://survives"));
+      expect(asked).toHaveLength(2);
+      // The new server really holds it: its own simulated updates arrive.
+      const before = seen.length;
+      await s.host.mcp("everything").call("toggle-subscriber-updates", {});
+      await until(() => seen.length > before, 10_000, "an update from the new server");
     } finally {
       await s.host.close();
     }
