@@ -65,8 +65,11 @@ export class Subscriptions {
   async subscribe(client: Server, instance: string, uri: string): Promise<void> {
     const key = keyOf(instance, uri);
     const mine = this.byClient.get(client) ?? new Set<string>();
-    if (mine.has(key)) return this.subs.get(key)?.ready.then(() => undefined);
     let sub = this.subs.get(key);
+    if (mine.has(key) && sub) {
+      // Subscribed already (MCP subscriptions are a set): answer when the instance has.
+      return sub.ready.then(() => undefined, (err: unknown) => Promise.reject(protocolError(err)));
+    }
     if (!sub) {
       sub = { instance, uri, clients: new Set(), restarts: this.restartsOf(instance), ready: this.send(key, instance, "subscribe_resource", uri) };
       this.subs.set(key, sub);
