@@ -31,6 +31,13 @@ export interface CallOptions {
   onProgress?: (update: ProgressUpdate) => void;
 }
 
+/** A subscribed MCP resource changed (host.onResourceUpdated). */
+export interface ResourceUpdate {
+  /** The instance that reported it ("section/name"). */
+  instance: string;
+  uri: string;
+}
+
 export interface InstanceReport {
   id: string;
   section: Section;
@@ -81,6 +88,7 @@ export type AgentClient = Omit<Remote<AgentConnector>, "deliver" | "request_resp
 export class Host {
   private closed = false;
   private readonly receiptLog = new ReceiptLog();
+  private readonly updateListeners = new Set<(update: ResourceUpdate) => void>();
 
   constructor(
     private readonly registry: Registry,
@@ -159,6 +167,29 @@ export class Host {
       return this.scrubber.scrubValue(await broadcast(this.registry.all(), invoke, agent_id, payload, opts.timeoutMs));
     } catch (err) {
       throw this.scrubError(err);
+    }
+  }
+
+  /**
+   * MCP resource subscriptions: `fn` hears every update an instance reports for a URI (after
+   * `host.call(id, "subscribe_resource", [uri])`), under the host's rate cap. Returns the function
+   * that stops listening. The gateway uses this to fan updates out to its subscribed clients.
+   */
+  onResourceUpdated(fn: (update: ResourceUpdate) => void): () => void {
+    this.updateListeners.add(fn);
+    return () => void this.updateListeners.delete(fn);
+  }
+
+  /** Internal (host.ts wires each worker here): a worker reported that `uri` changed. */
+  resourceUpdated(instance: string, uri: string): void {
+    if (this.closed || this.updateListeners.size === 0) return;
+    const update = { instance, uri: this.scrubber.scrub(uri) };
+    for (const fn of this.updateListeners) {
+      try {
+        fn(update);
+      } catch {
+        // One listener failing must not keep the update from the others.
+      }
     }
   }
 

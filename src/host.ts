@@ -167,6 +167,7 @@ export async function startInstance(entry: InstanceEntry, host: Host, registry: 
       }
       return host.invoke(registry.get(msg.target), msg.method, msg.args);
     },
+    onResourceUpdated: (uri) => host.resourceUpdated(entry.id, uri),
     onStateChange: (state, reason) => {
       if (state === "restarting") entry.restarts = (entry.restarts ?? 0) + 1;
       if (state === "restarting" || state === "failed") log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);

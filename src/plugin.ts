@@ -9,7 +9,7 @@ import type { KindContracts } from "./contract/types.js";
 export { z };
 /** The host's own check for names that become file names; plugins use it for defence in depth. */
 export { portableNameProblem } from "./contract/names.js";
-export { unavailable, UnavailableError } from "./contract/unavailable.js";
+export { unavailable, UnavailableError, unsupported, UnsupportedError } from "./contract/unavailable.js";
 export type { Kind } from "./contract/kinds.js";
 export type {
   AdapterPlugin, AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryMeta, DeliveryPayload,
@@ -54,6 +54,12 @@ export interface PluginContext {
    * no-op outside a call or when the caller did not ask. mcp-remote relays MCP progress here.
    */
   progress?(update: { progress: number; total?: number; message?: string }): void;
+  /**
+   * Tells the host that resource `uri` changed (an mcp plugin, for URIs subscribe_resource was
+   * asked for; mcp-remote relays the server's notifications/resources/updated). Any time, not only
+   * inside a call; the host caps the rate and ignores URIs nobody subscribed to.
+   */
+  resourceUpdated?(uri: string): void;
   /** Instances this plugin's manifest `requires` and its connectors.json entry `grants`. */
   readonly connectors: { get(target: string): GrantedConnector; list(): string[] };
 }

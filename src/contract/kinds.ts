@@ -33,9 +33,14 @@ export const METHODS: Readonly<Record<Kind, MethodTable>> = Object.freeze({
   "memory-store": { required: ["health_check", "query"], optional: ["write", "get"] },
   "local-model": { required: ["health_check", "run"], optional: ["embed"] },
   // The optional mcp methods mirror MCP's own requests (resources/*, prompts/*) and the server's initialize answer.
+  // subscribe_resource/unsubscribe_resource: resources/subscribe and /unsubscribe; updates come back as
+  // resource-updated messages (contract/rpc.ts), not as call results.
   mcp: {
     required: ["health_check", "call", "list_tools"],
-    optional: ["list_resources", "read_resource", "list_resource_templates", "list_prompts", "get_prompt", "server_info"],
+    optional: [
+      "list_resources", "read_resource", "list_resource_templates", "subscribe_resource", "unsubscribe_resource",
+      "list_prompts", "get_prompt", "server_info",
+    ],
   },
   agent: { required: ["health_check", "list_agents", "deliver", "wake", "request_response"], optional: ["agent_status"] },
   "skill-store": { required: ["health_check", "get", "write", "list", "delete"], optional: [] },

@@ -6,7 +6,7 @@
  * the instance; the returned string says why, for the log line.
  */
 import type { WireError } from "../errors.js";
-import type { WorkerToHost } from "./rpc.js";
+import { MAX_RESOURCE_URI_CHARS, type WorkerToHost } from "./rpc.js";
 
 const LOG_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 
@@ -72,6 +72,11 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       if (!isId(m.id) || typeof m.progress !== "number") return bad("a malformed progress message");
       if (m.total !== undefined && typeof m.total !== "number") return bad("a progress message whose total is not a number");
       if (m.message !== undefined && typeof m.message !== "string") return bad("a progress message whose message is not a string");
+      return { ok: true, msg: m as unknown as WorkerToHost };
+    // A subscribed resource changed; the rate is capped by RpcClient.
+    case "resource-updated":
+      if (typeof m.uri !== "string" || m.uri.length === 0) return bad("a resource-updated message without a uri string");
+      if (m.uri.length > MAX_RESOURCE_URI_CHARS) return bad(`a resource-updated message whose uri has ${m.uri.length} characters (at most ${MAX_RESOURCE_URI_CHARS})`);
       return { ok: true, msg: m as unknown as WorkerToHost };
     default:
       return bad(`a message of unknown type ${JSON.stringify(String(m.t)).slice(0, 40)}`);

@@ -139,7 +139,9 @@ export interface ClosedMessage {
   t: "closed";
 }
 
-export type WorkerToHost = SecretsMessage | ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage | ProgressMessage;
+export type WorkerToHost =
+  | SecretsMessage | ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage | ProgressMessage
+  | ResourceUpdatedMessage;
 
 // --- worker → host: progress of a call in flight (issue 11) ---
 
@@ -154,4 +156,21 @@ export interface ProgressMessage {
   progress: number;
   total?: number;
   message?: string;
+}
+
+// --- worker → host: a subscribed resource changed (mcp subscribe_resource) ---
+
+/** The longest resource URI a subscription or an update may name (characters). */
+export const MAX_RESOURCE_URI_CHARS = 8_192;
+
+/**
+ * A plugin's ctx.resourceUpdated(uri) (mcp-remote relays MCP notifications/resources/updated).
+ * Not tied to a call: it may come at any time. Untrusted like every worker message: the uri is
+ * checked (a non-empty string of at most MAX_RESOURCE_URI_CHARS, else the message is dropped as
+ * malformed), the rate is capped by RpcClient, and only the URIs someone subscribed to reach
+ * anyone (the gateway matches each against its clients' subscriptions).
+ */
+export interface ResourceUpdatedMessage {
+  t: "resource-updated";
+  uri: string;
 }

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Kind } from "./kinds.js";
+import { MAX_RESOURCE_URI_CHARS } from "./rpc.js";
 import {
   AdapterEnvSchema, AdapterManifestSchema, ClientProbeSchema, DetectResultSchema, DoctorResultSchema, GuardDecisionSchema,
   HookOutcomeSchema, InstallPlanSchema, NormalizedEventSchema, PeerMessageSchema, RenderInputSchema, RenderOptionsSchema, RenderResultSchema,
@@ -93,6 +94,16 @@ export const ResourceContentsSchema = z.looseObject({
   text: z.string().optional(),
   blob: z.string().optional(),
 }).refine((c) => (c.text === undefined) !== (c.blob === undefined), "each resource content carries exactly one of text and blob");
+
+/**
+ * The URI of a resource subscription: bounded, because the updates a plugin sends back name it
+ * and the host refuses longer ones there (contract/rpc-check.ts), so every URI one can subscribe
+ * to can also be reported updated.
+ */
+export const SubscriptionUriSchema = nonEmpty.max(MAX_RESOURCE_URI_CHARS);
+
+/** subscribe_resource / unsubscribe_resource answer nothing (MCP's empty result). */
+const NothingSchema = z.union([z.undefined(), z.null()]);
 
 export const ReadResourceResultSchema = z.looseObject({ contents: z.array(ResourceContentsSchema) });
 
@@ -227,6 +238,8 @@ export const CONTRACT_SCHEMAS: Readonly<Record<Kind, Readonly<Record<string, Met
     list_resources: m(z.tuple([]), z.array(ResourceSchema)),
     read_resource: m(z.tuple([nonEmpty]), ReadResourceResultSchema),
     list_resource_templates: m(z.tuple([]), z.array(ResourceTemplateSchema)),
+    subscribe_resource: m(z.tuple([SubscriptionUriSchema]), NothingSchema),
+    unsubscribe_resource: m(z.tuple([SubscriptionUriSchema]), NothingSchema),
     list_prompts: m(z.tuple([]), z.array(PromptSchema)),
     get_prompt: m(z.tuple([nonEmpty], z.record(z.string(), z.string()).optional()), GetPromptResultSchema),
     server_info: m(z.tuple([]), ServerInfoSchema),

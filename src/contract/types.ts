@@ -138,6 +138,10 @@ export interface McpConnector {
   list_resources?(): Promise<ResourceDescriptor[]>;
   read_resource?(uri: string): Promise<ReadResourceResult>;
   list_resource_templates?(): Promise<ResourceTemplateDescriptor[]>;
+  /** MCP resources/subscribe: from now on the plugin reports `uri`'s changes with ctx.resourceUpdated(uri). */
+  subscribe_resource?(uri: string): Promise<void>;
+  /** MCP resources/unsubscribe: the plugin stops reporting `uri`. */
+  unsubscribe_resource?(uri: string): Promise<void>;
   list_prompts?(): Promise<PromptDescriptor[]>;
   get_prompt?(name: string, args?: Record<string, string>): Promise<GetPromptResult>;
   server_info?(): Promise<McpServerInfo>;

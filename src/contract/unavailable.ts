@@ -16,3 +16,22 @@ export class UnavailableError extends Error {
 export function unavailable(message: string, cause?: unknown): UnavailableError {
   return new UnavailableError(message, cause === undefined ? undefined : { cause });
 }
+
+/**
+ * `unsupported()` for plugin authors: the plugin implements an optional method, but what it talks
+ * to cannot do it (an MCP server without `resources.subscribe`). The caller gets
+ * PB_ERR_UNSUPPORTED with the plugin's message, not PB_ERR_PLUGIN_THREW (a bug) or
+ * PB_ERR_NOT_IMPLEMENTED (the method is missing from the plugin).
+ */
+export class UnsupportedError extends Error {
+  readonly code = "PB_ERR_UNSUPPORTED";
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsupportedError";
+  }
+}
+
+/** `throw unsupported("the server at https://… does not offer resource subscriptions")` */
+export function unsupported(message: string): UnsupportedError {
+  return new UnsupportedError(message);
+}

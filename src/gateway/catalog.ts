@@ -28,6 +28,8 @@ export interface Catalog {
   errors: PatchbayError[];
   /** Live, exposed mcp instances that also answer resources / prompts (resources.ts). */
   passthrough: Passthrough;
+  /** Every exposed instance, live or not (a subscription outlives a spell of ill health, not its exposure). */
+  exposed: Set<string>;
 }
 
 export async function buildCatalog(host: Host, expose: Readonly<Record<string, boolean | readonly string[]>>): Promise<Catalog> {
@@ -35,6 +37,7 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
   const errors: PatchbayError[] = unknownExposeKeys(expose, caps.map((c) => c.id));
   const skipped: Catalog["skipped"] = [];
   const exposedMcp = new Set<string>();
+  const exposed = new Set<string>();
   const pending: { route: ToolRoute; kind: CatalogTool["kind"]; make: (name: string) => Tool }[] = [];
   for (const c of caps) {
     if (!c.kind) continue;
@@ -44,6 +47,7 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
       continue;
     }
     if (methods.length === 0) continue;
+    exposed.add(c.id);
     if (!isLive(c)) {
       skipped.push({ instance: c.id, reason: c.error ? c.error.message : `state ${c.state}` });
       continue;
@@ -68,7 +72,7 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
     const p = byRoute.get(route)!;
     tools.set(name, { route, kind: p.kind, tool: p.make(name) });
   }
-  return { tools, skipped, errors, passthrough: passthroughOf(caps, exposedMcp) };
+  return { tools, skipped, errors, passthrough: passthroughOf(caps, exposedMcp), exposed };
 }
 
 function isLive(c: InstanceCapabilities): boolean {

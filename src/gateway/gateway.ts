@@ -16,6 +16,7 @@ import { buildCatalog, catalogKey, type Catalog, type CatalogTool } from "./cata
 import { toPositional } from "./exposure.js";
 import { registerPassthrough } from "./resources.js";
 import { StatsBook } from "./stats.js";
+import { Subscriptions } from "./subscriptions.js";
 
 export interface GatewayOptions {
   expose: Readonly<Record<string, boolean | readonly string[]>>;
@@ -29,7 +30,7 @@ type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string })
 
 export class Gateway {
   readonly stats = new StatsBook();
-  private catalog: Catalog = { tools: new Map(), skipped: [], errors: [], passthrough: { resources: [], templates: [], prompts: [] } };
+  private catalog: Catalog = { tools: new Map(), skipped: [], errors: [], passthrough: { resources: [], templates: [], subscribable: [], prompts: [] }, exposed: new Set() };
   private key = "";
   private readonly servers = new Set<Server>();
   private refreshing: Promise<void> | null = null;
@@ -38,9 +39,13 @@ export class Gateway {
   private readonly ajv = new AjvJsonSchemaValidator();
 
   private expose: GatewayOptions["expose"];
+  private readonly subscriptions: Subscriptions;
 
   constructor(private readonly host: Host, opts: GatewayOptions) {
     this.expose = opts.expose;
+    this.subscriptions = new Subscriptions(host, (level, message, to) => {
+      for (const s of to) void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
+    });
   }
 
   /** Builds the first catalog; returns the gateway section's errors (serve refuses to start on them). */
@@ -73,6 +78,8 @@ export class Gateway {
         const next = await buildCatalog(this.host, this.expose);
         const key = catalogKey(next);
         this.catalog = next;
+        // A restarted or withdrawn instance's subscriptions are renewed or ended.
+        this.subscriptions.sync(next.exposed);
         if (key !== this.key) {
           const first = this.key === "";
           this.key = key;
@@ -97,8 +104,8 @@ export class Gateway {
         capabilities: {
           tools: { listChanged: true },
           logging: {},
-          // Offered only when an exposed, live connector can answer them (resources.ts).
-          ...(this.catalog.passthrough.resources.length > 0 ? { resources: {} } : {}),
+          // Offered only when an exposed, live connector can answer them (resources.ts, subscriptions.ts).
+          ...(this.catalog.passthrough.resources.length > 0 ? { resources: this.catalog.passthrough.subscribable.length > 0 ? { subscribe: true } : {} } : {}),
           ...(this.catalog.passthrough.prompts.length > 0 ? { prompts: {} } : {}),
         },
         instructions: "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).",
@@ -107,9 +114,16 @@ export class Gateway {
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...this.catalog.tools.values()].map((t) => t.tool) }));
     server.setRequestHandler(CallToolRequestSchema, async (req) => this.callTool(req.params.name, req.params.arguments ?? {}));
     const p = this.catalog.passthrough;
-    if (p.resources.length > 0 || p.prompts.length > 0) registerPassthrough(server, this.host, () => this.catalog.passthrough);
+    if (p.resources.length > 0 || p.prompts.length > 0) {
+      const ownerOf = registerPassthrough(server, this.host, () => this.catalog.passthrough);
+      if (p.resources.length > 0 && p.subscribable.length > 0) this.subscriptions.register(server, () => this.catalog.passthrough, ownerOf);
+    }
     this.servers.add(server);
-    server.onclose = () => this.servers.delete(server);
+    server.onclose = () => {
+      this.servers.delete(server);
+      // A client that leaves unsubscribes what it held (other clients' subscriptions stay).
+      this.subscriptions.drop(server);
+    };
     return server;
   }
 
@@ -144,6 +158,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.subscriptions.close();
     await Promise.all([...this.servers].map((s) => s.close().catch(() => undefined)));
   }
 

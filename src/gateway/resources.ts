@@ -18,10 +18,13 @@ import { nameTools, type ToolRoute } from "./names.js";
 
 export const RESOURCE_METHODS = ["list_resources", "read_resource"] as const;
 export const PROMPT_METHODS = ["list_prompts", "get_prompt"] as const;
+export const SUBSCRIBE_METHODS = ["subscribe_resource", "unsubscribe_resource"] as const;
 
 export interface Passthrough {
   resources: InstanceCapabilities[];
   templates: InstanceCapabilities[];
+  /** Those of `resources` that also take subscriptions (subscriptions.ts). */
+  subscribable: InstanceCapabilities[];
   prompts: InstanceCapabilities[];
 }
 
@@ -32,6 +35,7 @@ export function passthroughOf(caps: InstanceCapabilities[], exposedIds: Set<stri
   return {
     resources: live.filter((c) => has(c, RESOURCE_METHODS)),
     templates: live.filter((c) => has(c, ["list_resource_templates"])),
+    subscribable: live.filter((c) => has(c, RESOURCE_METHODS) && has(c, SUBSCRIBE_METHODS)),
     prompts: live.filter((c) => has(c, PROMPT_METHODS)),
   };
 }
@@ -43,14 +47,29 @@ function items(result: unknown, key: string): Record<string, unknown>[] {
   return Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
 }
 
-function protocolError(err: unknown): McpError {
+/** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
+export function protocolError(err: unknown, rpcCode?: number): McpError {
   const w = toWire(err);
-  return new McpError(ErrorCode.InternalError, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint });
+  // A feature the upstream lacks reads to a client like a method it lacks.
+  const code = rpcCode ?? (w.code === "PB_ERR_UNSUPPORTED" ? ErrorCode.MethodNotFound : ErrorCode.InternalError);
+  return new McpError(code, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint });
 }
 
-export function registerPassthrough(server: Server, host: Host, current: () => Passthrough): void {
+/**
+ * Registers the resources and prompts handlers on one client's server; returns which instance
+ * listed a URI for this client (the first that did), for the subscription handlers.
+ */
+export function registerPassthrough(server: Server, host: Host, current: () => Passthrough): (uri: string) => string | undefined {
   const uriOwner = new Map<string, string>();
-  let promptRoutes = new Map<string, ToolRoute>();
+  // The SDK refuses a handler for a capability the server does not announce (a connector with
+  // resources but no prompts would otherwise fail every client's connection).
+  const now = current();
+  if (now.resources.length > 0) registerResources(server, host, current, uriOwner);
+  if (now.prompts.length > 0) registerPrompts(server, host, current);
+  return (uri) => uriOwner.get(uri);
+}
+
+function registerResources(server: Server, host: Host, current: () => Passthrough, uriOwner: Map<string, string>): void {
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const all: Record<string, unknown>[] = [];
@@ -89,6 +108,10 @@ export function registerPassthrough(server: Server, host: Host, current: () => P
     }
     return { resourceTemplates: all } as never;
   });
+}
+
+function registerPrompts(server: Server, host: Host, current: () => Passthrough): void {
+  let promptRoutes = new Map<string, ToolRoute>();
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     const found: { route: ToolRoute; prompt: Record<string, unknown> }[] = [];
     for (const c of current().prompts) {

@@ -19,6 +19,14 @@ export interface ProgressUpdate {
 
 const MAX_PROGRESS_MESSAGE = 1_000;
 
+/**
+ * Resource updates (resource-updated messages) one worker may send per window; the rest are
+ * dropped, counted and reported in the instance's log. A real server's updates are hints to
+ * re-read a resource, so a burst above this loses nothing a client cannot recover by reading.
+ */
+export const RESOURCE_UPDATES_PER_WINDOW = 100;
+export const RESOURCE_UPDATE_WINDOW_MS = 1_000;
+
 interface Pending {
   method: string;
   timeoutMs: number;
@@ -69,6 +77,9 @@ export class RpcClient {
   private readonly cancelled = new Map<number, NodeJS.Timeout>();
   private nextId = 1;
   private closedError: PatchbayError | null = null;
+  /** Resource updates dropped by the rate cap, over this channel's life. */
+  droppedUpdates = 0;
+  private updates = { windowStart: 0, inWindow: 0, dropped: 0 };
 
   constructor(private readonly transport: RpcTransport, private readonly opts: RpcClientOptions) {
     this.wheel = new DeadlineWheel((id) => this.expire(id));
@@ -79,6 +90,7 @@ export class RpcClient {
         if (!checked.ok) return opts.onMalformed(checked.why);
         const msg = checked.msg;
         if (msg.t === "progress") return this.progress(msg);
+        if (msg.t === "resource-updated") return this.resourceUpdated(msg);
         if (msg.t !== "result") return opts.onMessage(msg);
         if (msg.ok) {
           const checked = checkResultValue(msg.value, transport.sharedMemory === true);
@@ -145,6 +157,24 @@ export class RpcClient {
     } catch {
       // The caller's callback failing must not break the channel.
     }
+  }
+
+  /** A subscribed resource changed: passed on to the instance's onMessage under the rate cap (O(1) to drop). */
+  private resourceUpdated(msg: WorkerToHost & { t: "resource-updated" }): void {
+    const u = this.updates;
+    const now = Date.now();
+    if (now - u.windowStart >= RESOURCE_UPDATE_WINDOW_MS) {
+      if (u.dropped > 0) this.opts.onMessage({ t: "log", level: "warn", msg: `${u.dropped} resource updates dropped: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms`, data: { dropped: u.dropped } });
+      u.windowStart = now;
+      u.inWindow = 0;
+      u.dropped = 0;
+    }
+    if (++u.inWindow > RESOURCE_UPDATES_PER_WINDOW) {
+      this.droppedUpdates++;
+      if (u.dropped++ === 0) this.opts.onMessage({ t: "log", level: "warn", msg: `dropping resource updates: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms` });
+      return;
+    }
+    this.opts.onMessage(msg);
   }
 
   private expire(id: number): void {

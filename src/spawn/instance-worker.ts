@@ -43,6 +43,8 @@ export interface InstanceWorkerOptions {
   onLog(msg: LogMessage): void;
   onSecrets(values: string[]): void;
   onGrantCall(msg: GrantCallMessage): Promise<unknown>;
+  /** A subscribed resource changed (already checked and rate-capped by RpcClient). */
+  onResourceUpdated?(uri: string): void;
   onStateChange?(state: WorkerState, reason?: PatchbayError): void;
 }
 
@@ -219,6 +221,8 @@ export class InstanceWorker {
         return;
       case "closed":
         return this.onClosed?.();
+      case "resource-updated":
+        return this.opts.onResourceUpdated?.(msg.uri);
     }
   }
 

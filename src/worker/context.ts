@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isMainThread } from "node:worker_threads";
 import { fromWire, pbError } from "../errors.js";
-import type { GrantResultMessage, LogMessage, WorkerToHost } from "../contract/rpc.js";
+import { MAX_RESOURCE_URI_CHARS, type GrantResultMessage, type LogMessage, type WorkerToHost } from "../contract/rpc.js";
 
 /**
  * One call in progress. The AbortController is made only when the plugin reads ctx.signal:
@@ -128,6 +128,11 @@ export function createContext(opts: ContextOptions) {
       if (typeof update.total === "number") msg.total = update.total;
       if (typeof update.message === "string") msg.message = update.message;
       send(msg);
+    },
+    /** A subscribed resource changed (any time, not only in a call); a URI the host would refuse is not sent. */
+    resourceUpdated(uri: string): void {
+      if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_RESOURCE_URI_CHARS) return;
+      send({ t: "resource-updated", uri });
     },
   });
   return { ctx, onGrantResult };

@@ -136,6 +136,10 @@ function pluginErrorToWire(err: unknown, instance: string, method: string, plugi
   if (code === "PB_ERR_NOT_IMPLEMENTED") {
     return toWire(pbError("PB_ERR_NOT_IMPLEMENTED", `${instance}: ${method}() is not implemented by this plugin.`, { instance, method }));
   }
+  // unsupported() from patchbay/plugin: the plugin's own words say what its substrate lacks.
+  if (code === "PB_ERR_UNSUPPORTED") {
+    return toWire(pbError("PB_ERR_UNSUPPORTED", `${instance}.${method}(): ${err instanceof Error ? err.message : String(err)}`, { instance, method }));
+  }
   if (typeof code === "string" && code.startsWith("PB_ERR_") && err instanceof Error) {
     const wire = toWire(err);
     if (wire.code !== "PB_ERR_INTERNAL") return wire;

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { checkResultValue, checkWorkerMessage } from "../../src/contract/rpc-check.js";
 import { LOG_LINES_PER_WINDOW, LOG_MSG_MAX, LogLimiter } from "../../src/spawn/log-limit.js";
 import { Scrubber } from "../../src/secrets.js";
-import type { LogMessage } from "../../src/contract/rpc.js";
+import { MAX_RESOURCE_URI_CHARS, type LogMessage } from "../../src/contract/rpc.js";
 
 describe("checkWorkerMessage", () => {
   it.each([
@@ -18,6 +18,7 @@ describe("checkWorkerMessage", () => {
     [{ t: "init-failed", error: null, secrets: [] }], [{ t: "init-failed", error: { code: 1, message: "m" }, secrets: [] }],
     [{ t: "result", id: "1", ok: true }], [{ t: "result", id: 1, ok: "yes" }], [{ t: "result", id: -1, ok: true }],
     [{ t: "grant-call", id: 1, target: "x", method: "m" }],
+    [{ t: "resource-updated" }], [{ t: "resource-updated", uri: 42 }], [{ t: "resource-updated", uri: "" }],
   ])("refuses %j with a reason", (raw) => {
     const r = checkWorkerMessage(raw);
     expect(r.ok).toBe(false);
@@ -32,8 +33,15 @@ describe("checkWorkerMessage", () => {
       { t: "init-failed", error: { code: "PB_ERR_X", message: "m", hint: "h", data: {} }, secrets: [] },
       { t: "grant-call", id: 2, target: "mcpConnectors/a", method: "call", args: [] },
       { t: "closed" },
+      { t: "resource-updated", uri: "test://a" },
+      { t: "resource-updated", uri: "x".repeat(MAX_RESOURCE_URI_CHARS) },
     ];
     for (const m of msgs) expect(checkWorkerMessage(m)).toEqual({ ok: true, msg: m });
+  });
+
+  it("refuses a resource update whose uri is longer than a subscription may be", () => {
+    const r = checkWorkerMessage({ t: "resource-updated", uri: "x".repeat(MAX_RESOURCE_URI_CHARS + 1) });
+    expect(r).toEqual({ ok: false, why: `a resource-updated message whose uri has ${MAX_RESOURCE_URI_CHARS + 1} characters (at most ${MAX_RESOURCE_URI_CHARS})` });
   });
 });
 

@@ -76,6 +76,8 @@ export class Connection {
   private closed = false;
   /** One per connection: it holds the OAuth state (tokens, registration) across sessions. */
   private readonly auth: OAuthClientProvider | undefined;
+  /** Runs for every session once it is connected (resource subscriptions renew themselves here). */
+  onConnected: ((client: Client) => void) | null = null;
 
   constructor(
     private readonly cfg: ConnectionConfig,
@@ -213,6 +215,7 @@ export class Connection {
     }
     this.session = session;
     this.ctx.log.debug("connected", { target: this.target, server: client.getServerVersion()?.name });
+    this.onConnected?.(client);
     if (client.getServerCapabilities()?.logging) {
       // Best effort: the server's log messages are wanted from this level on.
       client.setLoggingLevel(this.cfg.log_level, { timeout: this.cfg.connect_timeout_ms }).catch((err: Error) => this.ctx.log.debug("logging/setLevel failed", { target: this.target, error: err.message }));

@@ -15,6 +15,7 @@ import { Connection, type RequestOpts, type Session } from "./connection.js";
 import { ProgressRelay } from "./progress.js";
 import { callAsTask } from "./tasks.js";
 import { collectPages, toDescriptor } from "./lists.js";
+import { ResourceSubscriptions } from "./subscriptions.js";
 
 /** A tool result larger than this (as JSON) is refused rather than carried across the host. */
 const MAX_RESULT_CHARS = 8 * 1024 * 1024;
@@ -33,6 +34,8 @@ export default definePlugin({
     const connection = new Connection(cfg, ctx);
     const callDeadline = () => Date.now() + ctx.remainingMs();
     const target = () => connection.target;
+    const subscriptions = new ResourceSubscriptions(ctx, target);
+    connection.onConnected = (client) => subscriptions.attach(client, cfg.connect_timeout_ms);
 
     /** tools/list to the end, cached on the session until list_changed; notes the task-only tools. */
     async function loadTools(client: Client, opts: RequestOpts, session: Session, deadline: number): Promise<ToolDescriptor[]> {
@@ -107,6 +110,15 @@ export default definePlugin({
 
       async read_resource(uri: string) {
         return connection.run(`resources/read "${uri}"`, callDeadline(), true, (client, opts) => client.readResource({ uri }, opts));
+      },
+
+      // Idempotent on the server (a set of URIs), so retried after a lost connection like a read.
+      async subscribe_resource(uri: string) {
+        await connection.run(`resources/subscribe "${uri}"`, callDeadline(), true, (client, opts) => subscriptions.subscribe(client, uri, opts));
+      },
+
+      async unsubscribe_resource(uri: string) {
+        await connection.run(`resources/unsubscribe "${uri}"`, callDeadline(), true, (client, opts) => subscriptions.unsubscribe(client, uri, opts));
       },
 
       async list_prompts() {
