@@ -2,7 +2,9 @@
 // the boundary → mcp-remote → an MCP server on stdio) against a direct SDK client → the same
 // server, interleaved in the same run; and gateway calls/s with 64 calls in flight. Needs
 // `npm run build`. Goal: sequential ratio ≤ 1.5x (the gateway adds one hop and the boundary).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { Worker } from "node:worker_threads";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -39,6 +41,18 @@ async function perSecond(peer, n) {
   return n / (Number(process.hrtime.bigint() - t) / 1e9);
 }
 
+// The hops alone, with no MCP or Patchbay code: one round trip over a pipe to a child process (what
+// stdio costs) and one over a MessagePort to a worker thread (what the boundary costs). The
+// gateway path makes two pipe round trips and one thread round trip where the direct path makes
+// one pipe round trip, so (direct + pipe + thread) / direct is the ratio the hops alone impose.
+function echoHops() {
+  const child = spawn(process.execPath, ["-e", "process.stdin.on('data', (d) => process.stdout.write(d))"], { env, stdio: ["pipe", "pipe", "ignore"] });
+  const thread = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))", { eval: true });
+  const pipe = async () => { child.stdin.write("x\n"); await once(child.stdout, "data"); };
+  const port = async () => { thread.postMessage(0); await once(thread, "message"); };
+  return { pipe: { call: pipe }, thread: { call: port }, close: async () => { child.kill(); await thread.terminate(); } };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "pb-bench-gw-"));
@@ -49,22 +63,28 @@ const direct = await connect(process.execPath, [server], "echo");
 const host = await createHost({ config, logLevel: "silent" });
 const embedded = { call: () => host.mcp("demo").call("echo", { text: "hi" }), close: () => host.close() };
 const gateway = await connect(process.execPath, [path.join(root, "bin", "patchbay.mjs"), "serve", "--mcp", "--config", config], "demo__echo");
+const hops = echoHops();
 try {
   const d = [];
   const g = [];
   const dr = [];
   const gr = [];
   const e = [];
+  const hp = [];
+  const ht = [];
   for (let i = 0; i < ROUNDS; i++) { // interleaved, so both see the same machine load
     d.push(await sequential(direct, SEQ));
     g.push(await sequential(gateway, SEQ));
     e.push(await sequential(embedded, SEQ));
+    hp.push(await sequential(hops.pipe, SEQ));
+    ht.push(await sequential(hops.thread, SEQ));
     dr.push(await perSecond(direct, SEQ * 2));
     gr.push(await perSecond(gateway, SEQ * 2));
   }
   console.log("\nGateway: tools/call over stdio through `patchbay serve --mcp` → mcp-remote → MCP server, vs a direct SDK client → same server\n");
   console.log(`sequential:        direct ${median(d).toFixed(1)} µs/call, gateway ${median(g).toFixed(1)} µs/call, ratio ${(median(g) / median(d)).toFixed(2)}x (goal ≤ 1.5x)`);
   console.log(`attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`);
+  console.log(`hops alone:        pipe round trip ${median(hp).toFixed(1)} µs, thread round trip ${median(ht).toFixed(1)} µs; they alone make the gateway path ${((median(d) + median(hp) + median(ht)) / median(d)).toFixed(2)}x direct (2 pipe + 1 thread round trips vs 1 pipe)`);
   console.log(`${IN_FLIGHT} in flight:      direct ${median(dr).toFixed(0)} calls/s, gateway ${median(gr).toFixed(0)} calls/s`);
   // `patchbay call` while this serve runs: it goes through the serve's control socket, no boot.
   const wall = (args) => {
@@ -84,5 +104,6 @@ try {
   await direct.close();
   await gateway.close();
   await embedded.close();
+  await hops.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -142,6 +142,22 @@ describe("mcp-remote failure handling", () => {
     await expect(t.host.call("mcpConnectors/prog", "call", ["progress", { steps: 1 }])).resolves.toMatchObject({ content: [{ text: "done" }] });
   });
 
+  it("progress of concurrent calls reaches each its own caller (the relay keeps each call's context)", async () => {
+    const t = await hostile("prog2");
+    const two: { total?: number }[] = [];
+    const four: { total?: number }[] = [];
+    await Promise.all([
+      t.host.call("mcpConnectors/prog2", "call", ["progress", { steps: 2 }], { onProgress: (u) => two.push(u) }),
+      t.host.call("mcpConnectors/prog2", "call", ["progress", { steps: 4 }], { onProgress: (u) => four.push(u) }),
+    ]);
+    expect(two.length).toBeGreaterThan(0);
+    expect(four.length).toBeGreaterThan(0);
+    expect(two.every((u) => u.total === 2)).toBe(true);
+    expect(four.every((u) => u.total === 4)).toBe(true);
+    expect(two.at(-1)).toEqual({ progress: 2, total: 2, message: "step 2" });
+    expect(four.at(-1)).toEqual({ progress: 4, total: 4, message: "step 4" });
+  });
+
   it("caches the tool list and refreshes it when the server says list_changed", async () => {
     const t = await hostile("changing");
     const names = async () => ((await t.host.call("mcpConnectors/changing", "list_tools")) as { name: string }[]).map((x) => x.name);

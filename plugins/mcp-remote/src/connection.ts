@@ -30,6 +30,7 @@ import { clientCapabilities, installHandlers } from "./client-features.js";
 import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
+import { RequestSignals } from "./request-signal.js";
 import { stopChild } from "./stop-child.js";
 
 export { requestTimeout };
@@ -50,8 +51,10 @@ export interface Session {
   client: Client;
   transport: Transport;
   lost: boolean;
-  /** Aborted when the session's connection breaks: fails the requests in flight at once. */
+  /** Aborted when the session's connection breaks (with `requests`: fails the requests in flight at once). */
   broken: AbortController;
+  /** The signals of the requests in flight on this session. */
+  requests: RequestSignals;
   /** tools/list, cached until the server says notifications/tools/list_changed or the session ends. */
   tools: ToolDescriptor[] | null;
   /** Tools that run only as tasks (execution.taskSupport "required"), from the last tools/list. */
@@ -67,6 +70,12 @@ export interface RequestOpts {
 }
 
 type Loss = "none" | "not-sent" | "maybe-sent";
+
+/** The session's connection is gone: what is in flight on it fails now. */
+function breakSession(session: Session, reason: ConnectionLostError): void {
+  session.broken.abort(reason);
+  session.requests.abortAll(reason);
+}
 
 export class Connection {
   private session: Session | null = null;
@@ -104,9 +113,9 @@ export class Connection {
       const left = deadline - Date.now();
       if (left <= 0) throw deadlineError(what);
       const session = await this.acquire(left + lateByMs);
+      const request = session.requests.open(this.ctx.signal);
       try {
-        const signal = AbortSignal.any([this.ctx.signal, session.broken.signal]);
-        return await op(session.client, { timeout: requestTimeout(deadline, lateByMs), signal }, session);
+        return await op(session.client, { timeout: requestTimeout(deadline, lateByMs), signal: request.signal }, session);
       } catch (err) {
         if (attempt === 0 && err instanceof UnauthorizedError && this.auth instanceof AuthCodeProvider && session.transport instanceof StreamableHTTPClientTransport) {
           // Step-up: the server asked for more scope (403 insufficient_scope) and refused the request; authorize, then send it again.
@@ -130,6 +139,8 @@ export class Connection {
           throw err;
         }
         this.ctx.log.info("connection lost; reconnecting once", { target: this.target, during: what, error: (err as Error).message });
+      } finally {
+        request.done();
       }
     }
   }
@@ -181,7 +192,7 @@ export class Connection {
   private async openOnce(): Promise<Session> {
     const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
     const transport = this.makeTransport();
-    const session: Session = { client, transport, lost: false, broken: new AbortController(), tools: null, taskTools: new Set(), why: null };
+    const session: Session = { client, transport, lost: false, broken: new AbortController(), requests: new RequestSignals(), tools: null, taskTools: new Set(), why: null };
     installHandlers(client, this.cfg, this.ctx, () => this.target);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       session.tools = null;
@@ -189,7 +200,7 @@ export class Connection {
     });
     client.onclose = () => {
       session.lost = true;
-      session.broken.abort(new ConnectionLostError(`the connection to ${this.target} closed`));
+      breakSession(session, new ConnectionLostError(`the connection to ${this.target} closed`));
       if (this.session === session) this.session = null;
     };
     client.onerror = (err) => {
@@ -198,7 +209,7 @@ export class Connection {
       if (STREAM_BROKEN.test(err.message)) {
         // The SDK keeps waiting for an answer on a broken stream; fail what is in flight now.
         session.lost = true;
-        session.broken.abort(new ConnectionLostError(`the connection to ${this.target} broke: ${err.message}`));
+        breakSession(session, new ConnectionLostError(`the connection to ${this.target} broke: ${err.message}`));
         if (this.session === session) this.session = null;
       }
     };

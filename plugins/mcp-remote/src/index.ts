@@ -13,6 +13,7 @@ import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plug
 import { config } from "./config.js";
 import { Connection, type RequestOpts, type Session } from "./connection.js";
 import { ProgressRelay } from "./progress.js";
+import { jsonLengthOver } from "./result-size.js";
 import { callAsTask } from "./tasks.js";
 import { collectPages, toDescriptor } from "./lists.js";
 import { ResourceSubscriptions } from "./subscriptions.js";
@@ -87,8 +88,8 @@ export default definePlugin({
             onprogress: relay.report,
           });
         }).finally(() => relay.flush());
-        const size = JSON.stringify(result).length;
-        if (size > MAX_RESULT_CHARS) {
+        const size = jsonLengthOver(result, MAX_RESULT_CHARS);
+        if (size !== null) {
           throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);
         }
         return result;

@@ -1,0 +1,67 @@
+// The per-request signal mcp-remote hands the SDK: linked to the caller's signal and to the
+// session, and garbage once the request settles (the SDK never removes its abort listener, so a
+// signal kept alive by a long-lived source kept every request ever sent).
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, expect, it } from "vitest";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { PluginContext } from "patchbay/plugin";
+import { Connection } from "../src/connection.js";
+import { config } from "../src/config.js";
+import { RequestSignals } from "../src/request-signal.js";
+import { STDIO_SERVER } from "./demo-server.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+const noop = () => {};
+let callSignal = new AbortController().signal;
+const ctx: PluginContext = {
+  instance: "mcpConnectors/signals",
+  log: { trace: noop, debug: noop, info: noop, warn: noop, error: noop },
+  get signal() {
+    return callSignal;
+  },
+  remainingMs: () => 5_000,
+  connectors: { get: () => { throw new Error("none"); }, list: () => [] },
+};
+const connection = new Connection(config.parse({ command: "node", args: [STDIO_SERVER] }), ctx);
+afterAll(() => connection.close());
+
+it("aborts a request's signal with the caller's reason or the session's, and unlinks it once settled", () => {
+  const requests = new RequestSignals();
+  const caller = new AbortController();
+  const first = requests.open(caller.signal);
+  const second = requests.open(caller.signal);
+  expect(requests.size).toBe(2);
+  caller.abort(new Error("deadline"));
+  expect((first.signal.reason as Error).message).toBe("deadline");
+  second.done();
+  first.done();
+  expect(requests.size).toBe(0);
+
+  const third = requests.open(new AbortController().signal);
+  requests.abortAll(new Error("session broke"));
+  expect((third.signal.reason as Error).message).toBe("session broke");
+
+  const late = requests.open(caller.signal);
+  expect(late.signal.aborted).toBe(true);
+});
+
+it("keeps no request's signal alive after the request settles, so calls do not accumulate", async () => {
+  const refs: WeakRef<AbortSignal>[] = [];
+  for (let i = 0; i < 20; i++) {
+    callSignal = new AbortController().signal;
+    const result = await connection.run("tools/call echo", Date.now() + 5_000, false, (client, opts) => {
+      refs.push(new WeakRef(opts.signal));
+      return client.request({ method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } }, CallToolResultSchema, opts);
+    });
+    expect(result.content[0]).toEqual({ type: "text", text: `hi ${i}` });
+  }
+  callSignal = new AbortController().signal;
+  for (let i = 0; i < 5 && refs.some((r) => r.deref()); i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
+  expect(refs.filter((r) => r.deref()).length).toBe(0);
+});
