@@ -29,9 +29,9 @@ interface CallResult {
 const opened: Connector[] = [];
 const processes = new Set<ChildProcess>();
 
-function make(raw: Record<string, unknown>, remainingMs = 30_000): { mcp: Connector } & TestCtx {
+async function make(raw: Record<string, unknown>, remainingMs = 30_000): Promise<{ mcp: Connector } & TestCtx> {
   const t = makeCtx({ remainingMs });
-  const mcp = plugin.create(plugin.config.parse(raw), t.ctx) as Connector;
+  const mcp = (await plugin.create(plugin.config.parse(raw), t.ctx)) as Connector;
   opened.push(mcp);
   return { mcp, ...t };
 }
@@ -82,7 +82,7 @@ const transports: Array<[string, () => Record<string, unknown>]> = [
 
 describe.each(transports)("mcp-remote over %s", (_name, config) => {
   it("is healthy and lists the demo tools with their input schemas", async () => {
-    const { mcp } = make(config());
+    const { mcp } = await make(config());
     expect(await mcp.health_check()).toBe(true);
     const tools = await mcp.list_tools();
     expect(CONTRACT_SCHEMAS.mcp.list_tools.result.parse(tools)).toBeTruthy();
@@ -93,7 +93,7 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
   });
 
   it("calls tools and returns the MCP result as-is", async () => {
-    const { mcp } = make(config());
+    const { mcp } = await make(config());
     expect(text(await mcp.call("echo", { text: "hi there" }))).toBe("hi there");
     const sum = (await mcp.call("add", { a: 2, b: 40 })) as CallResult;
     expect(sum.structuredContent).toEqual({ sum: 42 });
@@ -102,7 +102,7 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
   });
 
   it("returns isError results instead of throwing", async () => {
-    const { mcp } = make(config());
+    const { mcp } = await make(config());
     const failed = (await mcp.call("fail", { message: "boom" })) as CallResult;
     expect(failed.isError).toBe(true);
     expect(text(failed)).toBe("boom");
@@ -111,7 +111,7 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
   });
 
   it("times a slow tool out at the call's deadline, and the connection stays usable", async () => {
-    const t = make(config(), 30_000);
+    const t = await make(config(), 30_000);
     await t.mcp.list_tools(); // connected
     t.setRemainingMs(300);
     await expect(t.mcp.call("slow", { ms: 20_000 })).rejects.toThrow(/timed out|timeout/i);
@@ -120,7 +120,7 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
   });
 
   it("stops a call when ctx.signal aborts", async () => {
-    const t = make(config());
+    const t = await make(config());
     await t.mcp.list_tools();
     const pending = t.mcp.call("slow", { ms: 20_000 });
     setTimeout(() => t.abort(new Error("cancelled by host")), 100);
@@ -129,7 +129,7 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
   });
 
   it("passes per-call identity as _meta.patchbay_identity, and nothing when empty", async () => {
-    const { mcp } = make(config());
+    const { mcp } = await make(config());
     expect(JSON.parse(text(await mcp.call("whoami", {}, { agentId: "ops-bot", isAdmin: false })))).toEqual({ agentId: "ops-bot", isAdmin: false });
     expect(JSON.parse(text(await mcp.call("whoami", {}, {})))).toBeNull();
     expect(JSON.parse(text(await mcp.call("whoami", {})))).toBeNull();
@@ -139,7 +139,7 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
 describe("mcp-remote connection handling", () => {
   it("reconnects after the HTTP server restarts on the same port", async () => {
     const first = await startHttp();
-    const { mcp, lines } = make({ url: first.url });
+    const { mcp, lines } = await make({ url: first.url });
     expect(text(await mcp.call("echo", { text: "before" }))).toBe("before");
 
     await kill(first.proc);
@@ -157,7 +157,7 @@ describe("mcp-remote connection handling", () => {
 
   it("works with the demo HTTP server in stateless mode", async () => {
     const server = await startHttp(0, ["--stateless"]);
-    const { mcp } = make({ url: server.url });
+    const { mcp } = await make({ url: server.url });
     expect(await mcp.health_check()).toBe(true);
     expect((await mcp.list_tools()).length).toBe(6);
     expect(((await mcp.call("add", { a: 1, b: 2 })) as CallResult).structuredContent).toEqual({ sum: 3 });
@@ -166,7 +166,7 @@ describe("mcp-remote connection handling", () => {
 
   it("reports unhealthy while the server is down, and recovers when it is back (failed connects are not cached)", async () => {
     const port = await deadPort();
-    const { mcp } = make({ url: `http://127.0.0.1:${port}/mcp` });
+    const { mcp } = await make({ url: `http://127.0.0.1:${port}/mcp` });
     expect(await mcp.health_check()).toBe(false);
     await expect(mcp.call("echo", { text: "x" })).rejects.toThrow(/cannot connect/);
     const server = await startHttp(port);
@@ -179,7 +179,7 @@ describe("mcp-remote connection handling", () => {
   it("restarts a stdio server that died", async (ctx) => {
     if (process.platform !== "linux") ctx.skip("finds the server's pid with pgrep -f, which this test only relies on under Linux");
     const tag = `tag=reconnect-${process.pid}-${Date.now()}`;
-    const { mcp } = make({ command: "node", args: [STDIO_SERVER, tag] });
+    const { mcp } = await make({ command: "node", args: [STDIO_SERVER, tag] });
     expect(text(await mcp.call("echo", { text: "one" }))).toBe("one");
     const pid = Number(execFileSync("pgrep", ["-f", tag], { encoding: "utf8" }).trim().split("\n")[0]);
     expect(pid).toBeGreaterThan(0);
@@ -193,8 +193,8 @@ describe("mcp-remote connection handling", () => {
   });
 
   it("health is false for a bad URL, a missing command, and a server that never answers", async () => {
-    expect(await make({ url: `http://127.0.0.1:${await deadPort()}/mcp` }).mcp.health_check()).toBe(false);
-    expect(await make({ command: "/nonexistent/mcp-server-binary" }).mcp.health_check()).toBe(false);
+    expect(await (await make({ url: `http://127.0.0.1:${await deadPort()}/mcp` })).mcp.health_check()).toBe(false);
+    expect(await (await make({ command: "/nonexistent/mcp-server-binary" })).mcp.health_check()).toBe(false);
 
     // accepts connections, never answers: bounded by the remaining budget
     const sockets = new Set<Socket>();
@@ -202,13 +202,13 @@ describe("mcp-remote connection handling", () => {
     await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/mcp`;
     // The server never answers: only a probe bounded by its budget returns at all.
-    expect(await make({ url }, 300).mcp.health_check()).toBe(false);
+    expect(await (await make({ url }, 300)).mcp.health_check()).toBe(false);
     for (const s of sockets) s.destroy();
     await new Promise((resolve) => blackHole.close(resolve));
   });
 
   it("forwards the server's stderr through ctx.log", async () => {
-    const { mcp, lines } = make({ command: "node", args: ["-e", "process.stderr.write('hello from stderr\\n'); setTimeout(() => {}, 100)"] });
+    const { mcp, lines } = await make({ command: "node", args: ["-e", "process.stderr.write('hello from stderr\\n'); setTimeout(() => {}, 100)"] });
     expect(await mcp.health_check()).toBe(false); // not an MCP server
     await until(() => lines.some((l) => l.msg === "server stderr" && l.data?.line === "hello from stderr"), 10_000, "the stderr line");
   });
@@ -217,7 +217,7 @@ describe("mcp-remote connection handling", () => {
     process.env.PB_TEST_HOST_SECRET = "host-only-value";
     try {
       const script = "console.error(JSON.stringify({ mine: process.env.MY_VAR ?? null, host: process.env.PB_TEST_HOST_SECRET ?? null, path: !!process.env.PATH }))";
-      const { mcp, lines } = make({ command: "node", args: ["-e", script], env: { MY_VAR: "configured" } });
+      const { mcp, lines } = await make({ command: "node", args: ["-e", script], env: { MY_VAR: "configured" } });
       expect(await mcp.health_check()).toBe(false); // not an MCP server
       await until(() => lines.some((l) => l.msg === "server stderr" && String(l.data?.line).startsWith("{")), 10_000, "the stderr line");
       const line = lines.find((l) => l.msg === "server stderr" && String(l.data?.line).startsWith("{"));
@@ -235,7 +235,7 @@ describe("mcp-remote connection handling", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-    const { mcp } = make({ url, headers: { Authorization: "Bearer s3cret-token" } });
+    const { mcp } = await make({ url, headers: { Authorization: "Bearer s3cret-token" } });
     expect(await mcp.health_check()).toBe(false);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((h) => h === "Bearer s3cret-token")).toBe(true);

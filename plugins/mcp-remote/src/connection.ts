@@ -19,7 +19,6 @@
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -31,7 +30,8 @@ import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
 import { RequestSignals } from "./request-signal.js";
-import { stopChild } from "./stop-child.js";
+import { exited, startServer, type ChildServer } from "./child-server.js";
+import { ChildTransport } from "./child-transport.js";
 
 export { requestTimeout };
 
@@ -88,9 +88,14 @@ export class Connection {
   /** Runs for every session once it is connected (resource subscriptions renew themselves here). */
   onConnected: ((client: Client) => void) | null = null;
 
+  /**
+   * @param early a stdio server already started for this connection (at create(), before the SDK
+   * loaded): the first session adopts it; later sessions start their own.
+   */
   constructor(
     private readonly cfg: ConnectionConfig,
     private readonly ctx: PluginContext,
+    private early: ChildServer | null = null,
   ) {
     this.auth = cfg.url ? makeAuthProvider(cfg, ctx) : undefined;
   }
@@ -153,6 +158,10 @@ export class Connection {
     this.session = null;
     if (current) await this.shutdown(current);
     if (pending) await pending.then((s) => this.shutdown(s), () => {});
+    // Started at create() and never adopted (no call came): it must not outlive the connector.
+    const early = this.early;
+    this.early = null;
+    if (early) await this.childTransport(early).close();
   }
 
   private acquire(budgetMs: number): Promise<Session> {
@@ -244,22 +253,15 @@ export class Connection {
         reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
       });
     }
-    const command = this.cfg.command!;
-    const transport = new StdioClientTransport({
-      // "node" means this Node: works without PATH and matches the host's version.
-      command: command === "node" ? process.execPath : command,
-      args: this.cfg.args,
-      cwd: this.cfg.cwd,
-      // Merged over the SDK's safe default environment (PATH, HOME, ...), never the whole process.env.
-      env: this.cfg.env ?? {},
-      stderr: "pipe",
-    });
+    // The server started at create() if it is still there; a new one for every later session.
+    const early = this.early;
+    this.early = null;
+    const transport = this.childTransport(early && !exited(early.proc) ? early : startServer({ command: this.cfg.command!, args: this.cfg.args, cwd: this.cfg.cwd, env: this.cfg.env }));
     const stderr = transport.stderr;
     if (stderr) {
       // Forwarded through ctx.log so the host scrubs secrets, instead of inheriting our stderr.
-      // stderr: "pipe" makes it a PassThrough (typed as the base Stream).
       const budget = new LogBudget(STDERR_BUDGET_PER_SECOND, (dropped) => this.ctx.log.warn("server stderr lines dropped: more than the budget per second", { target: this.target, dropped }));
-      createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
+      createInterface({ input: stderr }).on("line", (line) => {
         if (!budget.take()) return;
         this.ctx.log.info("server stderr", { line: line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line });
       });
@@ -280,13 +282,12 @@ export class Connection {
       // Polite: tell the server the session is over, but never wait long for a server that is gone.
       await bounded(transport.terminateSession(), 1_000, new AbortController().signal, "terminating the session").catch(() => {});
     }
-    if (transport instanceof StdioClientTransport) {
-      // The SDK waits 2 s after closing stdin and 2 s after SIGTERM: as long as the worker's close grace.
-      // stopChild does it on a shorter clock, in parallel, so the child is gone before the worker.
-      await Promise.all([stopChild(transport, this.target, this.ctx), session.client.close().catch(() => {})]);
-      return;
-    }
+    // A stdio server is ended by its transport's close (stdin, SIGTERM, SIGKILL; child-transport.ts).
     await session.client.close().catch(() => {});
+  }
+
+  private childTransport(child: ChildServer): ChildTransport {
+    return new ChildTransport(child, (pid) => this.ctx.log.warn("stdio server ignored stdin closing and SIGTERM; killed", { target: this.target, pid }));
   }
 
   /** Whether `err` means the session is gone, and whether the request can have reached the server. */

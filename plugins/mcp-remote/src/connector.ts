@@ -1,0 +1,140 @@
+/**
+ * The mcp-remote connector (the `mcp` contract's methods) over one Connection. Loaded by
+ * index.ts's create() after it started a stdio server, so the MCP SDK this module imports
+ * loads while that server boots. Results are returned as the server sent them (MCP's own
+ * shapes); the host decides what isError means for the caller and checks structuredContent
+ * against the tool's outputSchema, so this plugin sends tools/call as a plain request instead of
+ * the SDK's callTool (which would judge first).
+ */
+import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { McpConnector, McpDispatchCtx, PluginContext, ToolDescriptor } from "patchbay/plugin";
+import type { ChildServer } from "./child-server.js";
+import type { McpRemoteConfig } from "./config.js";
+import { Connection, type RequestOpts, type Session } from "./connection.js";
+import { ProgressRelay } from "./progress.js";
+import { jsonLengthOver } from "./result-size.js";
+import { callAsTask } from "./tasks.js";
+import { collectPages, toDescriptor } from "./lists.js";
+import { ResourceSubscriptions } from "./subscriptions.js";
+
+/** A tool result larger than this (as JSON) is refused rather than carried across the host. */
+const MAX_RESULT_CHARS = 8 * 1024 * 1024;
+/** Progress is passed on at most this often per call (the newest held back is sent before the answer). */
+const PROGRESS_INTERVAL_MS = 50;
+
+/** A server without the capability has none: its lists are empty rather than a -32601 error. */
+function offers(client: Client, what: "resources" | "prompts"): boolean {
+  return client.getServerCapabilities()?.[what] !== undefined;
+}
+
+export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early: ChildServer | null): McpConnector {
+  const connection = new Connection(cfg, ctx, early);
+  const callDeadline = () => Date.now() + ctx.remainingMs();
+  const target = () => connection.target;
+  const subscriptions = new ResourceSubscriptions(ctx, target);
+  connection.onConnected = (client) => subscriptions.attach(client, cfg.connect_timeout_ms);
+
+  /** tools/list to the end, cached on the session until list_changed; notes the task-only tools. */
+  async function loadTools(client: Client, opts: RequestOpts, session: Session, deadline: number): Promise<ToolDescriptor[]> {
+    if (session.tools) return session.tools;
+    const raw = await collectPages("tools/list", target(), deadline, opts.signal, (cursor, o) => client.listTools(cursor === undefined ? undefined : { cursor }, o), (r) => r.tools);
+    session.taskTools = new Set(raw.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name));
+    session.tools = raw.map(toDescriptor);
+    return session.tools;
+  }
+
+  return {
+    async health_check() {
+      try {
+        // Inside the host's health budget (answering false beats a health timeout), and connect_timeout_ms.
+        const budget = ctx.remainingMs();
+        // A quarter of the budget (at most 500 ms) is kept back: the answer must still cross to the host in time under load.
+        const deadline = Date.now() + Math.min(budget - Math.min(500, budget * 0.25), cfg.connect_timeout_ms);
+        await connection.run("ping", deadline, true, (client, opts) => client.ping(opts), 0);
+        return true;
+      } catch (err) {
+        ctx.log.warn("health check failed", { target: connection.target, error: (err as Error).message });
+        return false;
+      }
+    },
+
+    async server_info() {
+      return connection.run("initialize", callDeadline(), true, async (_client, _opts, session) => connection.serverInfo(session));
+    },
+
+    async list_tools() {
+      const deadline = callDeadline();
+      return connection.run("tools/list", deadline, true, (client, opts, session) => loadTools(client, opts, session, deadline));
+    },
+
+    async call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx) {
+      const params: CallToolRequest["params"] = { name: tool, arguments: args ?? {} };
+      if (ctxOverrides && Object.keys(ctxOverrides).length > 0) {
+        params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
+      }
+      const deadline = callDeadline();
+      const relay = new ProgressRelay(ctx, PROGRESS_INTERVAL_MS);
+      const result = await connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
+        // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
+        if (!session.tools) await loadTools(client, opts, session, deadline);
+        if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
+        return client.request({ method: "tools/call", params }, CallToolResultSchema, {
+          ...opts,
+          // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
+          onprogress: relay.report,
+        });
+      }).finally(() => relay.flush());
+      const size = jsonLengthOver(result, MAX_RESULT_CHARS);
+      if (size !== null) {
+        throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);
+      }
+      return result;
+    },
+
+    async list_resources() {
+      const deadline = callDeadline();
+      return connection.run("resources/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
+        collectPages("resources/list", target(), deadline, opts.signal, (cursor, o) => client.listResources(cursor === undefined ? undefined : { cursor }, o), (r) => r.resources),
+      );
+    },
+
+    async list_resource_templates() {
+      const deadline = callDeadline();
+      return connection.run("resources/templates/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
+        collectPages("resources/templates/list", target(), deadline, opts.signal, (cursor, o) => client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, o), (r) => r.resourceTemplates),
+      );
+    },
+
+    async read_resource(uri: string) {
+      return connection.run(`resources/read "${uri}"`, callDeadline(), true, (client, opts) => client.readResource({ uri }, opts));
+    },
+
+    // Idempotent on the server (a set of URIs), so retried after a lost connection like a read.
+    async subscribe_resource(uri: string) {
+      await connection.run(`resources/subscribe "${uri}"`, callDeadline(), true, (client, opts) => subscriptions.subscribe(client, uri, opts));
+    },
+
+    async unsubscribe_resource(uri: string) {
+      await connection.run(`resources/unsubscribe "${uri}"`, callDeadline(), true, (client, opts) => subscriptions.unsubscribe(client, uri, opts));
+    },
+
+    async list_prompts() {
+      const deadline = callDeadline();
+      return connection.run("prompts/list", deadline, true, async (client, opts) => !offers(client, "prompts") ? [] :
+        collectPages("prompts/list", target(), deadline, opts.signal, (cursor, o) => client.listPrompts(cursor === undefined ? undefined : { cursor }, o), (r) => r.prompts),
+      );
+    },
+
+    async get_prompt(name: string, args?: Record<string, string>) {
+      return connection.run(`prompts/get "${name}"`, callDeadline(), true, (client, opts) =>
+        client.getPrompt(args === undefined ? { name } : { name, arguments: args }, opts),
+      );
+    },
+
+    async close() {
+      await connection.close();
+    },
+  };
+}
