@@ -8,6 +8,9 @@ import { once } from "node:events";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import plugin from "../../plugins/mcp-remote/src/index.js";
@@ -34,6 +37,15 @@ async function make(raw: Record<string, unknown>, remainingMs = 30_000): Promise
   const mcp = (await plugin.create(plugin.config.parse(raw), t.ctx)) as Connector;
   opened.push(mcp);
   return { mcp, ...t };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The shared launcher, with every server it starts tracked so afterAll can stop them all. */
@@ -211,6 +223,22 @@ describe("mcp-remote connection handling", () => {
     const { mcp, lines } = await make({ command: "node", args: ["-e", "process.stderr.write('hello from stderr\\n'); setTimeout(() => {}, 100)"] });
     expect(await mcp.health_check()).toBe(false); // not an MCP server
     await until(() => lines.some((l) => l.msg === "server stderr" && l.data?.line === "hello from stderr"), 10_000, "the stderr line");
+  });
+
+  it("starts a stdio server at create(), before any call, and ends it on close even when no call came", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "pb-early-"));
+    const pidFile = path.join(dir, "pid");
+    try {
+      const script = "require('fs').writeFileSync(process.env.PID_FILE, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000)";
+      const { mcp } = await make({ command: "node", args: ["-e", script], env: { PID_FILE: pidFile } });
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").length > 0, 10_000, "the server's pid file");
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      expect(alive(pid)).toBe(true);
+      await mcp.close?.();
+      await until(() => !alive(pid), 5_000, "the unused server to exit");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("gives a stdio server only a minimal environment plus its configured env", async () => {
