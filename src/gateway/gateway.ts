@@ -10,6 +10,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { pbError, toWire, type PatchbayError } from "../errors.js";
 import type { Host } from "../host-api.js";
+import type { ProgressUpdate } from "../rpc/client.js";
 import type { Logger } from "../log.js";
 import { packageVersion } from "../paths.js";
 import { buildCatalog, catalogKey, type Catalog, type CatalogTool } from "./catalog.js";
@@ -112,7 +113,14 @@ export class Gateway {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...this.catalog.tools.values()].map((t) => t.tool) }));
-    server.setRequestHandler(CallToolRequestSchema, async (req) => this.callTool(req.params.name, req.params.arguments ?? {}));
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      // A client that asked for progress (a progressToken) hears the connector's, as notifications/progress.
+      const token = req.params._meta?.progressToken;
+      const onProgress = token === undefined ? undefined : (u: ProgressUpdate) => {
+        void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...u } }).catch(() => undefined);
+      };
+      return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress);
+    });
     const p = this.catalog.passthrough;
     if (p.resources.length > 0 || p.prompts.length > 0) {
       const ownerOf = registerPassthrough(server, this.host, () => this.catalog.passthrough);
@@ -127,7 +135,7 @@ export class Gateway {
     return server;
   }
 
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void): Promise<CallToolResult> {
     const entry = this.catalog.tools.get(name);
     if (!entry) {
       return toolError(pbError("PB_ERR_GATEWAY_TOOL_UNKNOWN", `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`, { tool: clip(name) }));
@@ -142,8 +150,8 @@ export class Gateway {
     const started = performance.now();
     try {
       const result = entry.kind === "mcp"
-        ? await this.host.call(route.instance, "call", [route.target, args])
-        : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args));
+        ? await this.host.call(route.instance, "call", [route.target, args], { onProgress })
+        : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), { onProgress });
       this.stats.record(route.instance, performance.now() - started, true);
       // An MCP tool result passes through unchanged; anything else (another kind's return value,
       // or an mcp plugin that answers plain JSON) becomes its JSON as text.
