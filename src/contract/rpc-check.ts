@@ -139,6 +139,9 @@ export function checkResultValue(value: unknown, shared: boolean): ResultCheck {
     const top = privateCopy(value);
     if (top !== undefined) return { ok: true, value: top };
   }
+  // The common result: one plain object or array of primitives. Nothing in it can be a BigInt,
+  // a cycle or shared memory once each value is a primitive other than a BigInt: answered without the walk.
+  if (flatOfPrimitives(value)) return { ok: true, value };
   const onPath = new Set<object>();
   const done = new Set<object>();
   const stack: Frame[] = [];
@@ -184,6 +187,27 @@ function frameOf(o: object): Frame {
   if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || o instanceof Date || o instanceof RegExp) return { o, keys: [], i: 0, get: () => undefined, set: () => undefined };
   const rec = o as Record<string, unknown>;
   return { o, keys: Object.keys(rec), i: 0, get: (k) => rec[k as string], set: (k, v) => (rec[k as string] = v) };
+}
+
+/**
+ * A plain object (Object.prototype) or an array whose values, by the same keys the walk reads
+ * (Object.keys, array indices), are all primitives and none a BigInt. Anything else (Map, Set,
+ * a view, a nested object) takes the walk.
+ */
+function flatOfPrimitives(o: object): boolean {
+  if (Array.isArray(o)) {
+    for (let i = 0; i < o.length; i++) if (!isLeaf(o[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(o) !== Object.prototype) return false;
+  const rec = o as Record<string, unknown>;
+  const keys = Object.keys(rec);
+  for (let i = 0; i < keys.length; i++) if (!isLeaf(rec[keys[i]])) return false;
+  return true;
+}
+
+function isLeaf(v: unknown): boolean {
+  return v === null || (typeof v !== "object" && typeof v !== "bigint");
 }
 
 function isObject(v: unknown): v is object {
