@@ -101,6 +101,14 @@ export interface CallBatchMessage {
  */
 export const MAX_BATCH = 1_024;
 
+/**
+ * A sender posts its queue as soon as it holds this many messages, without waiting for the end
+ * of the turn: the two sides then overlap (the worker runs the first calls while the host still
+ * issues the rest) instead of taking turns with one big batch each. A policy both senders share,
+ * not a rule the receiver checks.
+ */
+export const EAGER_BATCH = 16;
+
 export type HostToWorker = CallMessage | CancelMessage | CloseMessage | GrantResultMessage | CallBatchMessage;
 
 // --- worker → host ---

@@ -14,7 +14,7 @@
  * host's callers are code in the host's own process (they share its heap), so this is not a
  * boundary; the boundary is worker → host, and every message from the worker is still checked.
  */
-import { MAX_BATCH, type CallMessage, type HostToWorker } from "../contract/rpc.js";
+import { EAGER_BATCH, MAX_BATCH, type CallMessage, type HostToWorker } from "../contract/rpc.js";
 
 export class CallOutbox {
   private queue: CallMessage[] = [];
@@ -32,6 +32,8 @@ export class CallOutbox {
 
   call(msg: CallMessage): void {
     this.queue.push(msg);
+    // A full batch leaves at once: the other side starts on it while this one still queues the rest.
+    if (this.queue.length >= EAGER_BATCH) return this.flush();
     if (!this.scheduled) {
       this.scheduled = true;
       queueMicrotask(this.flushNow);

@@ -11,7 +11,7 @@
  * PB_ERR_CONTRACT_VIOLATION, as when each result was posted on its own.
  */
 import { pbError, toWire } from "../errors.js";
-import { MAX_BATCH, type ResultBatchMessage, type ResultMessage, type WorkerToHost } from "../contract/rpc.js";
+import { EAGER_BATCH, MAX_BATCH, type ResultBatchMessage, type ResultMessage, type WorkerToHost } from "../contract/rpc.js";
 
 export type Post = (msg: WorkerToHost | ResultBatchMessage) => void;
 
@@ -23,6 +23,8 @@ export class ResultOutbox {
   readonly send = (msg: WorkerToHost): void => {
     if (msg.t === "result") {
       this.queue.push(msg);
+      // A full batch leaves at once: the other side starts on it while this one still queues the rest.
+      if (this.queue.length >= EAGER_BATCH) return this.flush();
       if (!this.scheduled) {
         this.scheduled = true;
         queueMicrotask(this.flushNow);

@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
 import { RpcClient, portTransport } from "../../src/rpc/client.js";
 import { checkBatch, checkBatchEntry } from "../../src/contract/rpc-check.js";
-import { MAX_BATCH } from "../../src/contract/rpc.js";
+import { EAGER_BATCH, MAX_BATCH } from "../../src/contract/rpc.js";
 import { cleanupTempDirs, logSink, writeConfig } from "../helpers.js";
 
 const hosts: Host[] = [];
@@ -65,6 +65,18 @@ describe("RpcClient on a real port", () => {
       { t: "batch", msgs: ["b", "c", "d"].map((method, i) => expect.objectContaining({ t: "call", id: i + 2, method })) },
       { t: "close" },
     ]);
+  });
+
+  it("posts a full batch at once (EAGER_BATCH), so the worker starts while the host still issues calls", async () => {
+    const c = clientOnPort();
+    open.push(c.close);
+    const n = EAGER_BATCH * 2 + 3;
+    for (let i = 0; i < n; i++) void c.client.call("m", [i], 5_000);
+    await until(() => c.received.length === 3);
+    const sizes = c.received.map((m) => (m as { msgs: unknown[] }).msgs.length);
+    expect(sizes).toEqual([EAGER_BATCH, EAGER_BATCH, 3]);
+    const ids = c.received.flatMap((m) => (m as { msgs: { id: number }[] }).msgs.map((x) => x.id));
+    expect(ids).toEqual(Array.from({ length: n }, (_, i) => i + 1));
   });
 
   it("fails only the call whose arguments cannot be cloned; its neighbours still leave", async () => {
