@@ -1,16 +1,18 @@
 /**
- * The host → worker half of batching (issue 12): calls posted in one synchronous turn leave as
- * one message at the next microtask checkpoint: a lone call as it is, several as one
+ * The host → worker half of batching (issue 12): the first call of a synchronous turn leaves at
+ * once; the calls after it in the same turn leave together at the next microtask checkpoint, or
+ * as soon as EAGER_BATCH of them are queued: a lone one as it is, several as one
  * `{ t: "batch", msgs }` (at most MAX_BATCH each). Sixty-four calls issued together then cost
- * one postMessage and one 'message' event in the worker instead of sixty-four; a lone call
- * costs one microtask more.
+ * five postMessages and 'message' events in the worker instead of sixty-four; a lone call costs
+ * one microtask more.
  *
  * Every other message (cancel, close, grant-result) is posted at once, after the calls queued
  * before it: nothing waits behind the queue, and the order on the channel is the order of the
  * posts, as without batching.
  *
- * A call's arguments are serialized at the flush, not inside call(). The guard checked them
- * inside call(); a caller that mutates them later in the same turn sends what it mutated. The
+ * A queued call's arguments are serialized when its batch leaves, not inside call(). The guard
+ * checked them inside call(); a caller that mutates them later in the same turn sends what it
+ * mutated. The
  * host's callers are code in the host's own process (they share its heap), so this is not a
  * boundary; the boundary is worker → host, and every message from the worker is still checked.
  */
@@ -18,8 +20,12 @@ import { EAGER_BATCH, MAX_BATCH, type CallMessage, type HostToWorker } from "../
 
 export class CallOutbox {
   private queue: CallMessage[] = [];
-  private scheduled = false;
-  private readonly flushNow = (): void => this.flush();
+  /** A call left in this turn and a microtask will end the turn: later calls of the turn queue. */
+  private turnOpen = false;
+  private readonly endTurn = (): void => {
+    this.turnOpen = false;
+    this.drain();
+  };
 
   /**
    * `post` throws synchronously when a message cannot be serialized; `unsendable` settles the
@@ -31,18 +37,22 @@ export class CallOutbox {
   ) {}
 
   call(msg: CallMessage): void {
-    this.queue.push(msg);
-    // A full batch leaves at once: the other side starts on it while this one still queues the rest.
-    if (this.queue.length >= EAGER_BATCH) return this.flush();
-    if (!this.scheduled) {
-      this.scheduled = true;
-      queueMicrotask(this.flushNow);
+    if (!this.turnOpen) {
+      // The first call of a turn leaves at once, as without batching: the worker wakes while this
+      // thread finishes its turn, and a lone call costs one microtask more, no latency. The rest
+      // of the turn queues behind it until the checkpoint (or a full batch).
+      this.turnOpen = true;
+      queueMicrotask(this.endTurn);
+      return this.one(msg);
     }
+    this.queue.push(msg);
+    // A full batch leaves at once: the worker starts on it while this thread still queues the rest.
+    if (this.queue.length >= EAGER_BATCH) this.drain();
   }
 
   /** Posts a non-call message now, after the calls queued before it. Throws as `post` does. */
   send(msg: Exclude<HostToWorker, CallMessage>): void {
-    this.flush();
+    this.drain();
     this.post(msg);
   }
 
@@ -59,8 +69,8 @@ export class CallOutbox {
     this.queue = [];
   }
 
-  flush(): void {
-    this.scheduled = false;
+  /** Posts the queued calls: one as it is, several as batches of at most MAX_BATCH. */
+  private drain(): void {
     const msgs = this.queue;
     if (msgs.length === 0) return;
     this.queue = [];

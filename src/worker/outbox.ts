@@ -1,7 +1,7 @@
 /**
- * The worker → host half of batching (issue 12): results settled in one turn leave as one
- * message at the next microtask checkpoint: a lone result as it is, several as one
- * `{ t: "batch", msgs }` (at most MAX_BATCH each). Only results are batched (the host refuses
+ * The worker → host half of batching (issue 12): the first result of a turn leaves at once, the
+ * results after it in the same turn together at the next microtask checkpoint (or every
+ * EAGER_BATCH): a lone one as it is, several as one `{ t: "batch", msgs }` (at most MAX_BATCH). Only results are batched (the host refuses
  * anything else inside a batch); every other message (log, progress, grant-call, lifecycle) is
  * posted at once, after the results queued before it, so the host sees the same order as
  * without batching and a secret still arrives before any line that could carry it.
@@ -17,18 +17,25 @@ export type Post = (msg: WorkerToHost | ResultBatchMessage) => void;
 
 export class ResultOutbox {
   private queue: ResultMessage[] = [];
-  private scheduled = false;
-  private readonly flushNow = (): void => this.flush();
+  /** A result left in this turn and a microtask will end the turn: later results of the turn queue. */
+  private turnOpen = false;
+  private readonly endTurn = (): void => {
+    this.turnOpen = false;
+    this.flush();
+  };
   /** The channel's send for everything the worker posts (a closure: context.ts and the console capture hold it unbound). */
   readonly send = (msg: WorkerToHost): void => {
     if (msg.t === "result") {
-      this.queue.push(msg);
-      // A full batch leaves at once: the other side starts on it while this one still queues the rest.
-      if (this.queue.length >= EAGER_BATCH) return this.flush();
-      if (!this.scheduled) {
-        this.scheduled = true;
-        queueMicrotask(this.flushNow);
+      if (!this.turnOpen) {
+        // The first result of a turn leaves at once, as without batching (the host wakes while
+        // this thread finishes its turn); the rest of the turn queues until the checkpoint.
+        this.turnOpen = true;
+        queueMicrotask(this.endTurn);
+        return this.one(msg);
       }
+      this.queue.push(msg);
+      // A full batch leaves at once: the host settles it while this thread still answers the rest.
+      if (this.queue.length >= EAGER_BATCH) this.flush();
       return;
     }
     this.flush();
@@ -38,8 +45,8 @@ export class ResultOutbox {
   /** `unsendable` is the result to send instead of one that cannot be cloned. */
   constructor(private readonly post: Post, private readonly unsendable: (msg: ResultMessage) => ResultMessage) {}
 
+  /** Posts the queued results now (before any other message, and before the channel ends). */
   flush(): void {
-    this.scheduled = false;
     const msgs = this.queue;
     if (msgs.length === 0) return;
     this.queue = [];

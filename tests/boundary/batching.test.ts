@@ -52,7 +52,7 @@ describe("RpcClient on a real port", () => {
   const open: (() => void)[] = [];
   afterEach(() => open.splice(0).forEach((c) => c()));
 
-  it("sends a lone call as it is, and the calls of one turn as one batch, in order", async () => {
+  it("sends the first call of a turn at once and the rest of the turn as one batch, in order", async () => {
     const c = clientOnPort();
     open.push(c.close);
     void c.client.call("a", [1], 5_000);
@@ -60,9 +60,10 @@ describe("RpcClient on a real port", () => {
     expect(c.received).toEqual([expect.objectContaining({ t: "call", id: 1, method: "a" })]);
     for (const m of ["b", "c", "d"]) void c.client.call(m, [], 5_000);
     c.client.post({ t: "close" });
-    await until(() => c.received.length === 3);
+    await until(() => c.received.length === 4);
     expect(c.received.slice(1)).toEqual([
-      { t: "batch", msgs: ["b", "c", "d"].map((method, i) => expect.objectContaining({ t: "call", id: i + 2, method })) },
+      expect.objectContaining({ t: "call", id: 2, method: "b" }),
+      { t: "batch", msgs: ["c", "d"].map((method, i) => expect.objectContaining({ t: "call", id: i + 3, method })) },
       { t: "close" },
     ]);
   });
@@ -72,10 +73,10 @@ describe("RpcClient on a real port", () => {
     open.push(c.close);
     const n = EAGER_BATCH * 2 + 3;
     for (let i = 0; i < n; i++) void c.client.call("m", [i], 5_000);
-    await until(() => c.received.length === 3);
-    const sizes = c.received.map((m) => (m as { msgs: unknown[] }).msgs.length);
-    expect(sizes).toEqual([EAGER_BATCH, EAGER_BATCH, 3]);
-    const ids = c.received.flatMap((m) => (m as { msgs: { id: number }[] }).msgs.map((x) => x.id));
+    await until(() => c.received.length === 4);
+    const entries = (m: unknown) => ((m as { t: string }).t === "batch" ? (m as { msgs: { id: number }[] }).msgs : [m as { id: number }]);
+    expect(c.received.map((m) => entries(m).length)).toEqual([1, EAGER_BATCH, EAGER_BATCH, 2]);
+    const ids = c.received.flatMap((m) => entries(m).map((x) => x.id));
     expect(ids).toEqual(Array.from({ length: n }, (_, i) => i + 1));
   });
 
@@ -114,12 +115,14 @@ describe("RpcClient on a real port", () => {
   it("sends nothing for calls still queued when every call is rejected", async () => {
     const c = clientOnPort();
     open.push(c.close);
-    const p = c.client.call("a", [], 5_000);
+    const first = c.client.call("a", [], 5_000);
+    const queued = c.client.call("b", [], 5_000);
     c.client.rejectAll(new Error("gone") as never);
-    await expect(p).rejects.toThrow("gone");
+    await expect(first).rejects.toThrow("gone");
+    await expect(queued).rejects.toThrow("gone");
     await tick();
     await tick();
-    expect(c.received).toEqual([]);
+    expect(c.received).toEqual([expect.objectContaining({ t: "call", method: "a" })]);
   });
 });
 
