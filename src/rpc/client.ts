@@ -30,6 +30,8 @@ export const RESOURCE_UPDATE_WINDOW_MS = 1_000;
 
 interface Pending {
   method: string;
+  /** Absolute (Date.now() clock); the deadline wheel reads it from here. */
+  deadline: number;
   timeoutMs: number;
   onProgress?: (update: ProgressUpdate) => void;
   resolve(value: unknown): void;
@@ -84,7 +86,7 @@ export class RpcClient {
   private updates = { windowStart: 0, inWindow: 0, dropped: 0 };
 
   constructor(private readonly transport: RpcTransport, private readonly opts: RpcClientOptions) {
-    this.wheel = new DeadlineWheel((id) => this.expire(id));
+    this.wheel = new DeadlineWheel(this.pending, (id) => this.expire(id));
     this.outbox = new CallOutbox((msg) => transport.post(msg), (msg, err) => this.unsendable(msg, err));
     transport.onMessage((raw: unknown) => {
       if (!isBatch(raw)) return this.receive(raw, false);
@@ -141,8 +143,8 @@ export class RpcClient {
     const id = this.nextId++;
     const deadline = Date.now() + timeoutMs;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, timeoutMs, resolve, reject, onProgress });
-      this.wheel.add(id, deadline);
+      this.pending.set(id, { method, deadline, timeoutMs, resolve, reject, onProgress });
+      this.wheel.add(deadline);
       // Queued: it leaves with the other calls of this turn at the next microtask checkpoint (outbox.ts).
       this.outbox.call({ t: "call", id, method, args, deadline });
     });
@@ -233,7 +235,6 @@ export class RpcClient {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
-    this.wheel.remove(id);
     if (ok) p.resolve(value);
     else p.reject(local ?? fromWire(wire!));
   }

@@ -112,6 +112,21 @@ describe("RpcClient on a real port", () => {
     await expect(calls[1]).rejects.toThrow("done");
   });
 
+  it("expires each call at its own deadline (the wheel reads the pending calls), cancels it in the worker, and leaves a settled one alone", async () => {
+    const c = clientOnPort();
+    open.push(c.close);
+    const late = c.client.call("late", [], 400);
+    const early = c.client.call("early", [], 60);
+    const answered = c.client.call("answered", [], 60);
+    c.worker.postMessage({ t: "result", id: 3, ok: true, value: "yes" });
+    await expect(answered).resolves.toBe("yes");
+    await expect(early).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", data: { method: "early" } });
+    expect(c.client.inflight).toBe(1);
+    await expect(late).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", data: { method: "late" } });
+    await until(() => c.received.filter((m) => (m as { t: string }).t === "cancel").length === 2);
+    expect(c.received.filter((m) => (m as { t: string }).t === "cancel").map((m) => (m as { id: number }).id)).toEqual([2, 1]);
+  });
+
   it("sends nothing for calls still queued when every call is rejected", async () => {
     const c = clientOnPort();
     open.push(c.close);
