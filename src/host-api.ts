@@ -250,24 +250,34 @@ export class Host {
     return this.registry;
   }
 
-  /** Internal: used by the health pass and by grants (plugin → host calls). */
-  async invoke(entry: InstanceEntry, method: string, args: unknown[], opts: CallOptions = {}, hostMeta?: HostMeta): Promise<unknown> {
-    if (!entry.worker || !entry.target || !entry.planned) {
-      throw pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${entry.id} is ${entry.state}${entry.error ? ` (${entry.error.message})` : ""}.`, { instance: entry.id, state: entry.state });
-    }
-    const sent = checkCall(entry.target, method, args, hostMeta);
-    const timeoutMs = opts.timeoutMs ?? contractTimeout(entry.target, method, sent) ?? entry.planned.timeoutMs;
-    // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
-    const learning = entry.target.kind === "mcp" && method === "call" && !knowsTools(entry.target) ? this.learnTools(entry, timeoutMs) : null;
-    if (entry.target.kind !== "agent" || method !== "deliver") {
-      const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
-      const result = await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress));
-      if (learning) await learning;
-      return checkResult(entry.target, method, sent, result);
-    }
-    // Every delivery that crossed is recorded, acknowledged or not.
+  /**
+   * Internal: used by the health pass and by grants (plugin → host calls). Never throws: every
+   * failure is a rejection. Not an async function: the common call is one chain of `then`s on the
+   * worker's promise (no async frame and no await ticks of its own), which is every call's path.
+   */
+  invoke(entry: InstanceEntry, method: string, args: unknown[], opts: CallOptions = {}, hostMeta?: HostMeta): Promise<unknown> {
     try {
-      const receipt = checkResult(entry.target, method, sent, await watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs)));
+      if (!entry.worker || !entry.target || !entry.planned) {
+        throw pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${entry.id} is ${entry.state}${entry.error ? ` (${entry.error.message})` : ""}.`, { instance: entry.id, state: entry.state });
+      }
+      const target = entry.target;
+      const sent = checkCall(target, method, args, hostMeta);
+      const timeoutMs = opts.timeoutMs ?? contractTimeout(target, method, sent) ?? entry.planned.timeoutMs;
+      // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
+      const learning = target.kind === "mcp" && method === "call" && !knowsTools(target) ? this.learnTools(entry, timeoutMs) : null;
+      if (target.kind === "agent" && method === "deliver") return this.deliver(entry, sent, timeoutMs);
+      const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
+      return watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress)).then((result) =>
+        learning ? learning.then(() => checkResult(target, method, sent, result)) : checkResult(target, method, sent, result));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** An agent delivery: every delivery that crossed is recorded, acknowledged or not. */
+  private async deliver(entry: InstanceEntry, sent: unknown[], timeoutMs: number): Promise<unknown> {
+    try {
+      const receipt = checkResult(entry.target!, "deliver", sent, await watchSubstrate(entry, entry.worker!.call("deliver", sent, timeoutMs)));
       this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
       return receipt;
     } catch (err) {

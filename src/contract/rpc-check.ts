@@ -6,7 +6,7 @@
  * the instance; the returned string says why, for the log line.
  */
 import type { WireError } from "../errors.js";
-import { MAX_RESOURCE_URI_CHARS, type WorkerToHost } from "./rpc.js";
+import { MAX_BATCH, MAX_RESOURCE_URI_CHARS, type WorkerToHost } from "./rpc.js";
 
 const LOG_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 
@@ -78,9 +78,39 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       if (typeof m.uri !== "string" || m.uri.length === 0) return bad("a resource-updated message without a uri string");
       if (m.uri.length > MAX_RESOURCE_URI_CHARS) return bad(`a resource-updated message whose uri has ${m.uri.length} characters (at most ${MAX_RESOURCE_URI_CHARS})`);
       return { ok: true, msg: m as unknown as WorkerToHost };
+    // A batch is unwrapped by the receiver (checkBatch) before its entries come here: one inside another is refused.
+    case "batch":
+      return bad("a batch inside a batch");
     default:
       return bad(`a message of unknown type ${JSON.stringify(String(m.t)).slice(0, 40)}`);
   }
+}
+
+/** A raw message that claims to be a batch (issue 12); checkBatch says whether it is one. */
+export function isBatch(raw: unknown): raw is { t: "batch"; msgs: unknown } {
+  return isRecord(raw) && raw.t === "batch";
+}
+
+export type CheckedBatch = { ok: true; msgs: unknown[] } | { ok: false; why: string };
+
+/**
+ * The envelope of a worker's batch: a list of at most MAX_BATCH entries, or malformed as a
+ * whole. Its entries are still raw: each goes through checkBatchEntry, one by one.
+ */
+export function checkBatch(raw: { t: "batch"; msgs: unknown }): CheckedBatch {
+  const { msgs } = raw;
+  if (!Array.isArray(msgs)) return { ok: false, why: `a batch whose msgs is ${msgs === null ? "null" : `of type ${typeof msgs}`}, not a list` };
+  if (msgs.length > MAX_BATCH) return { ok: false, why: `a batch of ${msgs.length} entries (at most ${MAX_BATCH})` };
+  if (msgs.length === 0) return { ok: false, why: "an empty batch" };
+  return { ok: true, msgs };
+}
+
+/** One entry of a batch: checked as a lone message, and only results may be batched. */
+export function checkBatchEntry(raw: unknown): CheckedMessage {
+  const checked = checkWorkerMessage(raw);
+  if (!checked.ok) return { ok: false, why: `a batch entry: ${checked.why}` };
+  if (checked.msg.t !== "result") return { ok: false, why: `a batch entry of type "${checked.msg.t}" (only results may be batched)` };
+  return checked;
 }
 
 export type ResultCheck = { ok: true; value: unknown } | { ok: false; code: "PB_ERR_CONTRACT_CYCLIC" | "PB_ERR_CONTRACT_BIGINT"; why: string };
@@ -109,6 +139,9 @@ export function checkResultValue(value: unknown, shared: boolean): ResultCheck {
     const top = privateCopy(value);
     if (top !== undefined) return { ok: true, value: top };
   }
+  // The common result: one plain object or array of primitives. Nothing in it can be a BigInt,
+  // a cycle or shared memory once each value is a primitive other than a BigInt: answered without the walk.
+  if (flatOfPrimitives(value)) return { ok: true, value };
   const onPath = new Set<object>();
   const done = new Set<object>();
   const stack: Frame[] = [];
@@ -154,6 +187,27 @@ function frameOf(o: object): Frame {
   if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || o instanceof Date || o instanceof RegExp) return { o, keys: [], i: 0, get: () => undefined, set: () => undefined };
   const rec = o as Record<string, unknown>;
   return { o, keys: Object.keys(rec), i: 0, get: (k) => rec[k as string], set: (k, v) => (rec[k as string] = v) };
+}
+
+/**
+ * A plain object (Object.prototype) or an array whose values, by the same keys the walk reads
+ * (Object.keys, array indices), are all primitives and none a BigInt. Anything else (Map, Set,
+ * a view, a nested object) takes the walk.
+ */
+function flatOfPrimitives(o: object): boolean {
+  if (Array.isArray(o)) {
+    for (let i = 0; i < o.length; i++) if (!isLeaf(o[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(o) !== Object.prototype) return false;
+  const rec = o as Record<string, unknown>;
+  const keys = Object.keys(rec);
+  for (let i = 0; i < keys.length; i++) if (!isLeaf(rec[keys[i]])) return false;
+  return true;
+}
+
+function isLeaf(v: unknown): boolean {
+  return v === null || (typeof v !== "object" && typeof v !== "bigint");
 }
 
 function isObject(v: unknown): v is object {

@@ -84,7 +84,32 @@ export interface GrantResultMessage {
   error?: WireError;
 }
 
-export type HostToWorker = CallMessage | CancelMessage | CloseMessage | GrantResultMessage;
+/**
+ * Several calls posted in one tick, as one message (issue 12): one postMessage and one
+ * 'message' event each way instead of one per call. Only calls are batched; every other
+ * message first flushes the calls queued before it, so the order on the channel is unchanged.
+ */
+export interface CallBatchMessage {
+  t: "batch";
+  msgs: CallMessage[];
+}
+
+/**
+ * The most entries one batch may hold, either way. A sender splits a longer queue into several
+ * batches; the host treats a worker's batch above it as malformed as a whole (one bounded check
+ * before it reads an entry).
+ */
+export const MAX_BATCH = 1_024;
+
+/**
+ * A sender posts its queue as soon as it holds this many messages, without waiting for the end
+ * of the turn: the two sides then overlap (the worker runs the first calls while the host still
+ * issues the rest) instead of taking turns with one big batch each. A policy both senders share,
+ * not a rule the receiver checks.
+ */
+export const EAGER_BATCH = 16;
+
+export type HostToWorker = CallMessage | CancelMessage | CloseMessage | GrantResultMessage | CallBatchMessage;
 
 // --- worker → host ---
 
@@ -117,6 +142,19 @@ export interface ResultMessage {
   ok: boolean;
   value?: unknown;
   error?: WireError;
+}
+
+/**
+ * Results settled in one tick, as one message (issue 12). Only `result` entries may be batched:
+ * they are the one hot message of every call. Logs, progress, grant calls and lifecycle messages
+ * are never batched; each first flushes the results queued before it (the order on the channel
+ * is unchanged). The host checks every entry as it checks a lone message; a bad entry is dropped
+ * and counted as one malformed message, a batch that is not a list of at most MAX_BATCH entries
+ * is malformed as a whole.
+ */
+export interface ResultBatchMessage {
+  t: "batch";
+  msgs: ResultMessage[];
 }
 
 export interface LogMessage {

@@ -6,9 +6,10 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
-import type { HostToWorker, WorkerToHost } from "../contract/rpc.js";
-import { checkResultValue, checkWorkerMessage, isWireError } from "../contract/rpc-check.js";
+import type { CallMessage, HostToWorker, WorkerToHost } from "../contract/rpc.js";
+import { checkBatch, checkBatchEntry, checkResultValue, checkWorkerMessage, isBatch, isWireError } from "../contract/rpc-check.js";
 import { DeadlineWheel } from "./deadlines.js";
+import { CallOutbox } from "./outbox.js";
 
 /** One progress report of a call in flight (already checked: finite numbers, bounded text). */
 export interface ProgressUpdate {
@@ -29,6 +30,8 @@ export const RESOURCE_UPDATE_WINDOW_MS = 1_000;
 
 interface Pending {
   method: string;
+  /** Absolute (Date.now() clock); the deadline wheel reads it from here. */
+  deadline: number;
   timeoutMs: number;
   onProgress?: (update: ProgressUpdate) => void;
   resolve(value: unknown): void;
@@ -76,37 +79,59 @@ export class RpcClient {
   /** Calls the host gave up on, still waiting for the plugin to notice its cancellation. */
   private readonly cancelled = new Map<number, NodeJS.Timeout>();
   private nextId = 1;
+  private readonly outbox: CallOutbox;
   private closedError: PatchbayError | null = null;
   /** Resource updates dropped by the rate cap, over this channel's life. */
   droppedUpdates = 0;
   private updates = { windowStart: 0, inWindow: 0, dropped: 0 };
 
   constructor(private readonly transport: RpcTransport, private readonly opts: RpcClientOptions) {
-    this.wheel = new DeadlineWheel((id) => this.expire(id));
+    this.wheel = new DeadlineWheel(this.pending, (id) => this.expire(id));
+    this.outbox = new CallOutbox((msg) => transport.post(msg), (msg, err) => this.unsendable(msg, err));
     transport.onMessage((raw: unknown) => {
-      // Nothing a worker sends may throw in the host: check first, and catch what handling throws.
-      try {
-        const checked = checkWorkerMessage(raw);
-        if (!checked.ok) return opts.onMalformed(checked.why);
-        const msg = checked.msg;
-        if (msg.t === "progress") return this.progress(msg);
-        if (msg.t === "resource-updated") return this.resourceUpdated(msg);
-        if (msg.t !== "result") return opts.onMessage(msg);
-        if (msg.ok) {
-          const checked = checkResultValue(msg.value, transport.sharedMemory === true);
-          if (checked.ok) return this.settle(msg.id, true, checked.value);
-          const method = this.pending.get(msg.id)?.method ?? "a method";
-          return this.settle(msg.id, false, undefined, undefined, pbError(checked.code, `${opts.instance}.${method}(): the result ${checked.why}, which JSON cannot carry.`, { instance: opts.instance, method }));
-        }
-        if (isWireError(msg.error)) return this.settle(msg.id, false, undefined, msg.error);
-        // The call still settles (never a hang), as the plugin breaking its contract.
-        opts.onMalformed(`a failed result for call ${msg.id} without a valid error`);
-        this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_VIOLATION", `${opts.instance}: the plugin sent a failed result without a valid error.`, { instance: opts.instance }));
-      } catch (err) {
-        opts.onMalformed(`handling its message threw: ${(err as Error)?.message ?? String(err)}`);
-      }
+      if (!isBatch(raw)) return this.receive(raw, false);
+      // A batch (issue 12): its envelope first, then each entry exactly as a lone message would be.
+      const batch = checkBatch(raw);
+      if (!batch.ok) return this.malformed(batch.why);
+      const { msgs } = batch;
+      for (let i = 0; i < msgs.length; i++) this.receive(msgs[i], true);
     });
     transport.onClose(() => opts.onClose());
+  }
+
+  /** One raw message, or one raw entry of a batch (which may only be a result). */
+  private receive(raw: unknown, inBatch: boolean): void {
+    const { opts, transport } = this;
+    // Nothing a worker sends may throw in the host: check first, and catch what handling throws.
+    try {
+      const checked = inBatch ? checkBatchEntry(raw) : checkWorkerMessage(raw);
+      if (!checked.ok) return opts.onMalformed(checked.why);
+      const msg = checked.msg;
+      if (msg.t === "progress") return this.progress(msg);
+      if (msg.t === "resource-updated") return this.resourceUpdated(msg);
+      if (msg.t !== "result") return opts.onMessage(msg);
+      if (msg.ok) {
+        const checked = checkResultValue(msg.value, transport.sharedMemory === true);
+        if (checked.ok) return this.settle(msg.id, true, checked.value);
+        const method = this.pending.get(msg.id)?.method ?? "a method";
+        return this.settle(msg.id, false, undefined, undefined, pbError(checked.code, `${opts.instance}.${method}(): the result ${checked.why}, which JSON cannot carry.`, { instance: opts.instance, method }));
+      }
+      if (isWireError(msg.error)) return this.settle(msg.id, false, undefined, msg.error);
+      // The call still settles (never a hang), as the plugin breaking its contract.
+      opts.onMalformed(`a failed result for call ${msg.id} without a valid error`);
+      this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_VIOLATION", `${opts.instance}: the plugin sent a failed result without a valid error.`, { instance: opts.instance }));
+    } catch (err) {
+      this.malformed(`handling its message threw: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /** onMalformed is the host's own code, but a batch loop must not be cut short by it either. */
+  private malformed(why: string): void {
+    try {
+      this.opts.onMalformed(why);
+    } catch {
+      // Counting a malformed message failed: nothing more to do for it.
+    }
   }
 
   get inflight(): number {
@@ -118,25 +143,32 @@ export class RpcClient {
     const id = this.nextId++;
     const deadline = Date.now() + timeoutMs;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, timeoutMs, resolve, reject, onProgress });
-      this.wheel.add(id, deadline);
-      this.post({ t: "call", id, method, args, deadline });
+      this.pending.set(id, { method, deadline, timeoutMs, resolve, reject, onProgress });
+      this.wheel.add(deadline);
+      // Queued: it leaves with the other calls of this turn at the next microtask checkpoint (outbox.ts).
+      this.outbox.call({ t: "call", id, method, args, deadline });
     });
   }
 
+  /** A message to the worker: a call is queued for the turn's batch; any other leaves now, after the calls queued before it. */
   post(msg: HostToWorker): void {
+    if (msg.t === "call") return this.outbox.call(msg);
     try {
-      this.transport.post(msg);
-    } catch (err) {
-      if (msg.t === "call") {
-        this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_ARGS", `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ${(err as Error).message}`, { instance: this.opts.instance, method: msg.method }));
-      }
+      this.outbox.send(msg as Exclude<HostToWorker, CallMessage>);
+    } catch {
+      // A grant result that cannot be cloned: the grant path sends plain data (checked results); nothing else can fail here.
     }
+  }
+
+  /** A call whose arguments structured clone cannot carry fails alone, as it did when post threw inside call(). */
+  private unsendable(msg: CallMessage, err: unknown): void {
+    this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_ARGS", `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ${(err as Error)?.message ?? String(err)}`, { instance: this.opts.instance, method: msg.method }));
   }
 
   /** Rejects every pending call with `err` and refuses new ones. */
   rejectAll(err: PatchbayError): void {
     this.closedError ??= err;
+    this.outbox.clear();
     this.wheel.clear();
     for (const t of this.cancelled.values()) clearTimeout(t);
     this.cancelled.clear();
@@ -182,6 +214,8 @@ export class RpcClient {
     if (!p) return;
     this.pending.delete(id);
     p.reject(pbError("PB_ERR_CALL_TIMEOUT", `${this.opts.instance}.${p.method}() did not finish within ${p.timeoutMs} ms.`, { instance: this.opts.instance, method: p.method, timeout_ms: p.timeoutMs }));
+    // Still queued (it never reached the worker): nothing to cancel there, nothing to wait for.
+    if (this.outbox.drop(id)) return;
     this.post({ t: "cancel", id, reason: `deadline of ${p.timeoutMs} ms passed` });
     const grace = setTimeout(() => {
       if (this.cancelled.delete(id)) this.opts.onStuck(p.method);
@@ -201,7 +235,6 @@ export class RpcClient {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
-    this.wheel.remove(id);
     if (ok) p.resolve(value);
     else p.reject(local ?? fromWire(wire!));
   }

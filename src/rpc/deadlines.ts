@@ -1,29 +1,25 @@
 /**
  * One timer for every pending call of a connection, armed at the earliest deadline, instead of
- * a timer per call: calls are frequent, expiries are rare.
+ * a timer per call: calls are frequent, expiries are rare. The deadlines themselves live with
+ * the pending calls (the client's map): the wheel keeps no copy, so a call costs no map entry
+ * here, and a settled call is simply gone from what the wheel scans when it fires.
  */
 export class DeadlineWheel {
-  private readonly deadlines = new Map<number, number>();
   private timer: NodeJS.Timeout | null = null;
   private armedFor = Infinity;
 
-  constructor(private readonly onExpire: (id: number) => void) {}
+  /** `pending` is the live map of pending calls, by id; the wheel only reads it. */
+  constructor(
+    private readonly pending: ReadonlyMap<number, { readonly deadline: number }>,
+    private readonly onExpire: (id: number) => void,
+  ) {}
 
-  add(id: number, deadline: number): void {
-    this.deadlines.set(id, deadline);
+  /** A call with this deadline became pending (it must already be in `pending`). */
+  add(deadline: number): void {
     if (deadline < this.armedFor) this.arm(deadline);
   }
 
-  /**
-   * Removal is lazy: the timer stays armed and finds nothing to expire. Re-arming a timer on
-   * every call of a sequential stream cost more than the rest of the host's bookkeeping.
-   */
-  remove(id: number): void {
-    this.deadlines.delete(id);
-  }
-
   clear(): void {
-    this.deadlines.clear();
     this.disarm();
   }
 
@@ -40,17 +36,22 @@ export class DeadlineWheel {
     this.armedFor = Infinity;
   }
 
+  /**
+   * Expires what is due and re-arms for the earliest deadline left. Settling is lazy: the timer
+   * stays armed and finds nothing to expire (re-arming on every call of a sequential stream cost
+   * more than the rest of the host's bookkeeping).
+   */
   private fire(): void {
     this.timer = null;
     this.armedFor = Infinity;
     const now = Date.now();
+    const due: number[] = [];
     let next = Infinity;
-    for (const [id, deadline] of [...this.deadlines]) {
-      if (deadline <= now) {
-        this.deadlines.delete(id);
-        this.onExpire(id);
-      } else if (deadline < next) next = deadline;
+    for (const [id, p] of this.pending) {
+      if (p.deadline <= now) due.push(id);
+      else if (p.deadline < next) next = p.deadline;
     }
-    if (next !== Infinity) this.arm(next);
+    for (const id of due) this.onExpire(id);
+    if (next !== Infinity && next < this.armedFor) this.arm(next);
   }
 }

@@ -7,15 +7,17 @@
 import { isMainThread, type MessagePort } from "node:worker_threads";
 import type { ServeTask, WorkerToHost } from "../contract/rpc.js";
 import { serve as serveOn } from "./serve.js";
+import { ResultOutbox, unsendableResult } from "./outbox.js";
 
 export default async function serve(task: ServeTask): Promise<void> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
   const { port, ...rest } = task;
+  const out = new ResultOutbox((msg) => port.postMessage(msg), unsendableResult(rest.instance));
   await serveOn(rest, {
-    send: (msg: WorkerToHost) => port.postMessage(msg),
+    send: out.send,
     onMessage: (fn) => port.on("message", fn),
-    end(last) {
-      port.postMessage(last);
+    end(last: WorkerToHost) {
+      out.send(last);
       port.close();
     },
   });

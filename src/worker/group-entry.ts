@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { isMainThread, parentPort, type MessagePort } from "node:worker_threads";
 import type { InstanceTask, WorkerToHost } from "../contract/rpc.js";
 import { serve } from "./serve.js";
+import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { captureConsole } from "./context.js";
 
 if (isMainThread || !parentPort) throw new Error("worker/group-entry must run inside a worker thread");
@@ -22,7 +23,8 @@ process.on("uncaughtExceptionMonitor", (err: unknown) => {
 host.on("message", (msg: { t?: unknown; task?: InstanceTask; port?: MessagePort }) => {
   if (msg?.t !== "attach" || !msg.task || !msg.port) return;
   const { task, port } = msg;
-  const send = (m: WorkerToHost) => port.postMessage(m);
+  // Each instance batches its own results on its own port; console lines go through the same send, in order.
+  const send = new ResultOutbox((m) => port.postMessage(m), unsendableResult(task.instance)).send;
   const me = { instance: task.instance, send };
   void current.run(me, () => serve(task, {
     send,
@@ -30,7 +32,7 @@ host.on("message", (msg: { t?: unknown; task?: InstanceTask; port?: MessagePort 
     // so timers and promises the plugin starts there carry its name too.
     onMessage: (fn) => port.on("message", (m) => current.run(me, fn, m)),
     end(last) {
-      port.postMessage(last);
+      send(last);
       port.close();
     },
   }));

@@ -16,11 +16,15 @@ const CLOSE_GRACE_MS = 2_000;
 
 /** The worker's end of its channel to the host. */
 export interface WorkerChannel {
-  /** Called unbound (a closure). Throws synchronously when `msg` cannot be serialized (structured clone rules on both runtimes). */
+  /**
+   * Called unbound (a closure). Throws synchronously when `msg` cannot be serialized (structured
+   * clone rules on both runtimes); the entries pass a ResultOutbox's send, which queues results
+   * for one batch per turn and posts everything else at once.
+   */
   send(msg: WorkerToHost): void;
   onMessage(fn: (msg: HostToWorker) => void): void;
   /**
-   * Sends `last`, then ends the channel: a thread closes its port (tinypool tears the thread
+   * Sends `last` (after any queued results), then ends the channel: a thread closes its port (tinypool tears the thread
    * down); a child process exits once `last` has been flushed to the host.
    */
   end(last: WorkerToHost): void;
@@ -38,7 +42,16 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
 
+  // Calls posted in one turn arrive as one batch (rpc/outbox.ts): each is handled as if it came alone.
   channel.onMessage((msg: HostToWorker) => {
+    if (msg.t === "batch") {
+      for (const m of msg.msgs) receive(m);
+      return;
+    }
+    receive(msg);
+  });
+
+  function receive(msg: HostToWorker): void {
     switch (msg.t) {
       case "call":
         void handleCall(msg);
@@ -53,7 +66,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
         void close();
         break;
     }
-  });
+  }
 
   async function handleCall(msg: CallMessage): Promise<void> {
     const scope = new CallScope(msg.deadline, msg.id);
@@ -70,6 +83,8 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
     }
   }
 
+  // The entries' channels queue results for one batch per turn (outbox.ts), so a result that
+  // cannot be cloned fails there, and is replaced there; this catch is for a channel that posts at once.
   function reply(id: number, ok: boolean, value?: unknown, error?: WireError): void {
     try {
       send(ok ? { t: "result", id, ok, value } : { t: "result", id, ok, error });

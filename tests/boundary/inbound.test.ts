@@ -55,6 +55,15 @@ describe("checkResultValue", () => {
     expect(checkResultValue({ a: shared, b: shared }, false)).toMatchObject({ ok: true });
   });
 
+  it("answers a flat result of primitives at once, and still finds a BigInt or shared memory at its top level", () => {
+    expect(checkResultValue({ a: 1, b: "x", c: null, d: undefined, e: true }, true)).toEqual({ ok: true, value: { a: 1, b: "x", c: null, d: undefined, e: true } });
+    expect(checkResultValue([1, "x"], true)).toEqual({ ok: true, value: [1, "x"] });
+    expect(checkResultValue({ a: 1, big: 2n }, false)).toMatchObject({ ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: expect.stringContaining("/big") });
+    expect(checkResultValue([1, 2n], true)).toMatchObject({ ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: expect.stringContaining("/1") });
+    const r = checkResultValue([new Uint8Array(new SharedArrayBuffer(1))], true) as { ok: true; value: Uint8Array[] };
+    expect(r.value[0].buffer).toBeInstanceOf(ArrayBuffer);
+  });
+
   it("walks 100,000-deep nesting without overflowing the stack", () => {
     let v: unknown = 1n;
     for (let i = 0; i < 100_000; i++) v = [v];
