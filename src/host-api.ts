@@ -120,7 +120,11 @@ export class Host {
     return this.proxy("adapters", name);
   }
 
-  /** Calls `method` on instance "section/name" through the guard. */
+  /**
+   * Calls `method` on instance "section/name" through the guard. The arguments are read when
+   * the call leaves for the worker: at once for the first call of a turn, with the rest of the
+   * turn's calls at its end otherwise (rpc/outbox.ts); do not change them before the turn ends.
+   */
   call(id: string, method: string, args: unknown[] = [], opts: CallOptions = {}): Promise<unknown> {
     let entry: InstanceEntry;
     let pending: Promise<unknown>;
