@@ -59,6 +59,7 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_CONTRACT_VIOLATION: entry("the plugin returned a result that breaks its contract", "Fix the plugin so its result matches the contract named in the message.", EXIT.UNHEALTHY),
   PB_ERR_NAME_INVALID: entry("the name is not allowed", "Use a name of letters, digits, '.', '_' and '-', without path separators, '..' or control characters.", EXIT.UNHEALTHY),
   PB_ERR_CALL_TIMEOUT: entry("the call did not finish before its deadline", "Raise timeout_ms for the instance, or make the substrate answer faster.", EXIT.UNHEALTHY, true),
+  PB_ERR_CALL_CANCELLED: entry("the caller withdrew the call before it finished", "Nothing to fix: the caller's AbortSignal aborted (a gateway client cancelled or went away); the plugin was told to stop.", EXIT.UNHEALTHY),
   PB_ERR_PLUGIN_THREW: entry("the plugin's method threw an error (a bug in the plugin, or an error it did not classify)", "Read the plugin's message (run with --verbose for its stack, in its own source); a plugin signals a down substrate with unavailable() from patchbay/plugin.", EXIT.UNHEALTHY),
   PB_ERR_NOT_IMPLEMENTED: entry("the plugin does not implement this method", "Use another connector for this method, or implement it in the plugin.", EXIT.UNHEALTHY),
   PB_ERR_TOOL_ERROR: entry("the MCP tool reported an error", "Read the tool's message and fix the arguments or the server.", EXIT.UNHEALTHY),

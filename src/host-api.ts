@@ -29,6 +29,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Progress of this call as the plugin reports it (mcp: the server's notifications/progress); text is scrubbed. */
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * Withdraws the call when it aborts: it rejects with PB_ERR_CALL_CANCELLED and the plugin's
+   * ctx.signal aborts (mcp-remote then sends notifications/cancelled upstream).
+   */
+  signal?: AbortSignal;
 }
 
 /** A subscribed MCP resource changed (host.onResourceUpdated). */
@@ -269,9 +274,9 @@ export class Host {
       const timeoutMs = opts.timeoutMs ?? contractTimeout(target, method, sent) ?? entry.planned.timeoutMs;
       // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
       const learning = target.kind === "mcp" && method === "call" && !knowsTools(target) ? this.learnTools(entry, timeoutMs) : null;
-      if (target.kind === "agent" && method === "deliver") return this.deliver(entry, sent, timeoutMs);
+      if (target.kind === "agent" && method === "deliver") return this.deliver(entry, sent, timeoutMs, opts.signal);
       const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
-      return watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress)).then((result) =>
+      return watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress, opts.signal)).then((result) =>
         learning ? learning.then(() => checkResult(target, method, sent, result)) : checkResult(target, method, sent, result));
     } catch (err) {
       return Promise.reject(err);
@@ -279,9 +284,9 @@ export class Host {
   }
 
   /** An agent delivery: every delivery that crossed is recorded, acknowledged or not. */
-  private async deliver(entry: InstanceEntry, sent: unknown[], timeoutMs: number): Promise<unknown> {
+  private async deliver(entry: InstanceEntry, sent: unknown[], timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
     try {
-      const receipt = checkResult(entry.target!, "deliver", sent, await watchSubstrate(entry, entry.worker!.call("deliver", sent, timeoutMs)));
+      const receipt = checkResult(entry.target!, "deliver", sent, await watchSubstrate(entry, entry.worker!.call("deliver", sent, timeoutMs, undefined, signal)));
       this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
       return receipt;
     } catch (err) {

@@ -119,7 +119,8 @@ export class Gateway {
       const onProgress = token === undefined ? undefined : (u: ProgressUpdate) => {
         void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...u } }).catch(() => undefined);
       };
-      return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress);
+      // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
+      return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal);
     });
     const p = this.catalog.passthrough;
     if (p.resources.length > 0 || p.prompts.length > 0) {
@@ -135,7 +136,7 @@ export class Gateway {
     return server;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<CallToolResult> {
     const entry = this.catalog.tools.get(name);
     if (!entry) {
       return toolError(pbError("PB_ERR_GATEWAY_TOOL_UNKNOWN", `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`, { tool: clip(name) }));
@@ -150,8 +151,8 @@ export class Gateway {
     const started = performance.now();
     try {
       const result = entry.kind === "mcp"
-        ? await this.host.call(route.instance, "call", [route.target, args], { onProgress })
-        : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), { onProgress });
+        ? await this.host.call(route.instance, "call", [route.target, args], { onProgress, signal })
+        : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), { onProgress, signal });
       this.stats.record(route.instance, performance.now() - started, true);
       // An MCP tool result passes through unchanged; anything else (another kind's return value,
       // or an mcp plugin that answers plain JSON) becomes its JSON as text.

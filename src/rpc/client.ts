@@ -138,12 +138,21 @@ export class RpcClient {
     return this.pending.size;
   }
 
-  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void): Promise<unknown> {
+  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<unknown> {
     if (this.closedError) return Promise.reject(this.closedError);
+    if (signal?.aborted) return Promise.reject(this.cancelledError(method));
     const id = this.nextId++;
     const deadline = Date.now() + timeoutMs;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, deadline, timeoutMs, resolve, reject, onProgress });
+      const p: Pending = { method, deadline, timeoutMs, resolve, reject, onProgress };
+      if (signal) {
+        // The caller withdraws the call: the same path as a deadline, with the caller's code (the listener goes with the call).
+        const onAbort = (): void => this.abandon(id, this.cancelledError(method), "the caller cancelled it", false);
+        signal.addEventListener("abort", onAbort, { once: true });
+        p.resolve = (v) => (signal.removeEventListener("abort", onAbort), resolve(v));
+        p.reject = (e) => (signal.removeEventListener("abort", onAbort), reject(e));
+      }
+      this.pending.set(id, p);
       this.wheel.add(deadline);
       // Queued: it leaves with the other calls of this turn at the next microtask checkpoint (outbox.ts).
       this.outbox.call({ t: "call", id, method, args, deadline });
@@ -212,11 +221,27 @@ export class RpcClient {
   private expire(id: number): void {
     const p = this.pending.get(id);
     if (!p) return;
+    this.abandon(id, pbError("PB_ERR_CALL_TIMEOUT", `${this.opts.instance}.${p.method}() did not finish within ${p.timeoutMs} ms.`, { instance: this.opts.instance, method: p.method, timeout_ms: p.timeoutMs }), `deadline of ${p.timeoutMs} ms passed`);
+  }
+
+  private cancelledError(method: string): PatchbayError {
+    return pbError("PB_ERR_CALL_CANCELLED", `${this.opts.instance}.${method}() was cancelled by its caller.`, { instance: this.opts.instance, method });
+  }
+
+  /**
+   * The host gives up on a call (deadline, or the caller's signal): it fails now, and the worker
+   * is told to stop it. Only a deadline makes a call that then runs on past the grace period
+   * count as stuck (a restart): a caller cancelling must never be a way to restart a worker.
+   */
+  private abandon(id: number, err: PatchbayError, reason: string, watchStuck = true): void {
+    const p = this.pending.get(id);
+    if (!p) return;
     this.pending.delete(id);
-    p.reject(pbError("PB_ERR_CALL_TIMEOUT", `${this.opts.instance}.${p.method}() did not finish within ${p.timeoutMs} ms.`, { instance: this.opts.instance, method: p.method, timeout_ms: p.timeoutMs }));
+    p.reject(err);
     // Still queued (it never reached the worker): nothing to cancel there, nothing to wait for.
     if (this.outbox.drop(id)) return;
-    this.post({ t: "cancel", id, reason: `deadline of ${p.timeoutMs} ms passed` });
+    this.post({ t: "cancel", id, reason });
+    if (!watchStuck) return;
     const grace = setTimeout(() => {
       if (this.cancelled.delete(id)) this.opts.onStuck(p.method);
     }, this.opts.graceMs);

@@ -84,13 +84,13 @@ export class InstanceWorker {
     return this.ready;
   }
 
-  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void): Promise<unknown> {
+  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<unknown> {
     // The hot path: a ready worker's call goes straight to its client, with no promise of ours.
-    if (this.state === "ready" && this.client) return this.client.call(method, args, timeoutMs, onProgress);
-    return this.callWhenReady(method, args, timeoutMs, onProgress);
+    if (this.state === "ready" && this.client) return this.client.call(method, args, timeoutMs, onProgress, signal);
+    return this.callWhenReady(method, args, timeoutMs, onProgress, signal);
   }
 
-  private async callWhenReady(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void): Promise<unknown> {
+  private async callWhenReady(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
     if (this.state === "restarting" || this.state === "starting") {
       await withDeadline(this.ready!, deadline, () => this.timeoutError(method, timeoutMs)).catch((err) => {
@@ -98,7 +98,7 @@ export class InstanceWorker {
       });
     }
     if (this.state !== "ready" || !this.client) throw this.unavailableError();
-    return this.client.call(method, args, Math.max(1, deadline - Date.now()), onProgress);
+    return this.client.call(method, args, Math.max(1, deadline - Date.now()), onProgress, signal);
   }
 
   async stop(): Promise<void> {

@@ -46,6 +46,20 @@ const alive = (pid: number) => {
 };
 
 describe("mcp-remote failure handling", () => {
+  it("a call its caller withdraws (an AbortSignal) is PB_ERR_CALL_CANCELLED, the server is sent notifications/cancelled, and the worker is not restarted", async () => {
+    const cancelFile = join(dir, "withdrawn.txt");
+    const t = await hostile("withdrawn", { CANCEL_FILE: cancelFile });
+    const caller = new AbortController();
+    const call = t.host.call("mcpConnectors/withdrawn", "call", ["slow", { ms: 30_000 }], { signal: caller.signal });
+    setTimeout(() => caller.abort(), 300);
+    await expect(call).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED", message: expect.stringContaining("mcpConnectors/withdrawn") });
+    await until(() => existsSync(cancelFile), "the server to record the cancellation");
+    // Already aborted: refused before anything crosses.
+    await expect(t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}], { signal: caller.signal })).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED" });
+    await expect(t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}])).resolves.toMatchObject({ content: [{ text: "ok" }] });
+    expect(t.host.liveStatus().find((i) => i.id === "mcpConnectors/withdrawn")?.restarts).toBe(0);
+  });
+
   it("a call that runs out of time is PB_ERR_CALL_TIMEOUT, and the server is sent notifications/cancelled", async () => {
     const cancelFile = join(dir, "cancelled.txt");
     const t = await hostile("slowpoke", { CANCEL_FILE: cancelFile });
