@@ -17,16 +17,19 @@ describe("cancellation through the gateway", () => {
   it("reaches the upstream server when the client cancels, and the next call is served", async () => {
     const dir = tempDir("pb-gw-cancel-");
     const cancelFile = path.join(dir, "cancelled.txt");
+    const startFile = path.join(dir, "started.txt");
     const { file } = writeConfig({
       plugins: [],
       defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
-      mcpConnectors: { slowpoke: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile } } } },
+      mcpConnectors: { slowpoke: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } } } },
     }, dir);
     const s = await connectStdio(file);
     try {
       const caller = new AbortController();
       const call = s.client.callTool({ name: "slowpoke__slow", arguments: { ms: 30_000 } }, undefined, { signal: caller.signal });
-      setTimeout(() => caller.abort(new Error("the user gave up")), 300);
+      // Cancelled once it runs on the server (not before it got there).
+      await until(() => existsSync(startFile), 10_000, "the call to reach the upstream server");
+      caller.abort(new Error("the user gave up"));
       await expect(call).rejects.toThrow();
       await until(() => existsSync(cancelFile), 10_000, "the upstream server to record the cancellation");
       expect(readFileSync(cancelFile, "utf8")).toMatch(/cancelled/);

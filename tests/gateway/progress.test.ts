@@ -20,9 +20,12 @@ describe("the gateway relays progress", () => {
       const seen: { progress: number; total?: number }[] = [];
       const result = await s.client.callTool({ name: TOOL, arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => seen.push(p) });
       expect(result.isError).not.toBe(true);
-      // mcp-remote passes progress on at most every 50 ms (the newest held back is sent before the answer).
+      // mcp-remote passes progress on at most every 50 ms, and a notification that arrives after
+      // the answer is dropped by the client (progress is best effort): at least one, each the server's.
       expect(seen.length).toBeGreaterThanOrEqual(1);
-      expect(seen.at(-1)).toMatchObject({ progress: 3, total: 3 });
+      for (const p of seen) expect(p).toMatchObject({ progress: expect.any(Number), total: 3 });
+      expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
+      expect(seen.every((p) => p.progress >= 1 && p.progress <= 3)).toBe(true);
     } finally {
       await s.close();
     }

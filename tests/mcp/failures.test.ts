@@ -48,10 +48,13 @@ const alive = (pid: number) => {
 describe("mcp-remote failure handling", () => {
   it("a call its caller withdraws (an AbortSignal) is PB_ERR_CALL_CANCELLED, the server is sent notifications/cancelled, and the worker is not restarted", async () => {
     const cancelFile = join(dir, "withdrawn.txt");
-    const t = await hostile("withdrawn", { CANCEL_FILE: cancelFile });
+    const startFile = join(dir, "withdrawn-started.txt");
+    const t = await hostile("withdrawn", { CANCEL_FILE: cancelFile, START_FILE: startFile });
     const caller = new AbortController();
     const call = t.host.call("mcpConnectors/withdrawn", "call", ["slow", { ms: 30_000 }], { signal: caller.signal });
-    setTimeout(() => caller.abort(), 300);
+    // Withdrawn once it runs on the server (not before it got there).
+    await until(() => existsSync(startFile), "the call to reach the server");
+    caller.abort();
     await expect(call).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED", message: expect.stringContaining("mcpConnectors/withdrawn") });
     await until(() => existsSync(cancelFile), "the server to record the cancellation");
     // Already aborted: refused before anything crosses.
