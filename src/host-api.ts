@@ -4,14 +4,13 @@
  * the boot report, and close(). Every error and value that leaves here is scrubbed.
  */
 import { pbError, PatchbayError, toWire, type WireError } from "./errors.js";
+import type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, Remote, ResourceUpdate } from "./host-types.js";
 import type { Section } from "./contract/kinds.js";
-import type {
-  AgentConnector, AgentResponse, DeliveryReceipt, LocalModel, McpConnector, MemoryStore, OutgoingPayload, RequestResponseOpts, SkillStore, AdapterPlugin,
-} from "./contract/types.js";
+import type { LocalModel, McpConnector, MemoryStore, OutgoingPayload, SkillStore, AdapterPlugin } from "./contract/types.js";
 import { checkCall, checkResult, contractTimeout, type HostMeta } from "./rpc/guard.js";
 import { knowsTools, toolsUnknown } from "./rpc/mcp-checks.js";
 import type { ProgressUpdate } from "./rpc/client.js";
-import type { InstanceEntry, InstanceState, Registry } from "./registry/registry.js";
+import type { InstanceEntry, Registry } from "./registry/registry.js";
 import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
 import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
 import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
@@ -24,71 +23,7 @@ import { watchSubstrate } from "./registry/substrate.js";
 /** The longest the host spends listing an instance's tools before its first call. */
 const LEARN_TOOLS_MS = 5_000;
 
-export interface CallOptions {
-  /** Overrides the instance's timeout_ms for this call. */
-  timeoutMs?: number;
-  /** Progress of this call as the plugin reports it (mcp: the server's notifications/progress); text is scrubbed. */
-  onProgress?: (update: ProgressUpdate) => void;
-  /**
-   * Withdraws the call when it aborts: it rejects with PB_ERR_CALL_CANCELLED and the plugin's
-   * ctx.signal aborts (mcp-remote then sends notifications/cancelled upstream).
-   */
-  signal?: AbortSignal;
-}
-
-/** A subscribed MCP resource changed (host.onResourceUpdated). */
-export interface ResourceUpdate {
-  /** The instance that reported it ("section/name"). */
-  instance: string;
-  uri: string;
-}
-
-export interface InstanceReport {
-  id: string;
-  section: Section;
-  name: string;
-  plugin: string;
-  version: string;
-  required: boolean;
-  /** "thread", "process" or "sandbox" (connectors.json "isolation"). */
-  isolation: "thread" | "process" | "sandbox";
-  state: InstanceState;
-  healthMs: number | null;
-  aliases: string[];
-  error: WireError | null;
-}
-
-/** One row of `patchbay status` (before the gateway adds call statistics). */
-export interface LiveInstanceStatus {
-  id: string;
-  plugin: string;
-  required: boolean;
-  state: InstanceState;
-  healthy: boolean;
-  healthMs: number | null;
-  lastHealthAt: number | null;
-  restarts: number;
-  error: WireError | null;
-}
-
-export interface BootReport {
-  configFile: string | null;
-  ok: boolean;
-  instances: InstanceReport[];
-  /** Problems that belong to no instance and fail the boot (two plugins with one name). */
-  problems: WireError[];
-  /** Problems that do not fail the boot (a plugin folder that is missing, an unused broken plugin). */
-  warnings: WireError[];
-}
-
-/** A connector proxy: contract methods (optional ones included) become calls through the boundary. */
-type Remote<T> = { [K in keyof T as K extends "close" ? never : K]-?: NonNullable<T[K]> extends (...a: infer A) => Promise<infer R> ? (...a: A) => Promise<R> : never };
-
-/** The agent proxy takes payloads whose meta the host completes (callers never construct DeliveryMeta). */
-export type AgentClient = Omit<Remote<AgentConnector>, "deliver" | "request_response"> & {
-  deliver(agent_id: string, payload: OutgoingPayload): Promise<DeliveryReceipt>;
-  request_response(agent_id: string, payload: OutgoingPayload, opts: RequestResponseOpts): Promise<AgentResponse>;
-};
+export type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, ResourceUpdate } from "./host-types.js";
 
 export class Host {
   private closed = false;

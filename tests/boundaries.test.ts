@@ -15,7 +15,7 @@ const RANKS: Record<string, number> = {
   leaf: 0, config: 1, scaffold: 1, discovery: 2, rpc: 3, spawn: 4, registry: 5, host: 6, adapter: 7, testing: 7, gateway: 7, cli: 8,
 };
 const LEAF_FILES = ["errors.ts", "log.ts", "secrets.ts", "paths.ts", "plugin.ts"];
-const HOST_FILES = ["host.ts", "host-api.ts", "host-reload.ts", "inspect.ts", "index.ts"];
+const HOST_FILES = ["host.ts", "host-api.ts", "host-types.ts", "host-reload.ts", "inspect.ts", "index.ts"];
 
 function stageOf(rel: string): string {
   const [top] = rel.replace(/\.js$/, ".ts").split(path.sep);

@@ -19,9 +19,9 @@
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { unavailable } from "patchbay/plugin";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { LogBudget } from "./budget.js";
@@ -31,6 +31,7 @@ import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
 import { RequestSignals } from "./request-signal.js";
 import { exited, startServer, type ChildServer } from "./child-server.js";
+import { classifyLoss, ConnectionLostError } from "./loss.js";
 import { ChildTransport } from "./child-transport.js";
 
 export { requestTimeout };
@@ -44,8 +45,7 @@ const TOO_BIG = /ReadBuffer exceeded maximum size/;
 
 export type ConnectionConfig = McpRemoteConfig;
 
-/** A request in flight lost its connection; it may have run on the server. */
-export class ConnectionLostError extends Error {}
+export { ConnectionLostError };
 
 export interface Session {
   client: Client;
@@ -68,8 +68,6 @@ export interface RequestOpts {
   timeout: number;
   signal: AbortSignal;
 }
-
-type Loss = "none" | "not-sent" | "maybe-sent";
 
 /** The session's connection is gone: what is in flight on it fails now. */
 function breakSession(session: Session, reason: ConnectionLostError): void {
@@ -128,7 +126,7 @@ export class Connection {
           await session.transport.finishAuth(await this.auth.waitForCode(Math.max(1, deadline - Date.now())));
           continue;
         }
-        const loss = this.classify(err, session);
+        const loss = this.ctx.signal.aborted ? "none" : classifyLoss(err, session);
         if (loss === "none") throw err;
         this.drop(session);
         const retry = attempt === 0 && !this.ctx.signal.aborted && (loss === "not-sent" || idempotent);
@@ -288,24 +286,5 @@ export class Connection {
 
   private childTransport(child: ChildServer): ChildTransport {
     return new ChildTransport(child, (pid) => this.ctx.log.warn("stdio server ignored stdin closing and SIGTERM; killed", { target: this.target, pid }));
-  }
-
-  /** Whether `err` means the session is gone, and whether the request can have reached the server. */
-  private classify(err: unknown, session: Session): Loss {
-    if (this.ctx.signal.aborted) return "none";
-    if (err instanceof ConnectionLostError || session.broken.signal.aborted) return "maybe-sent";
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return "none";
-    if (err instanceof StreamableHTTPError) {
-      const status = err.code ?? 0;
-      // 404 is the spec's "unknown session" (server restarted); SDK-example servers answer 400 "No valid session ID".
-      if (status === 404 || (status === 400 && /session/i.test(err.message))) return "not-sent";
-      return "none";
-    }
-    if (err instanceof Error && err.message === "Not connected") return "not-sent";
-    const code = (err as { cause?: { code?: unknown } })?.cause?.code;
-    if (err instanceof TypeError && code === "ECONNREFUSED") return "not-sent";
-    if (err instanceof TypeError && /fetch failed|terminated|socket/i.test(err.message)) return "maybe-sent";
-    if (session.lost) return "maybe-sent";
-    return "none";
   }
 }
