@@ -30,7 +30,7 @@ import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
 import { RequestSignals } from "./request-signal.js";
-import { exited, startServer, type ChildServer } from "./child-server.js";
+import { startServer, type ChildServer } from "./child-server.js";
 import { classifyLoss, ConnectionLostError } from "./loss.js";
 import { ChildTransport } from "./child-transport.js";
 
@@ -251,10 +251,11 @@ export class Connection {
         reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
       });
     }
-    // The server started at create() if it is still there; a new one for every later session.
+    // The server started at create() for the first session (even if it already exited: its
+    // stderr then says why, and the connect fails with it); a new one for every later session.
     const early = this.early;
     this.early = null;
-    const transport = this.childTransport(early && !exited(early.proc) ? early : startServer({ command: this.cfg.command!, args: this.cfg.args, cwd: this.cfg.cwd, env: this.cfg.env }));
+    const transport = this.childTransport(early ?? startServer({ command: this.cfg.command!, args: this.cfg.args, cwd: this.cfg.cwd, env: this.cfg.env }));
     const stderr = transport.stderr;
     if (stderr) {
       // Forwarded through ctx.log so the host scrubs secrets, instead of inheriting our stderr.
