@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { toWire } from "../errors.js";
+import { fromWire, isPatchbayError, pbError, toWire, type PatchbayError } from "../errors.js";
 import { SECTION_OF_KIND } from "../contract/kinds.js";
 import type { Host } from "../host-api.js";
 import { ClaimFailure } from "./assert.js";
@@ -18,6 +18,8 @@ interface Session {
   kit: KitContext | null;
   /** Why the kit could not start: no claim can run. */
   startError: string | null;
+  /** The same, as the error it was (for a caller that reports it once instead of per claim). */
+  startCause: unknown;
   close(): Promise<void>;
 }
 
@@ -34,7 +36,7 @@ async function openSession(kind: KitKind, opts: ConformanceOptions): Promise<Ses
   } catch (err) {
     await close();
     const wire = toWire(err);
-    return { kit: null, startError: `${wire.code}: ${wire.message}`, close: async () => {} };
+    return { kit: null, startError: `${wire.code}: ${wire.message}`, startCause: err, close: async () => {} };
   }
   const id = `${SECTION_OF_KIND[kind]}/${INSTANCE}`;
   const booted = host;
@@ -47,7 +49,7 @@ async function openSession(kind: KitKind, opts: ConformanceOptions): Promise<Ses
     call: <T>(method: string, ...args: unknown[]) => booted.call(id, method, args) as Promise<T>,
     invalidHealth: () => (invalid ??= checkInvalidHealth(kind, resolved, opts, opts.invalidConfig ?? {})),
   };
-  return { kit, startError: null, close };
+  return { kit, startError: null, startCause: null, close };
 }
 
 async function runClaim(session: Session, claim: Claim): Promise<ClaimResult> {
@@ -89,6 +91,33 @@ export async function runConformance(kind: KitKind, opts: ConformanceOptions): P
   } finally {
     await session.close();
   }
+}
+
+/**
+ * Like runConformance, for a command that reports a plugin it cannot test once: a plugin that
+ * cannot be found, fails to load or never becomes ready with the valid config throws that one
+ * coded error instead of coming back as a failed row per claim ("not run" eleven times over).
+ */
+export async function runConformanceOrThrow(kind: KitKind, opts: ConformanceOptions): Promise<ClaimResult[]> {
+  const claims = conformanceKit(kind);
+  if (opts.skip) return runConformance(kind, opts);
+  const session = await openSession(kind, opts);
+  try {
+    if (!session.kit) throw asError(session.startCause);
+    const { report } = session.kit;
+    if (report.state !== "ready") {
+      throw report.error ? fromWire(report.error) : pbError("PB_ERR_HEALTH_FAILED", `${report.id} did not become ready with the valid config (state ${report.state}).`, { instance: report.id });
+    }
+    const results: ClaimResult[] = [];
+    for (const claim of claims) results.push(await runClaim(session, claim));
+    return results;
+  } finally {
+    await session.close();
+  }
+}
+
+function asError(err: unknown): PatchbayError | Error {
+  return isPatchbayError(err) || err instanceof Error ? err : new Error(String(err));
 }
 
 /**

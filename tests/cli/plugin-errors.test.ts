@@ -89,8 +89,8 @@ describe("plugin test", () => {
     const cwd = project();
     writeFileSync(path.join(cwd, "plugins", "bad", "test.config.json"), JSON.stringify({ config: {}, invalidConfig: null, invalidConfigReason: "no substrate" }));
     const r = await runCli(["plugin", "test", "./bad"], { cwd: path.join(cwd, "plugins"), env: { TOKEN: SECRET } });
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(r.stdout).toContain("failed to load src/index.ts:3:17: SyntaxError");
-    expect(r.stdout).not.toContain("../");
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.stderr).toContain("failed to load src/index.ts:3:17: SyntaxError");
+    expect(r.stderr).not.toContain("../");
   });
 });

@@ -3,7 +3,7 @@
  * passes): a plugin that breaks its contract fails with the claim and the reason (exit 1), and
  * what it cannot test is a usage error (exit 2) that says what to do.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { scaffoldPlugin } from "../../src/scaffold/scaffold.js";
@@ -52,19 +52,38 @@ describe("patchbay plugin test", () => {
     expect(human.stdout).toMatch(/^FAILED: \d+ passed, [1-9]\d* failed/m);
   }, 90_000);
 
-  it("takes the config from the connectors.json instance that names the plugin, before test.config.json", async () => {
-    const { cwd, dir } = scaffold("local-model", "echo-model");
-    // The fixture's config would fail (dimensions 1 is below the schema's minimum); the connectors.json entry is used instead.
-    writeFileSync(path.join(dir, "test.config.json"), JSON.stringify({ config: { dimensions: 1 }, invalidConfig: null, invalidConfigReason: "in-process" }));
-    mkdirSync(path.join(cwd, "conf"));
-    const file = path.join(cwd, "conf", "connectors.json");
-    writeFileSync(file, JSON.stringify({ plugins: ["../plugins"], localModels: { echo: { plugin: "echo-model", config: { dimensions: 8 } } } }));
-    const r = await runCli(["plugin", "test", "echo-model", "--config", "conf/connectors.json", "--json"], { cwd, timeoutMs: 60_000 });
+  it("never writes into the store of a connectors.json instance that wires the plugin: it tests with test.config.json, and says so", async () => {
+    const { cwd } = scaffold("skill-store", "notes");
+    const live = path.join(cwd, "live", "skills.json");
+    mkdirSync(path.dirname(live));
+    writeFileSync(live, "{}");
+    const file = path.join(cwd, "connectors.json");
+    writeFileSync(file, JSON.stringify({ skillStores: { primary: { plugin: "notes", config: { file: live } } } }));
+    const r = await runCli(["plugin", "test", "notes", "--json"], { cwd, timeoutMs: 60_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc.claims.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
-    expect(r.code).toBe(0);
-    expect(doc.config_from).toBe(`localModels/echo in ${file}`);
-  }, 60_000);
+    expect(doc.config_from).toBe(path.join(cwd, "plugins", "notes", "test.config.json"));
+    expect(doc.instances_not_used).toEqual(["skillStores/primary"]);
+    // The kit wrote and deleted skills; none of that reached the live store.
+    expect(readFileSync(live, "utf8")).toBe("{}");
+    expect(existsSync(path.join(cwd, "skills"))).toBe(false);
+
+    const human = await runCli(["plugin", "test", "notes"], { cwd, timeoutMs: 60_000 });
+    expect(human.stdout).toMatch(/config: plugins\/notes\/test\.config\.json, in a throwaway folder/);
+    expect(human.stdout).toContain("not skillStores/primary from connectors.json");
+  }, 90_000);
+
+  it("prints one coded error for a plugin that cannot start, not a failed row per claim", async () => {
+    const { cwd, dir } = scaffold("memory-store", "crashy");
+    writeFileSync(path.join(dir, "src", "index.ts"), readFileSync(path.join(dir, "src", "index.ts"), "utf8") + "\nthrow new Error('boom at load');\n");
+    const r = await runCli(["plugin", "test", "crashy"], { cwd, timeoutMs: 60_000 });
+    expect(r.code, r.stdout + r.stderr).not.toBe(0);
+    expect(r.stdout).not.toContain("not run");
+    expect(r.stderr.match(/PB_ERR_[A-Z_]+/g)?.length, r.stderr).toBeGreaterThan(0);
+    expect(r.stderr).toContain("boom at load");
+    const json = await runCli(["plugin", "test", "crashy", "--json"], { cwd, timeoutMs: 60_000 });
+    expect(JSON.parse(json.stdout).error.code).toMatch(/^PB_ERR_PLUGIN_/);
+  }, 90_000);
 
   it("says what is missing when it cannot test (exit 2)", async () => {
     const { cwd, dir } = scaffold("skill-store", "notes");
@@ -85,6 +104,11 @@ describe("patchbay plugin test", () => {
     const noConfig = await runCli(["plugin", "test", "notes"], { cwd });
     expect(noConfig.code).toBe(2);
     expect(noConfig.stderr).toContain('has no "config"');
+    // Not even when connectors.json wires the plugin: its instance's store is live.
+    writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({ skillStores: { notes: { plugin: "notes", config: { file: "live.json" } } } }));
+    const wired = await runCli(["plugin", "test", "notes"], { cwd });
+    expect(wired.code).toBe(2);
+    expect(wired.stderr).toContain("never borrows a connectors.json instance's config");
 
     const missingArg = await runCli(["plugin", "test"], { cwd });
     expect(missingArg.code).toBe(2);

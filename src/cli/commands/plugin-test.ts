@@ -4,10 +4,15 @@
  * createHost: its own worker, the guard, config validation), one row per claim. Adapters get
  * the adapter kit (runAdapterConformance: the plugin in a sandbox with a fake client binary).
  *
- * Which config: the first connectors.json instance that names the plugin, else the plugin's
- * test.config.json "config". Relative paths in a connectors.json config resolve against that
- * file's folder, as at boot; in a fixture config against a temp folder the kit removes, so
- * testing never writes into the plugin folder or the project.
+ * Which config: always the plugin's test.config.json "config", never the config of a
+ * connectors.json instance that wires the plugin: the kits write (records, skills, deliveries),
+ * and an instance's store is live (a memory store has no delete). Relative paths in the fixture's
+ * config resolve against a temp folder the kit removes, so testing never writes into the plugin
+ * folder, the project or an instance's store. The report says which config ran, and which
+ * instance it left alone.
+ *
+ * A plugin that cannot start (fails to load, never becomes ready) is one coded error, not a
+ * failed row per claim.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -18,7 +23,8 @@ import { readManifest, scanPlugins } from "../../discovery/scan.js";
 import { bundledPluginsDir } from "../../paths.js";
 import { suggest } from "../../contract/suggest.js";
 import { readTestFixture, FIXTURE_FILE } from "../../scaffold/fixture.js";
-import { runAdapterConformance, runConformance } from "../../testing/index.js";
+import { runAdapterConformance } from "../../testing/index.js";
+import { runConformanceOrThrow } from "../../testing/run.js";
 import { KIT_KINDS, type ClaimResult, type ConformanceOptions, type KitKind } from "../../testing/types.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
@@ -46,15 +52,17 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
   const { name, kind } = read.plugin;
 
   const started = performance.now();
-  const { source, run } = kind === "adapter" ? adapterRun(folder, name, connectors) : kitRun(kind as KitKind, folder, name, connectors);
+  const { source, run } = kind === "adapter" ? adapterRun(folder, name) : kitRun(kind as KitKind, folder, name);
+  const spared = connectors?.instances.filter((i) => i.plugin === name).map((i) => i.id) ?? [];
   const claims = await run();
   const ok = claims.every((c) => c.ok);
   const summary = { passed: claims.filter((c) => c.ok && !c.skipped).length, skipped: claims.filter((c) => c.skipped).length, failed: claims.filter((c) => !c.ok).length };
 
   if (args.flags.json) {
-    io.out(JSON.stringify({ ok, plugin: { name, kind, version: read.plugin.version, dir: folder }, config_from: source, summary, claims }, null, 2));
+    io.out(JSON.stringify({ ok, plugin: { name, kind, version: read.plugin.version, dir: folder }, config_from: source, instances_not_used: spared, summary, claims }, null, 2));
   } else {
-    io.out(`${name}@${read.plugin.version} (${kind}) from ${shownPath(folder)}\nconfig: ${relativePaths(source)}\n`);
+    const untouched = spared.length > 0 ? `\n        (not ${spared.join(", ")} from connectors.json: the kit writes, and that store is live)` : "";
+    io.out(`${name}@${read.plugin.version} (${kind}) from ${shownPath(folder)}\nconfig: ${relativePaths(source)}, in a throwaway folder${untouched}\n`);
     for (const c of claims) io.out(row(c));
     io.out(`\n${ok ? "ok" : "FAILED"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped (${Math.round(performance.now() - started)} ms)`);
   }
@@ -108,42 +116,28 @@ interface Planned {
   run(): Promise<ClaimResult[]>;
 }
 
-/**
- * A connector kind's kit. With a connectors.json instance of the plugin, the kit reads the config
- * from that file (and resolves its paths there); otherwise it gets the fixture's config.
- */
-function kitRun(kind: KitKind, folder: string, name: string, connectors: ResolvedConfig | null): Planned {
+/** A connector kind's kit, with the fixture's config; the kit runs it in a temp folder it removes. */
+function kitRun(kind: KitKind, folder: string, name: string): Planned {
   if (!(KIT_KINDS as readonly string[]).includes(kind)) throw pbError("PB_ERR_USAGE", `Plugin "${name}" is of kind ${kind}, which has no conformance kit.`, { plugin: name, kind });
   const fixture = readTestFixture(folder, kind);
-  const fromFixture = fixture?.options ?? { invalidConfig: null, invalidConfigReason: `the plugin has no ${FIXTURE_FILE}` };
-  const base = { plugin: folder, ...fromFixture } as ConformanceOptions;
-  const instance = connectors?.instances.find((i) => i.plugin === name);
-  if (connectors?.file && instance) {
-    const options: ConformanceOptions = { ...base, connectors: connectors.file };
-    return { source: `${instance.id} in ${connectors.file}`, run: () => runConformance(kind, options) };
-  }
   const config = requireConfig(fixture, folder, name);
-  return { source: fixture!.file, run: () => runConformance(kind, { ...base, config }) };
+  const options = { plugin: folder, ...fixture!.options, config } as ConformanceOptions;
+  return { source: fixture!.file, run: () => runConformanceOrThrow(kind, options) };
 }
 
 /** Adapters have a kit of their own: the plugin in a sandbox (temp HOME and project, a fake client binary). */
-function adapterRun(folder: string, name: string, connectors: ResolvedConfig | null): Planned {
+function adapterRun(folder: string, name: string): Planned {
   const fixture = readTestFixture(folder, "adapter");
-  const instance = connectors?.instances.find((i) => i.plugin === name);
-  const options = { ...(fixture?.options ?? {}), pluginDir: folder };
-  if (connectors?.file && instance) {
-    return { source: `${instance.id} in ${connectors.file}`, run: () => runAdapterConformance({ ...options, config: { ...instance.config } }) };
-  }
   const config = requireConfig(fixture, folder, name);
-  return { source: fixture!.file, run: () => runAdapterConformance({ ...options, config }) };
+  return { source: fixture!.file, run: () => runAdapterConformance({ ...fixture!.options, pluginDir: folder, config }) };
 }
 
 function requireConfig(fixture: ReturnType<typeof readTestFixture>, folder: string, name: string): Record<string, unknown> {
   if (fixture?.config) return fixture.config;
   throw pbError(
     "PB_ERR_PLUGIN_TEST_FIXTURE",
-    `No config to test "${name}" with: no connectors.json instance names it, and ${path.join(folder, FIXTURE_FILE)} ${fixture ? 'has no "config"' : "does not exist"}.`,
+    `No config to test "${name}" with: ${path.join(folder, FIXTURE_FILE)} ${fixture ? 'has no "config"' : "does not exist"}. plugin test never borrows a connectors.json instance's config: the kit writes, and that instance's store is live.`,
     { plugin: name, folder },
-    `Add an instance of "${name}" to connectors.json, or a ${FIXTURE_FILE} whose "config" the plugin accepts.`,
+    `Add a ${FIXTURE_FILE} to the plugin folder whose "config" the plugin accepts and points at a store the kit may write to (relative paths land in a throwaway folder).`,
   );
 }
