@@ -71,6 +71,8 @@ describe("patchbay init", () => {
     expect(existsSync(path.join(cwd, "plugins"))).toBe(true);
     const config = JSON.parse(readFileSync(path.join(cwd, "connectors.json"), "utf8"));
     expect(existsSync(path.resolve(cwd, config.$schema))).toBe(true);
+    // Plugin tests import "patchbay/testing"; the package is patchbay-host, so vitest gets the alias.
+    expect(readFileSync(path.join(cwd, "vitest.config.mjs"), "utf8")).toContain('replacement: "patchbay-host/$1"');
     const boot = await runCli(["boot", "--json"], { cwd });
     expect(boot.code, boot.stdout + boot.stderr).toBe(0);
     expect(JSON.parse(boot.stdout).instances.length).toBeGreaterThanOrEqual(3);

@@ -1,12 +1,13 @@
 /**
  * `patchbay init [--config F] [--json]`: a starter connectors.json and an empty plugins folder, in
- * a folder that has neither. The starter uses only bundled plugins whose substrate is a local
+ * a folder that has neither, and a vitest config mapping "patchbay/*" when the folder has none. The starter uses only bundled plugins whose substrate is a local
  * file, so `patchbay boot` is healthy right after, with no environment and no service.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { packageRoot } from "../../paths.js";
+import { ensureVitestConfig, vitestAdvice } from "../../scaffold/vitest-config.js";
 import { flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
@@ -34,8 +35,15 @@ export async function initCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   mkdirSync(plugins, { recursive: true });
   const schema = path.relative(dir, path.join(packageRoot(), "schemas", "connectors.schema.json")).split(path.sep).join("/");
   writeFileSync(file, JSON.stringify(starter(schema.startsWith(".") ? schema : `./${schema}`), null, 2) + "\n", { flag: "wx" });
+  const vitest = ensureVitestConfig(dir);
+  const advice = vitestAdvice(vitest);
   const next = ["patchbay boot          # every instance healthy", "patchbay list          # the plugins you can add", "patchbay plugin new mcp my-tools   # your own plugin in ./plugins"];
-  if (args.flags.json) io.out(JSON.stringify({ ok: true, file, plugins_dir: plugins, next_steps: next.map((n) => n.split("#")[0].trim()) }, null, 2));
-  else io.out([`Created ${path.relative(process.cwd(), file) || file} and ${path.relative(process.cwd(), plugins) || plugins}/.`, "", "Next:", ...next.map((n) => `  ${n}`)].join("\n"));
+  const shown = (p: string) => path.relative(process.cwd(), p) || p;
+  if (args.flags.json) {
+    io.out(JSON.stringify({ ok: true, file, plugins_dir: plugins, vitest_config: { state: vitest.state, file: vitest.file }, next_steps: next.map((n) => n.split("#")[0].trim()) }, null, 2));
+  } else {
+    const wrote = vitest.state === "written" ? ` and ${shown(vitest.file)} (vitest resolves "patchbay/testing" in plugin tests)` : "";
+    io.out([`Created ${shown(file)}, ${shown(plugins)}/${wrote}.`, ...(advice ? [`note: ${advice}`] : []), "", "Next:", ...next.map((n) => `  ${n}`)].join("\n"));
+  }
   return EXIT.OK;
 }

@@ -6,7 +6,8 @@
 import path from "node:path";
 import { EXIT, type ExitCode } from "../../errors.js";
 import { scaffoldPlugin, templateKinds } from "../../scaffold/scaffold.js";
-import { nextSteps } from "../../scaffold/next-steps.js";
+import { nextSteps, scannedDirs } from "../../scaffold/next-steps.js";
+import { vitestAdvice, vitestSetup } from "../../scaffold/vitest-config.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { usageError } from "../help.js";
@@ -19,12 +20,15 @@ export async function pluginNewCommand(args: ParsedArgs, io: Output): Promise<Ex
   }
   const cwd = process.cwd();
   const result = scaffoldPlugin({ kind, name, parentDir: path.resolve(cwd, flagString(args, "dir") ?? "plugins") });
-  const next = nextSteps(result, cwd);
+  const scanned = scannedDirs(cwd);
+  const next = nextSteps(result, cwd, scanned);
+  // Its tests import "patchbay/testing": say so when the project's vitest cannot resolve that yet.
+  const advice = vitestAdvice(vitestSetup(scanned.base));
 
   if (args.flags.json) {
     io.out(JSON.stringify({
       ok: true, kind: result.kind, name: result.name, section: result.section, dir: result.dir, files: result.files,
-      connectors_entry: next.entry, plugins_dir: next.pluginsDir, next_steps: next.steps,
+      connectors_entry: next.entry, plugins_dir: next.pluginsDir, next_steps: next.steps, ...(advice ? { vitest_note: advice } : {}),
     }, null, 2));
     return EXIT.OK;
   }
@@ -35,6 +39,7 @@ export async function pluginNewCommand(args: ParsedArgs, io: Output): Promise<Ex
     "",
     "Next steps:",
     ...next.steps.map((s, i) => `  ${i + 1}. ${s}`),
+    ...(advice ? ["", `note: ${advice}`] : []),
   ].join("\n"));
   return EXIT.OK;
 }
