@@ -28,7 +28,7 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_SCAFFOLD_KIND: entry("there is no template for this kind", "Use one of the kinds named in the message: `patchbay plugin new <kind> <name>`.", EXIT.USAGE),
   PB_ERR_SCAFFOLD_EXISTS: entry("the plugin folder already exists", "Nothing was changed. Pick another name, pass --dir to create it elsewhere, or move the existing folder away first.", EXIT.USAGE),
   PB_ERR_PLUGIN_NOT_FOUND: entry("no plugin by that name or path", "Pass a plugin folder (one holding plugin.json) or the name of a plugin in a folder connectors.json scans; `patchbay list` shows them.", EXIT.USAGE),
-  PB_ERR_PLUGIN_TEST_FIXTURE: entry("the plugin's test.config.json is invalid", "Make test.config.json a JSON object with \"valid\" (a config the plugin accepts) and optionally \"invalid\" (one it must refuse).", EXIT.USAGE),
+  PB_ERR_PLUGIN_TEST_FIXTURE: entry("the plugin's test.config.json is invalid", "Make test.config.json a JSON object with \"config\" (a config the plugin accepts, with a healthy substrate) and \"invalidConfig\" (one the schema accepts whose substrate is broken, or null with \"invalidConfigReason\"); adapters take \"config\" and optionally \"clientVersionOutput\".", EXIT.USAGE),
   // --- config ---
   PB_ERR_CONFIG_NOT_FOUND: entry("connectors.json not found", "Pass --config FILE, set PATCHBAY_CONFIG, or create connectors.json in this folder or a parent.", EXIT.USAGE),
   PB_ERR_CONFIG_PARSE: entry("connectors.json is not valid JSON", "Fix the JSON syntax at the position named in the message.", EXIT.USAGE),
@@ -61,6 +61,7 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_CALL_TIMEOUT: entry("the call did not finish before its deadline", "Raise timeout_ms for the instance, or make the substrate answer faster.", EXIT.UNHEALTHY, true),
   PB_ERR_CALL_CANCELLED: entry("the caller withdrew the call before it finished", "Nothing to fix: the caller's AbortSignal aborted (a gateway client cancelled or went away); the plugin was told to stop.", EXIT.UNHEALTHY),
   PB_ERR_PLUGIN_THREW: entry("the plugin's method threw an error (a bug in the plugin, or an error it did not classify)", "Read the plugin's message (run with --verbose for its stack, in its own source); a plugin signals a down substrate with unavailable() from patchbay/plugin.", EXIT.UNHEALTHY),
+  PB_ERR_FS_NOT_GRANTED: entry("the isolated plugin touched a path its plugin.json permissions.fs does not grant", "Add the path named in the message (or a folder holding it, or ${config.<field>} when the path comes from the instance's config) to \"permissions\": {\"fs\": [...]} in the plugin's plugin.json; relative entries resolve against connectors.json's folder (docs/isolation.md).", EXIT.UNHEALTHY),
   PB_ERR_NOT_IMPLEMENTED: entry("the plugin does not implement this method", "Use another connector for this method, or implement it in the plugin.", EXIT.UNHEALTHY),
   PB_ERR_TOOL_ERROR: entry("the MCP tool reported an error", "Read the tool's message and fix the arguments or the server.", EXIT.UNHEALTHY),
   PB_ERR_PLUGIN_CRASHED: entry("the plugin's worker died", "Check the plugin's log lines; the instance is restarted on the next call unless it keeps crashing.", EXIT.UNHEALTHY, true),

@@ -43,12 +43,33 @@ function kindOf(err: unknown, depth = 0): Kind {
   return null;
 }
 
+/**
+ * Node's permission model (process and sandbox isolation) refusing a path: ERR_ACCESS_DENIED with
+ * the permission and the resource, anywhere in the cause chain. Its own message ("Access to this
+ * API has been restricted") names neither, nor the fix, which is always plugin.json's permissions.fs.
+ */
+export function fsDenied(err: unknown, where: string, data: Record<string, unknown>): WireError | null {
+  for (let e = err as { code?: unknown; permission?: unknown; resource?: unknown; cause?: unknown } | null, depth = 0; e && typeof e === "object" && depth < 6; e = e.cause as typeof e, depth++) {
+    if (e.code !== "ERR_ACCESS_DENIED") continue;
+    const permission = typeof e.permission === "string" ? e.permission : "FileSystem";
+    const access = /Write/.test(permission) ? "write" : /Read/.test(permission) ? "read" : permission;
+    const resource = typeof e.resource === "string" && e.resource ? e.resource : null;
+    if (!/^FileSystem/.test(permission)) {
+      return toWire(pbError("PB_ERR_FS_NOT_GRANTED", `${where}: Node's permission model refused ${permission} under isolation (isolated plugins may not start processes, threads or addons).`, { ...data, permission }, "An isolated plugin may not use this API: run the instance without \"isolation\" (a thread), or avoid the API in the plugin."));
+    }
+    return toWire(pbError("PB_ERR_FS_NOT_GRANTED", `${where}: may not ${access} ${resource ?? "a path"} under isolation: the plugin's plugin.json "permissions.fs" does not grant it.`, { ...data, permission, ...(resource ? { path: resource } : {}) }));
+  }
+  return null;
+}
+
 /** A thrown error that is not a PB_ERR_* one: unavailable, timeout, or a plugin bug. */
 export function classifyPluginError(err: unknown, instance: string, method: string, pluginDir?: string): WireError {
   const message = err instanceof Error ? err.message : String(err);
   const name = err instanceof Error ? err.name : typeof err;
   // The plugin's own frames (its .ts lines): shown with --verbose, never the host's.
   const stack = pluginDir ? pluginStack(err, pluginDir) : null;
+  const denied = fsDenied(err, `${instance}.${method}()`, { instance, method });
+  if (denied) return denied;
   const kind = kindOf(err);
   if (kind === "unavailable") {
     return toWire(pbError("PB_ERR_SUBSTRATE_UNAVAILABLE", `${instance}.${method}(): the substrate is unavailable: ${message}`, { instance, method, name }));

@@ -8,7 +8,7 @@ import { pbError, toWire, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, InstanceTask, WorkerToHost } from "../contract/rpc.js";
 import { CallScope, callScope, captureConsole, createContext } from "./context.js";
 import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
-import { classifyPluginError } from "./classify.js";
+import { classifyPluginError, fsDenied } from "./classify.js";
 import { pluginStack } from "./plugin-location.js";
 
 /** How long the plugin's close() may take before the worker reports closed anyway. */
@@ -140,6 +140,8 @@ function initErrorToWire(err: unknown, task: InstanceTask): WireError {
   if (err instanceof Error && "code" in err && typeof (err as { code: unknown }).code === "string" && String((err as { code: string }).code).startsWith("PB_ERR_")) {
     return toWire(err);
   }
+  const denied = fsDenied(err, `Plugin "${task.pluginName}" (${task.instance}), loading or create()`, { instance: task.instance, plugin: task.pluginName });
+  if (denied) return denied;
   const message = err instanceof Error ? err.message : String(err);
   const stack = pluginStack(err, task.pluginDir);
   return toWire(pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): create() failed: ${message}`, { instance: task.instance, plugin: task.pluginName, ...(stack ? { stack } : {}) }));

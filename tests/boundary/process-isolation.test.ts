@@ -114,6 +114,15 @@ describe("the permission model limits what a process-isolated plugin can reach",
     }
   });
 
+  it("turns the permission model's bare refusal into PB_ERR_FS_NOT_GRANTED naming the path and plugin.json permissions.fs", async () => {
+    const outside = path.join(dir, "outside.txt");
+    const err = await call("proc", "read-throw", { path: outside }).then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: "PB_ERR_FS_NOT_GRANTED", data: { path: outside, permission: "FileSystemRead" } });
+    expect((err as Error).message).toContain(`may not read ${outside}`);
+    expect((err as { hint: string }).hint).toContain("permissions");
+    await expect(call("thread", "read-throw", { path: outside })).resolves.toBe("not declared");
+  });
+
   it("allows reads and writes under the manifest's permissions.fs, resolved against connectors.json's folder", async () => {
     await expect(call("proc", "read", { path: path.join(dir, "allowed", "ok.txt") })).resolves.toEqual({ ok: true, value: "declared" });
     await expect(call("proc", "write", { path: path.join(dir, "allowed", "new.txt"), text: "w" })).resolves.toMatchObject({ ok: true });
