@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `patchbay` command. The CLI is compiled to dist/ by `npm run build` (run by `prepare` on npm ci).
+// The `patchbay` (and `patchbay-host`) command. The CLI is compiled to dist/ by `npm run build`: `prepack`
+// builds it into the published package, `prepare` on `npm ci` in a clone.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
