@@ -158,6 +158,20 @@ describe("patchbay plugin new (the real bin)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Usage: patchbay plugin new <kind> <name> [--dir D] [--json]");
   });
+
+  it("says when the project's vitest cannot resolve patchbay/testing yet, and not once it can", async () => {
+    const cwd = tempDir();
+    const bare = JSON.parse((await runCli(["plugin", "new", "mcp", "one", "--json"], { cwd })).stdout);
+    expect(bare.vitest_note).toContain("patchbay init");
+    writeFileSync(path.join(cwd, "vitest.config.ts"), "export default {};\n");
+    const unmapped = await runCli(["plugin", "new", "mcp", "two"], { cwd });
+    expect(unmapped.stdout).toContain('vitest.config.ts does not map "patchbay/*"');
+    writeFileSync(path.join(cwd, "vitest.config.ts"), 'export default { resolve: { alias: [{ find: /^patchbay\\/(plugin|adapter|testing)$/, replacement: "patchbay-host/$1" }] } };\n');
+    const mapped = JSON.parse((await runCli(["plugin", "new", "mcp", "three", "--json"], { cwd })).stdout);
+    expect(mapped.vitest_note).toBeUndefined();
+    // plugin new never writes outside the plugin folder: the config stays the user's.
+    expect(readdirSync(cwd).sort()).toEqual(["plugins", "vitest.config.ts"]);
+  });
 });
 
 describe("the copier", () => {
