@@ -105,7 +105,7 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
     );
   }, 60_000);
 
-  it("(3) passes `patchbay plugin test <name>`, every claim, with its connectors.json config", async () => {
+  it("(3) passes `patchbay plugin test <name>`, every claim, with its test.config.json though connectors.json wires it", async () => {
     const kinds = KINDS;
     expect(kinds).toEqual(expect.arrayContaining([...KIT_KINDS]));
     const results = await Promise.all(kinds.map((kind) => runCli(["plugin", "test", nameOf(kind), "--json"], { cwd: project, timeoutMs: 90_000 })));
@@ -116,7 +116,8 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
       expect(failed, `${kind}: ${JSON.stringify(failed, null, 2)}`).toEqual([]);
       expect(r.code, kind).toBe(0);
       expect(doc.ok).toBe(true);
-      expect(doc.config_from, kind).toContain(`${SECTION_OF_KIND[kind]}/${nameOf(kind)} in`);
+      expect(doc.config_from, kind).toBe(path.join(folderOf(kind), "test.config.json"));
+      expect(doc.instances_not_used, kind).toEqual([`${SECTION_OF_KIND[kind]}/${nameOf(kind)}`]);
       expect(doc.claims.filter((c: { skipped?: boolean }) => !c.skipped).length, kind).toBeGreaterThanOrEqual(5);
       expect(doc.plugin, kind).toMatchObject({ name: nameOf(kind), kind });
       for (const c of doc.claims.filter((c: { skipped?: boolean }) => c.skipped)) expect(c.reason, `${kind}: ${c.claim}`).toBeTruthy();
