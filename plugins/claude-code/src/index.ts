@@ -46,6 +46,7 @@ export default defineAdapter({
   displayName: CLIENT,
   client: { command: "claude", versionArgs: ["--version"], certificationName: "claude-code" },
   fastHook: "src/hooks.ts",
+  certifyDriver: "src/certify.ts",
   capabilities: {
     lifecycle: { sessionStart: true, sessionEnd: true },
     context: { startupInjection: true, beforeTurnInjection: true },
