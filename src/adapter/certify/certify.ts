@@ -53,7 +53,7 @@ const MARK = "PATCHBAY-CERTIFY-MARK";
 export function clientVersion(bin: string): string {
   let out: string;
   try {
-    out = execFileSync(bin, ["--version"], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] });
+    out = execFileSync(bin, ["--version"], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
   } catch (err) {
     throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `Could not run ${bin} --version (${(err as Error).message.split("\n")[0]}).`, { client: bin });
   }
