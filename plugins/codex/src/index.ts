@@ -20,7 +20,11 @@ import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook } from ".
 /** Events install wires. PreToolUse has no matcher: every tool call is seen, apply_patch is read. */
 const WIRED = ["SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse"] as const;
 
-const HOOK_TIMEOUT_S = 10;
+/**
+ * Codex's hook timeout, in seconds: Patchbay's own bound (hook_timeout_ms, after which the hook
+ * fails open by itself) plus a margin, so Codex never kills a hook that is still deciding.
+ */
+const clientTimeoutS = (hookTimeoutMs: number) => Math.ceil(hookTimeoutMs / 1000) + 5;
 
 const config = z.strictObject({
   codex_home: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional()
@@ -32,7 +36,7 @@ function codexHome(env: AdapterEnv, cfg: { codex_home?: string }): string {
 }
 
 const command = (env: AdapterEnv, event: string) => `${env.hookCommand} ${event}`;
-const hookEntry = (env: AdapterEnv, event: string) => ({ hooks: [{ type: "command", command: command(env, event), timeout: HOOK_TIMEOUT_S }] });
+const hookEntry = (env: AdapterEnv, event: string, hookTimeoutMs: number) => ({ hooks: [{ type: "command", command: command(env, event), timeout: clientTimeoutS(hookTimeoutMs) }] });
 /** Codex's hook key event segment: "PreToolUse" → "pre_tool_use". */
 const snake = (event: string) => event.replace(/[A-Z]/g, (c, i: number) => (i ? "_" : "") + c.toLowerCase());
 
@@ -93,7 +97,7 @@ export default defineAdapter({
         return {
           artifacts: [{
             kind: "merge", path: path.join(codexHome(env, cfg), "hooks.json"), format: "json",
-            entries: WIRED.map((event) => ({ at: ["hooks", event], append: hookEntry(env, event) })),
+            entries: WIRED.map((event) => ({ at: ["hooks", event], append: hookEntry(env, event, cfg.hook_timeout_ms) })),
           }],
           notes: ["Codex runs a new hook only after you trust it: start `codex` and trust Patchbay's hooks under /hooks (Codex records the trust in its config.toml; Patchbay does not edit that file). `patchbay adapter doctor` says which are still untrusted."],
         };

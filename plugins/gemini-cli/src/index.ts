@@ -22,8 +22,11 @@ const WIRED: readonly { event: string; matcher?: string }[] = [
   { event: "BeforeTool", matcher: Object.keys(WRITE_TOOLS).join("|") },
 ];
 
-/** Gemini's hook timeouts are in milliseconds. */
-const HOOK_TIMEOUT_MS = 10_000;
+/**
+ * Gemini's hook timeout, in milliseconds: Patchbay's own bound (hook_timeout_ms, after which the
+ * hook fails open by itself) plus a margin, so Gemini never kills a hook that is still deciding.
+ */
+const clientTimeoutMs = (hookTimeoutMs: number) => hookTimeoutMs + 5_000;
 
 const config = z.strictObject({
   scope: z.enum(["project", "user"]).default("project")
@@ -36,8 +39,8 @@ function settingsFile(env: AdapterEnv, scope: Scope): string {
   return path.join(scope === "user" ? env.home : env.projectDir, ".gemini", "settings.json");
 }
 
-function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }) {
-  const hooks = [{ type: "command", command: `${env.hookCommand} ${w.event}`, timeout: HOOK_TIMEOUT_MS }];
+function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }, hookTimeoutMs: number) {
+  const hooks = [{ type: "command", command: `${env.hookCommand} ${w.event}`, timeout: clientTimeoutMs(hookTimeoutMs) }];
   return w.matcher ? { matcher: w.matcher, hooks } : { hooks };
 }
 
@@ -96,7 +99,7 @@ export default defineAdapter({
         return {
           artifacts: [{
             kind: "merge", path: settingsFile(env, cfg.scope), format: "json",
-            entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w) })),
+            entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
           }],
         };
       },
