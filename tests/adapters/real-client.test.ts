@@ -34,7 +34,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     writeFileSync(config, JSON.stringify({
       plugins: [path.join(ROOT, "plugins")],
       agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } } },
-      adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"], inbox: "agentConnectors/inbox" } } },
+      adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 } } },
     }, null, 2));
     // The user's own settings, in their own formatting: uninstall must give these exact bytes back.
     const settings = path.join(project, ".claude", "settings.local.json");
