@@ -7,7 +7,7 @@
  * byte for byte (config.toml is never Patchbay's to edit). `.ci/codex.sh` installs the client and
  * prints PATCHBAY_CODEX_BIN; without it the test is skipped, saying why.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost } from "../../src/index.js";
@@ -90,4 +90,30 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       await stub.close();
     }
   }, 300_000);
+
+  it("`adapter certify` captures the real client: the adapter's deny passes, a deny shape Codex ignores stays on record as `fail`", async () => {
+    const root = tempDir("pb-certify-codex-");
+    const plugins = path.join(root, "plugins");
+    cpSync(path.join(ROOT, "plugins", "codex"), path.join(plugins, "codex"), { recursive: true });
+    const config = path.join(root, "connectors.json");
+    writeFileSync(config, JSON.stringify({ plugins: [plugins], adapters: { codex: { plugin: "codex", config: { hook_timeout_ms: 30_000 } } } }));
+    const env = { HOME: root, PATH: "/usr/bin:/bin" };
+    const certify = async (exitCode: number) => {
+      const r = await runCli(["adapter", "certify", "codex", "--client", CODEX!, "--dry-run", "--json", "--config", config], { cwd: root, env, timeoutMs: 240_000 });
+      expect(r.code, r.stderr).toBe(exitCode); // any failing entry makes the run unhealthy (1)
+      return JSON.parse(r.stdout) as { written: boolean; entries: { capability: string; result: string; events?: string[]; fixture: string }[] };
+    };
+    const good = await certify(0);
+    expect(good.written).toBe(false);
+    expect(good.entries.find((e) => e.capability === "guards.beforeWrite")).toMatchObject({ result: "pass", events: ["PreToolUse"], fixture: expect.stringMatching(/-PreToolUse-apply_patch\.json$/) });
+    expect(good.entries.every((e) => e.result === "pass")).toBe(true);
+
+    // The same adapter answering with {"decision":"deny"}, which Codex ignores: the write lands, and certify says so.
+    const hooks = path.join(plugins, "codex", "src", "hooks.ts");
+    writeFileSync(hooks, readFileSync(hooks, "utf8").replace("const envelope = { hookSpecificOutput: { hookEventName: \"PreToolUse\", permissionDecision: \"deny\", permissionDecisionReason: reason } };", "const envelope = { decision: \"deny\", reason };"));
+    expect(readFileSync(hooks, "utf8")).toContain('{ decision: "deny", reason }');
+    const bad = await certify(1);
+    expect(bad.entries.find((e) => e.capability === "guards.beforeWrite")).toMatchObject({ result: "fail" });
+    expect(bad.entries.find((e) => e.capability === "context.beforeTurnInjection")).toMatchObject({ result: "pass" });
+  }, 600_000);
 });
