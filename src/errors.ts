@@ -92,7 +92,7 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_SERVER_NOT_RUNNING: entry("no `patchbay serve` is running for this config", "Start it with `patchbay serve` (with --mcp or --http as needed) in the folder of connectors.json, then ask again.", EXIT.UNHEALTHY),
   PB_ERR_RELOAD_FAILED: entry("a change could not be applied; the old instance keeps serving", "Fix the problem named in the message and save again: the next good edit is picked up.", EXIT.UNHEALTHY),
   // issue 10: certifying an adapter against the real client
-  PB_ERR_ADAPTER_CERTIFY_FAILED: entry("the adapter could not be certified against the client", "Check the --client path (it must run `<client> --version`), that the adapter's client has a certification driver (claude-code), and the message's detail; nothing was written.", EXIT.UNHEALTHY),
+  PB_ERR_ADAPTER_CERTIFY_FAILED: entry("the adapter could not be certified against the client", "Check the --client path (it must run `<client> --version`), that the adapter declares a certifyDriver (its plugin's module that runs the client offline), and the message's detail; nothing was written.", EXIT.UNHEALTHY),
   // --- issue 13: the error model (a substrate that is down is not a plugin bug) ---
   PB_ERR_SUBSTRATE_UNAVAILABLE: entry("the instance's substrate is unavailable", "Start the service the instance talks to (database, server, endpoint) or fix its address in the instance's config; the call can be retried once it is back.", EXIT.UNHEALTHY, true),
   // --- issue 8: the boundary against a hostile plugin ---

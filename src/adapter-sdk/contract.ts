@@ -194,6 +194,7 @@ export const AdapterManifestSchema = z.strictObject({
   client: z.strictObject({ command: z.string(), versionArgs: z.array(z.string()), certificationName: z.string() }),
   capabilities: CapabilityShapeSchema,
   fastHook: relPath.optional(),
+  certifyDriver: relPath.optional(),
 });
 export type AdapterManifest = Readonly<{
   id: string;
@@ -201,6 +202,7 @@ export type AdapterManifest = Readonly<{
   client: Readonly<{ command: string; versionArgs: readonly string[]; certificationName: string }>;
   capabilities: CapabilityShape;
   fastHook?: string;
+  certifyDriver?: string;
 }>;
 
 // --- certification.json ---

@@ -84,6 +84,11 @@ export interface AdapterDefinition<S extends z.ZodObject = z.ZodObject> {
    * imports nothing but `patchbay/adapter` (its zod-free part) and node builtins (docs/adapters.md).
    */
   fastHook?: string;
+  /**
+   * Optional: a module of the plugin folder (e.g. "src/certify.ts") exporting `driver`, a
+   * CertifyDriver: how `patchbay adapter certify` runs the real client offline. Node builtins only.
+   */
+  certifyDriver?: string;
   /** The adapter's own config keys (a z.object); the standard keys are added to it. */
   config?: S;
   create(config: z.output<S> & StandardAdapterConfig, ctx: PluginContext): Awaitable<AdapterMethods>;
@@ -167,17 +172,25 @@ export function validateAdapter(definition: AdapterDefinition<z.ZodObject>, meth
   }
 
   const capabilities = capabilityShape(d.capabilities, (method) => typeof m[method] === "function");
-  const fastHook = d.fastHook;
-  if (fastHook !== undefined && (typeof fastHook !== "string" || !/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(fastHook) || fastHook.split("/").includes(".."))) {
-    throw usage("fastHook must be a relative path inside the plugin folder, e.g. \"src/hooks.ts\"", "fastHook");
-  }
+  const fastHook = pluginFile(d.fastHook, "fastHook", "src/hooks.ts");
+  const certifyDriver = pluginFile(d.certifyDriver, "certifyDriver", "src/certify.ts");
   return deepFreeze({
     id: d.id,
     displayName: d.displayName,
     client: { command: client.command, versionArgs: [...(versionArgs as string[])], certificationName },
     capabilities,
     ...(fastHook ? { fastHook } : {}),
+    ...(certifyDriver ? { certifyDriver } : {}),
   });
+}
+
+/** A module path declared by the definition: relative, inside the plugin folder. */
+function pluginFile(value: unknown, key: string, example: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(value) || value.split("/").includes("..")) {
+    throw usage(`${key} must be a relative path inside the plugin folder, e.g. "${example}"`, key);
+  }
+  return value;
 }
 
 /** The full boolean shape from a declaration; throws naming the first bad key. */

@@ -8,6 +8,7 @@ export { defineAdapter, validateAdapter, STANDARD_ADAPTER_CONFIG, type AdapterDe
 export { normalizedEvent, type EventFields } from "./event.js";
 export { projectContext, escapePeerText, PEER_FENCE } from "./render.js";
 export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
+export { MODEL_APIS, type CertifyDriver, type CertifyRunSpec, type CertifyWorld, type ModelApi, type StubCall } from "./certify-driver.js";
 export { openInboxStore, type InboxDelivery, type InboxStore, type StoredMessage } from "./inbox.js";
 export {
   ADAPTER_CAPABILITIES, EVENT_KINDS,

@@ -10,7 +10,11 @@ import path from "node:path";
 import type { ClientProbe } from "../adapter-sdk/contract.js";
 import { writeFileAtomic } from "./fs-atomic.js";
 
-export const PROBE_TIMEOUT_MS = 3_000;
+/**
+ * Generous: a client written in JavaScript loads its whole bundle to print a version (seconds on a
+ * busy machine), the answer is cached per binary, and a hook's own deadline bounds it anyway.
+ */
+export const PROBE_TIMEOUT_MS = 20_000;
 const MAX_OUTPUT = 4_096;
 
 export interface ProbeOptions {

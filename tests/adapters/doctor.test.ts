@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { adapterDoctor } from "../../src/adapter/doctor.js";
 import { diffSnapshots, snapshot } from "../../src/testing/adapter-sandbox.js";
-import { cleanupTempDirs } from "../helpers.js";
+import { cleanupTempDirs, tempDir } from "../helpers.js";
 import { makeWorld } from "./_world.js";
 
 afterAll(cleanupTempDirs);
@@ -41,4 +41,20 @@ describe("adapterDoctor", () => {
     const human = await world.cli(["adapter", "doctor"], { env: { PATH: "/usr/bin:/bin" } });
     expect(human.stdout).toContain("example not installed");
   });
+
+  it("every bundled client's shipped evidence makes its capabilities effective for exactly the certified versions", async () => {
+    const world = makeWorld({ adapters: { claude: { plugin: "claude-code" }, codex: { plugin: "codex" }, gemini: { plugin: "gemini-cli" } } });
+    const platform = `${process.platform}-${process.arch}`;
+    const cases: [string, string, boolean][] = [
+      ["claude", "2.1.197 (Claude Code)", true], ["codex", "codex-cli 0.169.0", true], ["codex", "codex-cli 0.171.0", true],
+      ["gemini", "0.61.0", true], ["codex", "codex-cli 0.170.0", false], ["gemini", "0.60.0", false],
+    ];
+    for (const [command, output, certified] of cases) {
+      world.fakeClient(command, output);
+      const report = await adapterDoctor({ config: world.configFile, env: { ...world.env, PATCHBAY_HOME: tempDir("pb-doctor-state-") } });
+      const entry = report.adapters.find((a) => a.client?.command === command)!;
+      expect(entry.declared.length, command).toBeGreaterThan(0);
+      expect(entry.effective, `${output} on ${platform}`).toEqual(certified && platform === "linux-x64" ? entry.declared : []);
+    }
+  }, 120_000);
 });

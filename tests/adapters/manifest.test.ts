@@ -37,6 +37,12 @@ describe("defineAdapter manifest validation", () => {
     for (const id of ["../x", "a b", "con", "x."]) await refused(load({ id }), /invalid adapter id/, "id");
   });
 
+  it("takes a certifyDriver module path inside the plugin folder, and refuses any other", async () => {
+    const manifest = (await load({ certifyDriver: "src/certify.ts" })).manifest();
+    expect(manifest.certifyDriver).toBe("src/certify.ts");
+    for (const certifyDriver of ["../x.ts", "/abs/x.ts", "a//b.ts", 7]) await refused(load({ certifyDriver }), /certifyDriver must be a relative path/, "certifyDriver");
+  });
+
   it("requires a displayName and client.command, naming them", async () => {
     await refused(load({ displayName: " " }), /displayName/, "displayName");
     await refused(load({ client: {} }), /client\.command/, "client.command");

@@ -12,7 +12,8 @@ import { createHost } from "../../src/index.js";
 import { adapterDoctor } from "../../src/adapter/doctor.js";
 import { certifyAdapter } from "../../src/adapter/certify/certify.js";
 import { treeHash } from "../../src/adapter/install/hash.js";
-import { offlineEnv, runClaude } from "../../src/adapter/certify/claude-code-driver.js";
+import { offlineEnv } from "../../plugins/claude-code/src/certify.js";
+import { runClient } from "./_client.js";
 import { startMessagesStub, type StubRequest } from "../../src/adapter/certify/messages-stub.js";
 import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
 
@@ -33,7 +34,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     writeFileSync(config, JSON.stringify({
       plugins: [path.join(ROOT, "plugins")],
       agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } } },
-      adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"], inbox: "agentConnectors/inbox" } } },
+      adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 } } },
     }, null, 2));
     // The user's own settings, in their own formatting: uninstall must give these exact bytes back.
     const settings = path.join(project, ".claude", "settings.local.json");
@@ -57,7 +58,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     try {
       const clientEnv = { ...offlineEnv(home, stub.url), PATH: `${bin}:/usr/bin:/bin` };
       turn = 1;
-      const first = await runClaude(CLAUDE!, "write the secret", project, clientEnv);
+      const first = await runClient(CLAUDE!, ["-p", "write the secret", "--permission-mode", "bypassPermissions"], project, clientEnv);
       expect(first.exitCode, first.stderr).toBe(0);
       expect(existsSync(secret)).toBe(false);
       const denied = stub.requests.find((r) => r.text.includes("Patchbay protects"));
@@ -68,7 +69,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
       await host.close();
       turn = 2;
       const seen = stub.requests.length;
-      const second = await runClaude(CLAUDE!, "anything new?", project, clientEnv);
+      const second = await runClient(CLAUDE!, ["-p", "anything new?", "--permission-mode", "bypassPermissions"], project, clientEnv);
       expect(second.exitCode, second.stderr).toBe(0);
       expect(stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")), "the inbox message reached the next turn's request").toBe(true);
       const inbox = await runCli(["adapter", "inbox", "claude", "--json", "--config", config], { cwd: project, env });

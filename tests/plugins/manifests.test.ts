@@ -28,6 +28,8 @@ const minimalConfig = (dir: string): Record<string, Record<string, unknown>> => 
   ollama: { model: "gemma2:9b" },
   "mcp-remote": { url: "http://127.0.0.1:9/mcp" },
   "claude-code": {},
+  codex: {},
+  "gemini-cli": {},
   "example-adapter": {},
 });
 

@@ -22,7 +22,11 @@ const WIRED: readonly { event: string; matcher?: string }[] = [
   { event: "PreToolUse", matcher: Object.keys(WRITE_TOOLS).join("|") },
 ];
 
-const HOOK_TIMEOUT_S = 10;
+/**
+ * Claude Code's hook timeout, in seconds: Patchbay's own bound (hook_timeout_ms, after which the
+ * hook fails open by itself) plus a margin, so the client never kills a hook that is still deciding.
+ */
+const clientTimeoutS = (hookTimeoutMs: number) => Math.ceil(hookTimeoutMs / 1000) + 5;
 
 const config = z.strictObject({
   scope: z.enum(["local", "project", "user"]).default("local")
@@ -36,8 +40,8 @@ function settingsFile(env: AdapterEnv, scope: Scope): string {
   return path.join(env.projectDir, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 
-function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }) {
-  const hooks = [{ type: "command", command: `${env.hookCommand} ${w.event}`, timeout: HOOK_TIMEOUT_S }];
+function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }, hookTimeoutMs: number) {
+  const hooks = [{ type: "command", command: `${env.hookCommand} ${w.event}`, timeout: clientTimeoutS(hookTimeoutMs) }];
   return w.matcher ? { matcher: w.matcher, hooks } : { hooks };
 }
 
@@ -46,6 +50,7 @@ export default defineAdapter({
   displayName: CLIENT,
   client: { command: "claude", versionArgs: ["--version"], certificationName: "claude-code" },
   fastHook: "src/hooks.ts",
+  certifyDriver: "src/certify.ts",
   capabilities: {
     lifecycle: { sessionStart: true, sessionEnd: true },
     context: { startupInjection: true, beforeTurnInjection: true },
@@ -81,7 +86,7 @@ export default defineAdapter({
         return {
           artifacts: [{
             kind: "merge", path: settingsFile(env, cfg.scope), format: "json",
-            entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w) })),
+            entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
           }],
         };
       },

@@ -8,11 +8,23 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
+interface Outcome {
+  stdout: string;
+  stderr?: string;
+  exitCode: number;
+}
+
 interface Answers {
-  /** Outcome for PreToolUse calls whose tool_input names a path inside `protectedDir`. */
-  deny?: { protectedDir: string; stdout: string; exitCode: number };
+  /** Outcome for calls at one of `events` whose payload names a path inside `protectedDir`. */
+  deny?: Outcome & { protectedDir: string; events: string[] };
   /** Outcome per event name (injected context). */
-  inject?: Record<string, { stdout: string; exitCode: number }>;
+  inject?: Record<string, Outcome>;
+}
+
+function answer(o: Outcome): void {
+  process.stdout.write(o.stdout);
+  if (o.stderr) process.stderr.write(o.stderr);
+  process.exitCode = o.exitCode;
 }
 
 const [dir = "", event = "unknown"] = process.argv.slice(2);
@@ -21,15 +33,11 @@ try {
   const stamp = process.hrtime.bigint().toString().padStart(20, "0");
   writeFileSync(path.join(dir, `${stamp}-${event.replace(/[^A-Za-z]/g, "")}.raw.json`), text);
   const answers = JSON.parse(readFileSync(path.join(dir, "answers.json"), "utf8")) as Answers;
-  const payload = JSON.parse(text) as { tool_input?: Record<string, unknown> };
-  const target = payload.tool_input?.file_path ?? payload.tool_input?.notebook_path;
-  if (event === "PreToolUse" && answers.deny && typeof target === "string" && target.startsWith(answers.deny.protectedDir + path.sep)) {
-    process.stdout.write(answers.deny.stdout);
-    process.exitCode = answers.deny.exitCode;
-  } else if (answers.inject?.[event]) {
-    process.stdout.write(answers.inject[event].stdout);
-    process.exitCode = answers.inject[event].exitCode;
-  }
+  // Any mention of the protected folder counts (a write path field, or a patch naming the file):
+  // whichever way the client names the write, the adapter's deny is what gets observed.
+  const named = answers.deny && text.includes(JSON.stringify(answers.deny.protectedDir + path.sep).slice(1, -1));
+  if (answers.deny && named && answers.deny.events.includes(event)) answer(answers.deny);
+  else if (answers.inject?.[event]) answer(answers.inject[event]);
 } catch {
   process.exitCode = 0;
 }

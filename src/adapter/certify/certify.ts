@@ -1,6 +1,6 @@
 /**
- * `patchbay adapter certify <adapter> --client <bin>`: runs the real client offline (the project's
- * Messages API stub), captures every hook payload, runs the adapter's normalize and the host's
+ * `patchbay adapter certify <adapter> --client <bin>`: runs the real client offline (a stub of its
+ * model API, driven by the adapter's own certify driver: drive.ts), captures every hook payload, runs the adapter's normalize and the host's
  * decide on each, checks what the client did with the adapter's answers (a deny really blocked
  * the write; injected text really reached the next request), and writes evidence entries that
  * name each capture by sha256 with the client version, platform and the events behind each
@@ -22,7 +22,7 @@ import { findOnPath } from "../probe.js";
 import { openAdapter, resolveAdapterInstance } from "../session.js";
 import type { Env } from "../state.js";
 import { sha256 } from "../install/hash.js";
-import { CLAUDE_HOOK_EVENTS, driveClaude } from "./claude-code-driver.js";
+import { certifyWorld, drive, loadDriver } from "./drive.js";
 import { checkCapability, type Capture } from "./evidence.js";
 
 export interface CertifyOptions {
@@ -53,7 +53,7 @@ const MARK = "PATCHBAY-CERTIFY-MARK";
 export function clientVersion(bin: string): string {
   let out: string;
   try {
-    out = execFileSync(bin, ["--version"], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] });
+    out = execFileSync(bin, ["--version"], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
   } catch (err) {
     throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `Could not run ${bin} --version (${(err as Error).message.split("\n")[0]}).`, { client: bin });
   }
@@ -82,28 +82,30 @@ export async function certifyAdapter(opts: CertifyOptions): Promise<CertifyRepor
   const session = await openAdapter({ config: configFile, cwd: root, env: { ...opts.env, PATCHBAY_HOME: path.join(root, "state") }, instance: found.name });
   try {
     const certName = session.manifest.client.certificationName;
-    if (certName !== "claude-code") {
-      throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `No certification driver for ${certName}: \`adapter certify\` knows how to drive claude-code only; write evidence by hand (docs/adapters.md).`, { adapter: found.id });
+    if (!session.manifest.certifyDriver) {
+      throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `${found.id} declares no certifyDriver, so \`adapter certify\` cannot drive ${certName}; add one (docs/adapters.md, "Certify") or write evidence by hand.`, { adapter: found.id });
     }
+    const driver = await loadDriver(pluginDir, session.manifest.certifyDriver, found.id);
     const declared = session.manifest.capabilities;
     const probeEvent = (kind: NormalizedEvent["kind"], extra: Partial<NormalizedEvent> = {}): NormalizedEvent =>
       ({ kind, sessionId: "certify", cwd: project, model: null, parentSessionId: null, agentId: null, tool: null, targets: [], ...extra }) as NormalizedEvent;
     // The answers the capture hook gives: the adapter's own deny (through the host's decide) and inject envelopes.
     const answers: { deny?: unknown; inject: Record<string, unknown> } = { inject: {} };
-    const denyDecision = await decide(session, probeEvent("beforeTool", { tool: "Write", targets: [path.join(protectedDir, "secret.txt")] }), declared, session.call);
-    if (denyDecision.decision === "deny") answers.deny = { protectedDir, stdout: denyDecision.outcome.stdout, exitCode: denyDecision.outcome.exitCode };
-    for (const event of CLAUDE_HOOK_EVENTS) {
+    const denyDecision = await decide(session, probeEvent("beforeTool", { tool: "write", targets: [path.join(protectedDir, "secret.txt")] }), declared, session.call);
+    if (denyDecision.decision === "deny") answers.deny = { protectedDir, events: driver.denyEvents, stdout: denyDecision.outcome.stdout, stderr: denyDecision.outcome.stderr, exitCode: denyDecision.outcome.exitCode };
+    for (const event of driver.events) {
       const kind = await session.call<NormalizedEvent>("normalizeHook", [{ hook_event_name: event, session_id: "certify", cwd: project }, { event }]).then((e) => e.kind, () => null);
       if (kind === "sessionStart" || kind === "beforeTurn" || kind === "afterTool") {
-        const outcome = await session.call<{ stdout: string; exitCode: number }>("injectOutcome", [`${MARK}-${event}`, probeEvent(kind)]).catch(() => null);
-        if (outcome) answers.inject[event] = { stdout: outcome.stdout, exitCode: outcome.exitCode };
+        const outcome = await session.call<{ stdout: string; stderr: string; exitCode: number }>("injectOutcome", [`${MARK}-${event}`, probeEvent(kind)]).catch(() => null);
+        if (outcome) answers.inject[event] = { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
       }
     }
     writeFileSync(path.join(rawDir, "answers.json"), JSON.stringify(answers));
     // The compiled hook script (also when this module runs from src/ under vitest).
     const hook = path.join(packageRoot(), "dist", "adapter", "certify", "capture-hook.js");
-    const run = await driveClaude(bin, root, `${shellQuote(process.execPath)} ${shellQuote(hook)} ${shellQuote(rawDir)}`);
-    if (run.exitCode !== 0) throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `${bin} exited with ${run.exitCode} during the scripted turn.`, { client: bin });
+    const world = certifyWorld(root, bin, `${shellQuote(process.execPath)} ${shellQuote(hook)} ${shellQuote(rawDir)}`);
+    const run = await drive(driver, world);
+    if (run.exitCode !== 0) throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `${bin} exited with ${run.exitCode} during the scripted turn (${run.stderr.trim().split("\n").slice(-2).join(" ")}).`, { client: bin });
 
     // Captures, in firing order, each normalized by the adapter and decided by the host.
     const captures: Capture[] = [];
@@ -117,7 +119,7 @@ export async function certifyAdapter(opts: CertifyOptions): Promise<CertifyRepor
       } catch {
         continue;
       }
-      const event = String(payload.hook_event_name ?? file.replace(/^\d+-|\.raw\.json$/g, ""));
+      const event = typeof payload.hook_event_name === "string" ? payload.hook_event_name : file.replace(/^\d+-|\.raw\.json$/g, "");
       const normalized = await session.call<NormalizedEvent>("normalizeHook", [payload, { event }]).catch(() => null);
       const tool = typeof payload.tool_name === "string" ? payload.tool_name : null;
       const reaction: Record<string, unknown> = {};
@@ -126,7 +128,7 @@ export async function certifyAdapter(opts: CertifyOptions): Promise<CertifyRepor
         const verdict = await session.call<{ reason?: string }>("guardWrite", [normalized]).catch(() => ({ reason: undefined }));
         const reason = verdict.reason ? JSON.stringify(verdict.reason).slice(1, -1) : null;
         reaction.decision = d.decision;
-        reaction.sameOutcome = d.outcome.stdout === (answers.deny as { stdout?: string } | undefined)?.stdout;
+        reaction.sameOutcome = d.outcome.stdout === (answers.deny as { stdout?: string } | undefined)?.stdout && d.outcome.exitCode === (answers.deny as { exitCode?: number } | undefined)?.exitCode;
         // Blocked: the file never landed, and the model was told why (the deny reason is in a later request).
         reaction.fileWritten = existsSync(path.join(protectedDir, "secret.txt"));
         reaction.reasonReachedModel = reason !== null && bodies.some((b) => b.includes(reason));

@@ -57,7 +57,7 @@ export function checkCapability(capability: string, captures: readonly Capture[]
     case "context.safePointInjection":
     case "delivery.nextTurn": {
       const seen = related.find((c) => c.reaction.injectedReachedModel === true);
-      if (seen) return { pass: true, capture: seen, notes: `the adapter's injectOutcome on ${seen.event} reached the next Messages API request.` };
+      if (seen) return { pass: true, capture: seen, notes: `the adapter's injectOutcome on ${seen.event} reached the next model API request.` };
       return { pass: false, capture: first, notes: first ? `injected text on ${first.event} never reached a request body.` : "no related event fired." };
     }
     case "guards.beforeWrite": {

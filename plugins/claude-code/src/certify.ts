@@ -1,15 +1,17 @@
 /**
- * Drives the real Claude Code client through one scripted, offline print-mode turn against the
- * project's Messages API stub, with every hook event the client declares wired to the capture
- * hook. The script makes the model: write into a protected folder (the deny check), write and
- * edit an ordinary file, run a shell command that changes directory and writes (the Bash-write
+ * How `patchbay adapter certify` drives Claude Code: one scripted, offline print-mode turn
+ * against the host's Messages API stub, with every hook event the client declares wired to the
+ * capture hook. The script makes the model: write into a protected folder (the deny check), write
+ * and edit an ordinary file, run a shell command that changes directory and writes (the Bash-write
  * decision), read a file and a missing one (PostToolUseFailure), and start a subagent that writes
  * (agent_id/agent_type on its calls). Throwaway HOME and project; nothing reaches the network.
+ * Node builtins only: the host loads this module itself.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { startMessagesStub, type StubBlock, type StubRequest } from "./messages-stub.js";
+import type { CertifyDriver, CertifyWorld, StubCall } from "patchbay/adapter";
+
+type StubBlock = { type: "text"; text: string } | { type: "tool_use"; name: string; input: Record<string, unknown> };
 
 /** Every hook event Claude Code 2.1.197 declares (read from the client; later releases may add more). */
 export const CLAUDE_HOOK_EVENTS = [
@@ -21,18 +23,8 @@ export const CLAUDE_HOOK_EVENTS = [
 
 const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"]);
 
-export const MAIN_PROMPT = "patchbay-certify: run the scripted steps";
+const MAIN_PROMPT = "patchbay-certify: run the scripted steps";
 const SUB_PROMPT = "patchbay-certify-subagent: write one file";
-
-export interface ClientRun {
-  exitCode: number | null;
-  stdout: string;
-  requests: StubRequest[];
-  /** Folders of the throwaway world. */
-  project: string;
-  protectedDir: string;
-  home: string;
-}
 
 /** The environment a real client needs to run offline against the stub (and nothing of ours). */
 export function offlineEnv(home: string, baseUrl: string): Record<string, string> {
@@ -42,28 +34,8 @@ export function offlineEnv(home: string, baseUrl: string): Record<string, string
   };
 }
 
-/** Runs `claude -p` (bypassPermissions: root refuses --dangerously-skip-permissions) and waits for it, bounded. */
-export function runClaude(bin: string, prompt: string, cwd: string, env: Record<string, string>, timeoutMs = 120_000): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ["-p", prompt, "--permission-mode", "bypassPermissions"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ exitCode: code, stdout, stderr });
-    });
-  });
-}
-
 /** Which conversation a request belongs to, and how many assistant turns it already holds. */
-function position(req: StubRequest): { conversation: "main" | "sub" | "other"; step: number } {
+function position(req: StubCall): { conversation: "main" | "sub" | "other"; step: number } {
   const messages = Array.isArray(req.body.messages) ? (req.body.messages as { role?: string; content?: unknown }[]) : [];
   const tools = Array.isArray(req.body.tools) ? req.body.tools.length : 0;
   const first = JSON.stringify(messages[0]?.content ?? "");
@@ -74,7 +46,7 @@ function position(req: StubRequest): { conversation: "main" | "sub" | "other"; s
   return { conversation: "other", step };
 }
 
-export function scenario(project: string, protectedDir: string): (req: StubRequest) => StubBlock[] | null {
+export function scenario(project: string, protectedDir: string): (req: StubCall) => StubBlock[] | null {
   const main: StubBlock[] = [
     { type: "tool_use", name: "Write", input: { file_path: path.join(protectedDir, "secret.txt"), content: "must not land\n" } },
     { type: "tool_use", name: "Write", input: { file_path: path.join(project, "notes.txt"), content: "hello\n" } },
@@ -93,27 +65,23 @@ export function scenario(project: string, protectedDir: string): (req: StubReque
   };
 }
 
-/** One scripted turn with every event wired to `hookCommand <Event>`. */
-export async function driveClaude(bin: string, root: string, hookCommand: string): Promise<ClientRun> {
-  const home = path.join(root, "home");
-  const project = path.join(root, "project");
-  const protectedDir = path.join(project, "protected");
-  mkdirSync(home, { recursive: true });
-  mkdirSync(path.join(project, ".claude"), { recursive: true });
-  mkdirSync(protectedDir, { recursive: true });
-  // A CLAUDE.md makes InstructionsLoaded fire.
-  writeFileSync(path.join(project, "CLAUDE.md"), "This project is a Patchbay certification sandbox.\n");
-  const hooks: Record<string, unknown[]> = {};
-  for (const event of CLAUDE_HOOK_EVENTS) {
-    const entry = { hooks: [{ type: "command", command: `${hookCommand} ${event}`, timeout: 30 }] };
-    hooks[event] = [TOOL_EVENTS.has(event) ? { matcher: "*", ...entry } : entry];
-  }
-  writeFileSync(path.join(project, ".claude", "settings.json"), JSON.stringify({ hooks }, null, 2));
-  const stub = await startMessagesStub(scenario(project, protectedDir));
-  try {
-    const result = await runClaude(bin, MAIN_PROMPT, project, offlineEnv(home, stub.url));
-    return { exitCode: result.exitCode, stdout: result.stdout, requests: stub.requests, project, protectedDir, home };
-  } finally {
-    await stub.close();
-  }
-}
+export const driver: CertifyDriver = {
+  api: "messages",
+  events: CLAUDE_HOOK_EVENTS,
+  denyEvents: ["PreToolUse"],
+  prepare(world: CertifyWorld) {
+    mkdirSync(world.home, { recursive: true });
+    mkdirSync(path.join(world.project, ".claude"), { recursive: true });
+    // A CLAUDE.md makes InstructionsLoaded fire.
+    writeFileSync(path.join(world.project, "CLAUDE.md"), "This project is a Patchbay certification sandbox.\n");
+    const hooks: Record<string, unknown[]> = {};
+    for (const event of CLAUDE_HOOK_EVENTS) {
+      const entry = { hooks: [{ type: "command", command: `${world.hookCommand} ${event}`, timeout: 30 }] };
+      hooks[event] = [TOOL_EVENTS.has(event) ? { matcher: "*", ...entry } : entry];
+    }
+    writeFileSync(path.join(world.project, ".claude", "settings.json"), JSON.stringify({ hooks }, null, 2));
+    // bypassPermissions: root refuses --dangerously-skip-permissions.
+    return { command: world.bin, args: ["-p", MAIN_PROMPT, "--permission-mode", "bypassPermissions"], env: offlineEnv(world.home, world.stubUrl), cwd: world.project, timeoutMs: 120_000 };
+  },
+  script: (world) => scenario(world.project, world.protectedDir),
+};

@@ -1,0 +1,117 @@
+/**
+ * codex: the Codex CLI adapter. Protocol facts live in hooks.ts; this file wires them to the
+ * adapter contract and plans the install: Patchbay's hook commands appended to the `hooks` arrays
+ * of `$CODEX_HOME/hooks.json` (a `merge`: the file is the user's and is never deleted).
+ *
+ * Why hooks.json and not `[[hooks.<Event>]]` tables in config.toml: Codex reads both, and the JSON
+ * file can be edited and restored byte for byte without a TOML writer touching the user's
+ * config.toml (comments, ordering, inline tables). Trust is left to Codex: it runs a hook only once
+ * the user trusted its content hash (`/hooks` in the TUI, or Codex's own app-server), and records
+ * that in config.toml itself; doctor says which Patchbay hooks are not trusted yet (Codex skips
+ * those silently).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "patchbay/plugin";
+import { defineAdapter, detectFromProbe, projectContext } from "patchbay/adapter";
+import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
+import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook } from "./hooks.js";
+
+/** Events install wires. PreToolUse has no matcher: every tool call is seen, apply_patch is read. */
+const WIRED = ["SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse"] as const;
+
+/**
+ * Codex's hook timeout, in seconds: Patchbay's own bound (hook_timeout_ms, after which the hook
+ * fails open by itself) plus a margin, so Codex never kills a hook that is still deciding.
+ */
+const clientTimeoutS = (hookTimeoutMs: number) => Math.ceil(hookTimeoutMs / 1000) + 5;
+
+const config = z.strictObject({
+  codex_home: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional()
+    .meta({ description: "Codex's home folder (its CODEX_HOME); default ~/.codex. install edits hooks.json in it." }),
+});
+
+function codexHome(env: AdapterEnv, cfg: { codex_home?: string }): string {
+  return cfg.codex_home ?? path.join(env.home, ".codex");
+}
+
+const command = (env: AdapterEnv, event: string) => `${env.hookCommand} ${event}`;
+const hookEntry = (env: AdapterEnv, event: string, hookTimeoutMs: number) => ({ hooks: [{ type: "command", command: command(env, event), timeout: clientTimeoutS(hookTimeoutMs) }] });
+/** Codex's hook key event segment: "PreToolUse" → "pre_tool_use". */
+const snake = (event: string) => event.replace(/[A-Z]/g, (c, i: number) => (i ? "_" : "") + c.toLowerCase());
+
+function readText(file: string): string | null {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+export default defineAdapter({
+  id: "codex",
+  displayName: CLIENT,
+  client: { command: "codex", versionArgs: ["--version"], certificationName: "codex" },
+  fastHook: "src/hooks.ts",
+  certifyDriver: "src/certify.ts",
+  capabilities: {
+    lifecycle: { sessionStart: true, sessionEnd: true },
+    context: { startupInjection: true, beforeTurnInjection: true },
+    guards: { beforeWrite: true },
+    delivery: { nextTurn: true },
+  },
+  config,
+  create(cfg) {
+    return {
+      detect: (probe) => detectFromProbe(probe),
+
+      doctor(env: AdapterEnv) {
+        const home = codexHome(env, cfg);
+        const file = path.join(home, "hooks.json");
+        const diagnostics: Diagnostic[] = [];
+        let hooks: Record<string, unknown> = {};
+        try {
+          const parsed = JSON.parse(readText(file) ?? "{}") as { hooks?: Record<string, unknown> };
+          hooks = parsed.hooks && typeof parsed.hooks === "object" ? parsed.hooks : {};
+        } catch {
+          // unreadable: every event counts as unwired
+        }
+        const groupOf = (event: string) => (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : []).findIndex((g) => JSON.stringify(g).includes(JSON.stringify(command(env, event)).slice(1, -1)));
+        const unwired = WIRED.filter((e) => groupOf(e) < 0);
+        if (unwired.length > 0) {
+          diagnostics.push({ level: "warn", code: "not-wired", message: `${file} does not run Patchbay for ${unwired.join(", ")}; run \`patchbay adapter install ${env.instance}\`.` });
+        }
+        // Codex's trust record: [hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash = "sha256:…" in config.toml.
+        const toml = readText(path.join(home, "config.toml")) ?? "";
+        const untrusted = WIRED.filter((e) => groupOf(e) >= 0 && !new RegExp(`\\[hooks\\.state\\."${escapeRe(`${file}:${snake(e)}:${groupOf(e)}:0`)}"\\]\\s*\\ntrusted_hash\\s*=`).test(toml));
+        if (untrusted.length > 0) {
+          diagnostics.push({ level: "warn", code: "hooks-untrusted", message: `Codex has not trusted Patchbay's hooks for ${untrusted.join(", ")} and skips them silently; trust them in Codex (\`codex\`, then /hooks). Codex asks again whenever a hook's command changes.` });
+        }
+        return { ok: true, diagnostics };
+      },
+
+      normalizeHook: (payload, { event }) => normalizeHook(payload, event),
+      renderContext: (input, opts) => projectContext(input, opts),
+
+      planInstall(env: AdapterEnv): InstallPlan {
+        return {
+          artifacts: [{
+            kind: "merge", path: path.join(codexHome(env, cfg), "hooks.json"), format: "json",
+            entries: WIRED.map((event) => ({ at: ["hooks", event], append: hookEntry(env, event, cfg.hook_timeout_ms) })),
+          }],
+          notes: ["Codex runs a new hook only after you trust it: start `codex` and trust Patchbay's hooks under /hooks (Codex records the trust in its config.toml; Patchbay does not edit that file). `patchbay adapter doctor` says which are still untrusted."],
+        };
+      },
+
+      denyOutcome: (reason) => denyOutcome(reason),
+      injectOutcome: (text, event) => injectOutcome(text, event),
+      guardWrite: (event) => guardWrite(event, cfg.protect),
+      startSession: () => ({ ok: true }),
+      endSession: () => ({ ok: true }),
+    };
+  },
+});
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,119 @@
+/**
+ * The real Codex CLI, offline (the project's Responses API stub on 127.0.0.1): `adapter install`
+ * wires its hooks into the user's CODEX_HOME/hooks.json, Codex's own app-server trusts them (as a
+ * user's /hooks review would; doctor reports them untrusted until then), a real turn whose
+ * apply_patch into a protected folder is blocked by Patchbay's deny, the next turn receives an
+ * inbox message through UserPromptSubmit, and `adapter uninstall` restores the user's hooks.json
+ * byte for byte (config.toml is never Patchbay's to edit). `.ci/codex.sh` installs the client and
+ * prints PATCHBAY_CODEX_BIN; without it the test is skipped, saying why.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createHost } from "../../src/index.js";
+import { adapterDoctor } from "../../src/adapter/doctor.js";
+import { startResponsesStub } from "../../src/adapter/certify/responses-stub.js";
+import type { StubRequest } from "../../src/adapter/certify/stub-server.js";
+import { addFile, offlineConfig, offlineEnv, stepOf } from "../../plugins/codex/src/certify.js";
+import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
+import { runClient } from "./_client.js";
+import { trustCodexHooks } from "./_codex-trust.js";
+
+afterAll(cleanupTempDirs);
+
+const CODEX = process.env.PATCHBAY_CODEX_BIN;
+if (!CODEX) console.log("skipping the real Codex test: PATCHBAY_CODEX_BIN is not set (run .ci/codex.sh, which installs @openai/codex outside the project)");
+
+describe.runIf(!!CODEX)("the real Codex client", () => {
+  it("install, trust, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
+    const root = tempDir("pb-real-codex-");
+    const project = path.join(root, "project");
+    const home = path.join(root, "home");
+    const codexHome = path.join(home, ".codex");
+    const bin = path.join(root, "bin");
+    for (const d of [path.join(project, "secrets"), codexHome, bin]) mkdirSync(d, { recursive: true });
+    symlinkSync(CODEX!, path.join(bin, "codex")); // `codex` on PATH, so the adapter probes the real version
+    const config = path.join(project, "connectors.json");
+    writeFileSync(config, JSON.stringify({
+      plugins: [path.join(ROOT, "plugins")],
+      agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["codex"] } } },
+      adapters: { codex: { plugin: "codex", config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 } } },
+    }, null, 2));
+
+    const secret = path.join(project, "secrets", "k.txt");
+    let turn = 0;
+    const stub = await startResponsesStub((req: StubRequest) => {
+      if (turn === 1 && stepOf(req) === 0) return [{ type: "custom_tool_call", name: "apply_patch", input: addFile(secret, "leak") }];
+      return [{ type: "text", text: "done" }];
+    });
+    try {
+      // The user's own files, in their own formatting: uninstall must give hooks.json's exact bytes back.
+      const hooksFile = path.join(codexHome, "hooks.json");
+      const originalHooks = '{\n    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
+      writeFileSync(hooksFile, originalHooks);
+      const toml = path.join(codexHome, "config.toml");
+      const originalToml = `# my Codex settings\n${offlineConfig(stub.url)}`;
+      writeFileSync(toml, originalToml);
+
+      const env = { HOME: home, PATH: `${bin}:/usr/bin:/bin` };
+      const installed = await runCli(["adapter", "install", "codex", "--config", config], { cwd: project, env });
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(readFileSync(hooksFile, "utf8")).toContain("PreToolUse");
+      expect(readFileSync(toml, "utf8"), "install leaves config.toml alone").toBe(originalToml);
+      const codes = async () => (await adapterDoctor({ config, env })).adapters[0].diagnostics.map((d) => d.code);
+      expect(await codes()).toContain("hooks-untrusted");
+
+      const clientEnv = { ...offlineEnv(home, codexHome), PATH: `${bin}:/usr/bin:/bin` };
+      const trustedKeys = await trustCodexHooks(CODEX!, clientEnv, project, path.join(project, ".patchbay"));
+      expect(trustedKeys).toHaveLength(4);
+      expect(await codes()).not.toContain("hooks-untrusted");
+
+      turn = 1;
+      const first = await runClient(CODEX!, ["exec", "--skip-git-repo-check", "write the secret"], project, clientEnv);
+      expect(first.exitCode, first.stderr).toBe(0);
+      expect(existsSync(secret)).toBe(false);
+      expect(stub.requests.some((r) => r.text.includes("Patchbay protects")), "the deny reason reached the model as the tool's output").toBe(true);
+
+      const host = await createHost({ config, env: { ...process.env, ...env }, only: ["agentConnectors/inbox"], logLevel: "silent" });
+      await host.call("agentConnectors/inbox", "deliver", ["codex", { kind: "augment", content: "INBOX-7731: the build is green" }]);
+      await host.close();
+      turn = 2;
+      const seen = stub.requests.length;
+      const second = await runClient(CODEX!, ["exec", "--skip-git-repo-check", "anything new?"], project, clientEnv);
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")), "the inbox message reached the next turn's request").toBe(true);
+
+      const removed = await runCli(["adapter", "uninstall", "codex", "--config", config], { cwd: project, env });
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(readFileSync(hooksFile, "utf8")).toBe(originalHooks);
+    } finally {
+      await stub.close();
+    }
+  }, 300_000);
+
+  it("`adapter certify` captures the real client: the adapter's deny passes, a deny shape Codex ignores stays on record as `fail`", async () => {
+    const root = tempDir("pb-certify-codex-");
+    const plugins = path.join(root, "plugins");
+    cpSync(path.join(ROOT, "plugins", "codex"), path.join(plugins, "codex"), { recursive: true });
+    const config = path.join(root, "connectors.json");
+    writeFileSync(config, JSON.stringify({ plugins: [plugins], adapters: { codex: { plugin: "codex", config: { hook_timeout_ms: 30_000 } } } }));
+    const env = { HOME: root, PATH: "/usr/bin:/bin" };
+    const certify = async (exitCode: number) => {
+      const r = await runCli(["adapter", "certify", "codex", "--client", CODEX!, "--dry-run", "--json", "--config", config], { cwd: root, env, timeoutMs: 240_000 });
+      expect(r.code, r.stderr).toBe(exitCode); // any failing entry makes the run unhealthy (1)
+      return JSON.parse(r.stdout) as { written: boolean; entries: { capability: string; result: string; events?: string[]; fixture: string }[] };
+    };
+    const good = await certify(0);
+    expect(good.written).toBe(false);
+    expect(good.entries.find((e) => e.capability === "guards.beforeWrite")).toMatchObject({ result: "pass", events: ["PreToolUse"], fixture: expect.stringMatching(/-PreToolUse-apply_patch\.json$/) });
+    expect(good.entries.every((e) => e.result === "pass")).toBe(true);
+
+    // The same adapter answering with {"decision":"deny"}, which Codex ignores: the write lands, and certify says so.
+    const hooks = path.join(plugins, "codex", "src", "hooks.ts");
+    writeFileSync(hooks, readFileSync(hooks, "utf8").replace("const envelope = { hookSpecificOutput: { hookEventName: \"PreToolUse\", permissionDecision: \"deny\", permissionDecisionReason: reason } };", "const envelope = { decision: \"deny\", reason };"));
+    expect(readFileSync(hooks, "utf8")).toContain('{ decision: "deny", reason }');
+    const bad = await certify(1);
+    expect(bad.entries.find((e) => e.capability === "guards.beforeWrite")).toMatchObject({ result: "fail" });
+    expect(bad.entries.find((e) => e.capability === "context.beforeTurnInjection")).toMatchObject({ result: "pass" });
+  }, 600_000);
+});

@@ -1,0 +1,90 @@
+/**
+ * The real Gemini CLI, offline (the project's generateContent stub on 127.0.0.1): `adapter
+ * install` wires its hooks into the project's .gemini/settings.json, the user trusts the folder
+ * (trustedFolders.json; doctor warns until then, since Gemini ignores an untrusted folder's
+ * settings), a real turn whose write_file into a protected folder is blocked by Patchbay's deny,
+ * the next turn receives an inbox message through BeforeAgent, and `adapter uninstall` restores
+ * the user's settings file byte for byte. `.ci/gemini-cli.sh` installs the client and prints
+ * PATCHBAY_GEMINI_BIN; without it the test is skipped, saying why.
+ */
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createHost } from "../../src/index.js";
+import { adapterDoctor } from "../../src/adapter/doctor.js";
+import { startGenerateContentStub } from "../../src/adapter/certify/generate-content-stub.js";
+import type { StubRequest } from "../../src/adapter/certify/stub-server.js";
+import { geminiArgs, offlineEnv, stepOf, USER_SETTINGS } from "../../plugins/gemini-cli/src/certify.js";
+import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
+import { runClient } from "./_client.js";
+
+afterAll(cleanupTempDirs);
+
+const GEMINI = process.env.PATCHBAY_GEMINI_BIN;
+if (!GEMINI) console.log("skipping the real Gemini CLI test: PATCHBAY_GEMINI_BIN is not set (run .ci/gemini-cli.sh, which installs @google/gemini-cli outside the project)");
+
+describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
+  it("install, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
+    const root = tempDir("pb-real-gemini-");
+    const project = path.join(root, "project");
+    const home = path.join(root, "home");
+    const bin = path.join(root, "bin");
+    for (const d of [path.join(project, "secrets"), path.join(project, ".gemini"), path.join(home, ".gemini"), bin]) mkdirSync(d, { recursive: true });
+    symlinkSync(GEMINI!, path.join(bin, "gemini")); // `gemini` on PATH, so the adapter probes the real version
+    writeFileSync(path.join(home, ".gemini", "settings.json"), USER_SETTINGS);
+    const config = path.join(project, "connectors.json");
+    writeFileSync(config, JSON.stringify({
+      plugins: [path.join(ROOT, "plugins")],
+      agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["gemini"] } } },
+      adapters: { gemini: { plugin: "gemini-cli", config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 } } },
+    }, null, 2));
+    // The user's own project settings, in their own formatting: uninstall must give these exact bytes back.
+    const settings = path.join(project, ".gemini", "settings.json");
+    const original = '{\n    "ui": { "hideBanner": true },\n    "hooks": { "AfterAgent": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
+    writeFileSync(settings, original);
+
+    const env = { HOME: home, PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin` };
+    const installed = await runCli(["adapter", "install", "gemini", "--config", config], { cwd: project, env });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(readFileSync(settings, "utf8")).toContain("BeforeTool");
+    const codes = async () => (await adapterDoctor({ config, env })).adapters[0].diagnostics.map((d) => d.code);
+    expect(await codes()).toContain("folder-untrusted");
+    // What trusting the folder in `gemini` records.
+    writeFileSync(path.join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }, null, 2));
+    expect(await codes()).not.toContain("folder-untrusted");
+
+    const secret = path.join(project, "secrets", "k.txt");
+    let turn = 0;
+    const stub = await startGenerateContentStub((req: StubRequest) => {
+      const step = stepOf(req);
+      if (step === null) return [{ type: "text", text: "{}" }];
+      if (turn === 1 && step === 0) return [{ type: "function_call", name: "write_file", args: { file_path: secret, content: "leak\n" } }];
+      return [{ type: "text", text: "done" }];
+    });
+    try {
+      // Trust comes from trustedFolders.json here, as for a user, not from the automation variable.
+      const clientEnv: Record<string, string> = { ...offlineEnv(home, stub.url), PATH: env.PATH };
+      delete clientEnv.GEMINI_CLI_TRUST_WORKSPACE;
+      turn = 1;
+      const first = await runClient(GEMINI!, geminiArgs("write the secret"), project, clientEnv);
+      expect(first.exitCode, first.stderr).toBe(0);
+      expect(existsSync(secret)).toBe(false);
+      expect(stub.requests.some((r) => r.text.includes("Tool execution blocked: Patchbay protects")), "the deny reason reached the model as the tool's result").toBe(true);
+
+      const host = await createHost({ config, env: { ...process.env, ...env }, only: ["agentConnectors/inbox"], logLevel: "silent" });
+      await host.call("agentConnectors/inbox", "deliver", ["gemini", { kind: "augment", content: "INBOX-7731: the build is green" }]);
+      await host.close();
+      turn = 2;
+      const seen = stub.requests.length;
+      const second = await runClient(GEMINI!, geminiArgs("anything new?"), project, clientEnv);
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")), "the inbox message reached the next turn's request").toBe(true);
+    } finally {
+      await stub.close();
+    }
+
+    const removed = await runCli(["adapter", "uninstall", "gemini", "--config", config], { cwd: project, env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(readFileSync(settings, "utf8")).toBe(original);
+  }, 300_000);
+});
