@@ -122,10 +122,16 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   return host;
 }
 
-/** Only the variables the plugin's manifest names in permissions.env. */
+/**
+ * Never handed to a plugin, whatever its manifest names: the gateway's bearer token would let a
+ * plugin drive every instance over HTTP, past its own grants.
+ */
+const HOST_ONLY_ENV = new Set(["PATCHBAY_TOKEN"]);
+
+/** Only the variables the plugin's manifest names in permissions.env (minus the host's own secrets). */
 function workerEnvFor(planned: PlannedInstance, env: NodeJS.ProcessEnv): Record<string, string> {
   const workerEnv: Record<string, string> = {};
-  for (const name of planned.pluginInfo.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
+  for (const name of planned.pluginInfo.manifest.permissions.env) if (env[name] !== undefined && !HOST_ONLY_ENV.has(name)) workerEnv[name] = env[name]!;
   return workerEnv;
 }
 

@@ -5,9 +5,10 @@
  * documented as no boundary), while `patchbay status` and `patchbay call` keep working.
  * Sandbox runs need PATCHBAY_BWRAP (.ci/bubblewrap.sh) and skip with the reason otherwise.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHost } from "../../src/index.js";
 import { sandboxProblem } from "../../src/spawn/sandbox-runtime.js";
 import { cleanupTempDirs, FIXTURE_PLUGINS, runCli, tempDir, writeConfig } from "../helpers.js";
 import { childEnv, startHttpServe, type HttpServe } from "../gateway/_gateway.js";
@@ -95,5 +96,23 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
     const after = JSON.parse((await runCli(["status", "--json", "--config", path.join(dir, "connectors.json")], { cwd: dir, env: env() })).stdout);
     // The call went through the running server (counted there), not a host of its own.
     expect(after.instances.find((i: { id: string }) => i.id === "skillStores/primary")).toMatchObject({ calls: 1 });
+  });
+});
+
+describe("a plugin whose manifest asks for PATCHBAY_TOKEN", () => {
+  it("never gets the gateway's bearer token in its environment", async () => {
+    const plugins = tempDir("pb-gwsec-plugins-");
+    cpSync(path.join(FIXTURE_PLUGINS, "fx-hostile"), path.join(plugins, "fx-hostile"), { recursive: true });
+    const manifest = path.join(plugins, "fx-hostile", "plugin.json");
+    writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, "utf8")), permissions: { env: ["PATCHBAY_TOKEN", "FX_GRANTED"] } }));
+    const { file } = writeConfig({ plugins: [plugins], mcpConnectors: { h: { plugin: "fx-hostile" } } });
+    const host = await createHost({ config: file, env: { PATCHBAY_TOKEN: "gateway-token-xyz", FX_GRANTED: "granted" }, logLevel: "silent" });
+    try {
+      const { env } = (await host.mcp("h").call("env", {})) as { env: Record<string, string> };
+      expect(env.FX_GRANTED).toBe("granted");
+      expect(env.PATCHBAY_TOKEN).toBeUndefined();
+    } finally {
+      await host.close();
+    }
   });
 });
