@@ -166,6 +166,8 @@ export async function startInstance(entry: InstanceEntry, host: Host, registry: 
     graceMs: opts.graceMs ?? 2_000,
     onLog: (msg) => {
       if (msg.level === "warn" || msg.level === "error" || msg.level === "fatal") entry.lastWarning = describeLog(msg.msg, msg.data);
+      const asked = clientRequestCounts(msg.data);
+      if (asked) entry.clientRequests = asked;
       log[msg.level](msg.data ?? {}, msg.msg);
     },
     // A worker only names which of the operator's own values are secret; anything else it sends is ignored.
@@ -218,6 +220,17 @@ function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
     else warnings.push(err);
   }
   return { fatal, warnings, byPlugin };
+}
+
+/**
+ * A plugin reports what its upstream server asked (mcp-remote: sampling, elicitation, roots) as
+ * cumulative counts in a log line's data, so a line the log cap drops loses nothing.
+ */
+function clientRequestCounts(data: Record<string, unknown> | undefined): { served: number; refused: number } | null {
+  const c = data?.client_requests as { served?: unknown; refused?: unknown } | undefined;
+  if (!c || typeof c !== "object") return null;
+  const { served, refused } = c;
+  return Number.isSafeInteger(served) && Number.isSafeInteger(refused) && (served as number) >= 0 && (refused as number) >= 0 ? { served: served as number, refused: refused as number } : null;
 }
 
 /** Each instance's first plan error. */
