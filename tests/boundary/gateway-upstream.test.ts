@@ -88,3 +88,32 @@ describe("an upstream server asking this client for work", () => {
     }
   });
 });
+
+describe("an upstream server answering what was never asked, or flooding its log", () => {
+  it("cannot settle a call with a forged response id: the real answer arrives, the instance stays in service", async () => {
+    const t = await bootMcp({ forger: { plugin: "mcp-remote", timeout_ms: 30_000, config: { command: "node", args: [HOSTILE] } } });
+    try {
+      const r = (await t.host.call("mcpConnectors/forger", "call", ["forge-response", {}])) as { content: { text: string }[] };
+      expect(r.content[0].text).toBe("real answer");
+      const again = (await t.host.call("mcpConnectors/forger", "call", ["ok", {}])) as { content: { text: string }[] };
+      expect(again.content[0].text).toBe("ok");
+      expect(t.host.liveStatus().find((s) => s.id === "mcpConnectors/forger")).toMatchObject({ state: "ready" });
+    } finally {
+      await t.host.close();
+    }
+  });
+
+  it("cannot hold a call past its deadline with a log flood, nor take the instance out of service", async () => {
+    const t = await bootMcp({ flooder: { plugin: "mcp-remote", timeout_ms: 3_000, config: { command: "node", args: [HOSTILE] } } });
+    try {
+      const err = await t.host.call("mcpConnectors/flooder", "call", ["flood", { count: 200_000 }]).catch((e: { code?: string }) => e);
+      expect(err).toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
+      await expect(t.host.call("mcpConnectors/flooder", "health_check", [])).resolves.toBe(true);
+      expect(t.host.liveStatus().find((s) => s.id === "mcpConnectors/flooder")).toMatchObject({ state: "ready" });
+      // The flood reached the log bounded: dropped lines are counted, not written.
+      expect(t.logs.some((l) => String(l.msg).includes("server log messages dropped"))).toBe(true);
+    } finally {
+      await t.host.close();
+    }
+  });
+});
