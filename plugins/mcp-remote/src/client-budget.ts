@@ -1,7 +1,9 @@
 /**
- * What an upstream server may ask of this client (sampling, elicitation, roots): by default only
- * while one of this instance's tool calls is in flight (the server is working for us), at most
- * `per_minute` in any minute and `total` over the instance's life. Past that the request is
+ * What an upstream server may ask of this client. Sampling and elicitation (they spend the
+ * operator's model or policy) by default only while one of this instance's tool calls is in
+ * flight (the server is working for us), at most `per_minute` in any minute and `total` over the
+ * instance's life. roots/list answers a fixed list and servers ask it on their own at start
+ * (server-filesystem does), so it is held to `per_minute` only. Past that the request is
  * refused with PB_ERR_CLIENT_REQUEST_REFUSED in its JSON-RPC error: a remote server must not be
  * able to spend the operator's local model (or flood the log) unbounded, with or without a call.
  * Counts go to the host as `client_requests` in a log line's data (cumulative, so a line the log
@@ -25,6 +27,8 @@ const REFUSAL_REPORT_MS = 1_000;
 export class ClientRequestBudget {
   private inFlight = 0;
   private served = 0;
+  /** Served roots requests do not spend `total` (only sampling and elicitation do). */
+  private rootsServed = 0;
   private refused = 0;
   /** When each request of the last minute was admitted (oldest first). */
   private recent: number[] = [];
@@ -45,9 +49,10 @@ export class ClientRequestBudget {
 
   /** Admits one request from the server, or throws the McpError the server gets. */
   admit(kind: ClientRequestKind): void {
-    const why = this.refusal();
+    const why = this.refusal(kind);
     if (why === null) {
       this.served++;
+      if (kind === "roots") this.rootsServed++;
       this.recent.push(Date.now());
       this.ctx.log.info(`served a ${kind} request`, { target: this.target(), client_requests: this.counts() });
       return;
@@ -72,9 +77,10 @@ export class ClientRequestBudget {
     return { served: this.served, refused: this.refused };
   }
 
-  private refusal(): string | null {
-    if (this.inFlight === 0 && !this.limits.outside_calls) return "no tool call of this instance is in flight (client_requests.outside_calls is false)";
-    if (this.served >= this.limits.total) return `the instance's total budget of ${this.limits.total} is spent (client_requests.total)`;
+  private refusal(kind: ClientRequestKind): string | null {
+    const costly = kind !== "roots";
+    if (costly && this.inFlight === 0 && !this.limits.outside_calls) return "no tool call of this instance is in flight (client_requests.outside_calls is false)";
+    if (costly && this.served - this.rootsServed >= this.limits.total) return `the instance's total budget of ${this.limits.total} is spent (client_requests.total)`;
     const since = Date.now() - MINUTE_MS;
     while (this.recent.length > 0 && this.recent[0] <= since) this.recent.shift();
     if (this.recent.length >= this.limits.per_minute) return `more than ${this.limits.per_minute} in a minute (client_requests.per_minute)`;
