@@ -105,6 +105,10 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_UNSUPPORTED: entry("the instance's server or substrate does not offer this optional feature", "Use the feature on an instance whose server offers it (for resource subscriptions: an MCP server whose capabilities include resources.subscribe); the message names what is missing.", EXIT.UNHEALTHY),
   PB_ERR_GATEWAY_RESOURCE_UNKNOWN: entry("the gateway cannot tell which instance serves this resource", "List the resources first (resources/list), then subscribe to a URI from that list; with several connectors the gateway routes a URI to the instance that listed it.", EXIT.UNHEALTHY),
   PB_ERR_CONTRACT_BIGINT: entry("the plugin returned a BigInt, which JSON cannot carry", "Return the number as a string (or a Number when it fits in 2^53).", EXIT.UNHEALTHY),
+  // --- the live host against hostile plugins and upstream servers ---
+  PB_ERR_CONFIG_TOO_LARGE: entry("connectors.json defines more instances or aliases than a host can run", "Split the file (one host per group of instances) or remove unused entries: Patchbay reads at most 10,000 instances and 10,000 aliases.", EXIT.USAGE),
+  PB_ERR_CONTROL_UNAUTHORIZED: entry("the control request does not carry this server's key", "Run `patchbay status` / `patchbay call` as the user who started `patchbay serve`, from a process that can read .patchbay/serve.key next to connectors.json; plugins are refused by design.", EXIT.UNHEALTHY),
+  PB_ERR_CLIENT_REQUEST_REFUSED: entry("an upstream MCP server's sampling, elicitation or roots request was refused", "The server asked outside a call of its instance or past its budget: raise client_requests in the mcp-remote instance's config (per_minute, total, outside_calls) if the server is trusted to ask more.", EXIT.UNHEALTHY),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

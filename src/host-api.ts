@@ -185,7 +185,7 @@ export class Host {
   liveStatus(): LiveInstanceStatus[] {
     return this.scrubber.scrubValue(this.registry.all().map((e) => ({
       id: e.id, plugin: e.plugin, required: e.required, state: e.state, healthy: isHealthy(e), healthMs: e.healthMs,
-      lastHealthAt: e.lastHealthAt ?? null, restarts: e.restarts ?? 0, error: e.error,
+      lastHealthAt: e.lastHealthAt ?? null, restarts: e.restarts ?? 0, error: e.error, clientRequests: e.clientRequests ?? null,
     })));
   }
 

@@ -10,7 +10,7 @@ import { EXIT, fromWire, pbError, PatchbayError, toWire, type WireError } from "
 import { METHODS } from "./contract/kinds.js";
 import { declaredFilters, declaredModes } from "./contract/manifest.js";
 import { loadConfig, type ResolvedConfig } from "./config/load.js";
-import { blockedBy } from "./config/scope.js";
+import { blockedBy, instanceById } from "./config/scope.js";
 import { scanPlugins, type Discovery } from "./discovery/scan.js";
 import { planInstances, type PlannedInstance } from "./discovery/plan.js";
 import { InstanceWorker } from "./spawn/instance-worker.js";
@@ -70,9 +70,12 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
       throw pbError("PB_ERR_INSTANCE_NOT_FOUND", `No instance "${id}" in ${config.file ?? "the config"}. ${known.length ? `Instances in ${section}: ${known.join(", ")}.` : `Instances: ${config.instances.map((i) => i.id).join(", ") || "none"}.`}`, { instance: id, known, file: config.file });
     }
   }
+  // By id, not a search per instance: a file of 100,000 instances must answer in seconds.
+  const plannedById = new Map(plan.instances.map((p) => [p.id, p]));
+  const planErrorById = firstById(plan.errors);
   for (const inst of config.instances) {
     if (wanted && !wanted.has(inst.id)) continue;
-    const planned = plan.instances.find((p) => p.id === inst.id) ?? null;
+    const planned = plannedById.get(inst.id) ?? null;
     // Its own config problem first (it is a stand-in in the plan); then a plugin that failed to
     // load, which explains an instance's "unknown plugin" better than the plan can.
     const loadError = byPlugin.get(inst.plugin);
@@ -81,7 +84,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
       ? fromWire(blocked)
       : loadError
         ? pbError(loadError.code, `${inst.id}: ${loadError.message}`, { ...loadError.data, instance: inst.id }, loadError.hint)
-        : plan.errors.find((e) => e.data.instance === inst.id) ?? null;
+        : planErrorById.get(inst.id) ?? null;
     registry.add({
       id: inst.id, section: inst.section, name: inst.name, required: inst.required, plugin: inst.plugin, isolation: inst.isolation,
       version: planned?.pluginInfo.version ?? "?", planned: planError ? null : planned, worker: null, target: null,
@@ -122,10 +125,16 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   return host;
 }
 
-/** Only the variables the plugin's manifest names in permissions.env. */
+/**
+ * Never handed to a plugin, whatever its manifest names: the gateway's bearer token would let a
+ * plugin drive every instance over HTTP, past its own grants.
+ */
+const HOST_ONLY_ENV = new Set(["PATCHBAY_TOKEN"]);
+
+/** Only the variables the plugin's manifest names in permissions.env (minus the host's own secrets). */
 function workerEnvFor(planned: PlannedInstance, env: NodeJS.ProcessEnv): Record<string, string> {
   const workerEnv: Record<string, string> = {};
-  for (const name of planned.pluginInfo.manifest.permissions.env) if (env[name] !== undefined) workerEnv[name] = env[name]!;
+  for (const name of planned.pluginInfo.manifest.permissions.env) if (env[name] !== undefined && !HOST_ONLY_ENV.has(name)) workerEnv[name] = env[name]!;
   return workerEnv;
 }
 
@@ -157,6 +166,8 @@ export async function startInstance(entry: InstanceEntry, host: Host, registry: 
     graceMs: opts.graceMs ?? 2_000,
     onLog: (msg) => {
       if (msg.level === "warn" || msg.level === "error" || msg.level === "fatal") entry.lastWarning = describeLog(msg.msg, msg.data);
+      const asked = clientRequestCounts(msg.data);
+      if (asked) entry.clientRequests = asked;
       log[msg.level](msg.data ?? {}, msg.msg);
     },
     // A worker only names which of the operator's own values are secret; anything else it sends is ignored.
@@ -211,6 +222,24 @@ function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
   return { fatal, warnings, byPlugin };
 }
 
+/**
+ * A plugin reports what its upstream server asked (mcp-remote: sampling, elicitation, roots) as
+ * cumulative counts in a log line's data, so a line the log cap drops loses nothing.
+ */
+function clientRequestCounts(data: Record<string, unknown> | undefined): { served: number; refused: number } | null {
+  const c = data?.client_requests as { served?: unknown; refused?: unknown } | undefined;
+  if (!c || typeof c !== "object") return null;
+  const { served, refused } = c;
+  return Number.isSafeInteger(served) && Number.isSafeInteger(refused) && (served as number) >= 0 && (refused as number) >= 0 ? { served: served as number, refused: refused as number } : null;
+}
+
+/** Each instance's first plan error. */
+function firstById(errors: readonly PatchbayError[]): Map<string, PatchbayError> {
+  const out = new Map<string, PatchbayError>();
+  for (const e of errors) if (typeof e.data.instance === "string" && !out.has(e.data.instance)) out.set(e.data.instance, e);
+  return out;
+}
+
 /** The instances `only` names (aliases followed) plus, transitively, what they are granted. */
 function closure(only: string[], config: ResolvedConfig): Set<string> {
   const out = new Set<string>();
@@ -219,7 +248,7 @@ function closure(only: string[], config: ResolvedConfig): Set<string> {
     const id = queue.pop()!;
     if (out.has(id)) continue;
     out.add(id);
-    const inst = config.instances.find((i) => i.id === id);
+    const inst = instanceById(config, id);
     for (const g of inst?.grants ?? []) queue.push(config.aliases[g] ?? g);
   }
   return out;

@@ -55,11 +55,16 @@ export interface InstanceListing {
 export function listing(inspection: Inspection): { configFile: string | null; plugins: PluginListing[]; instances: InstanceListing[]; problems: WireError[] } {
   const { config, discovery, plan, scrubber } = inspection;
   const plugins = [...discovery.plugins.values()].sort((a, b) => a.name.localeCompare(b.name)).map(pluginListing);
+  const errors = new Map<unknown, (typeof plan.errors)[number]>();
+  for (const e of plan.errors) if (!errors.has(e.data.instance)) errors.set(e.data.instance, e);
+  const aliasesOf = new Map<string, string[]>();
+  for (const [from, to] of Object.entries(config.aliases)) aliasesOf.set(to, [...(aliasesOf.get(to) ?? []), from]);
+  const plannedById = new Map(plan.instances.map((p) => [p.id, p]));
   const instances = config.instances.map((i): InstanceListing => {
-    const err = plan.errors.find((e) => e.data.instance === i.id);
-    const aliases = Object.entries(config.aliases).filter(([, to]) => to === i.id).map(([from]) => from);
+    const err = errors.get(i.id);
+    const aliases = aliasesOf.get(i.id) ?? [];
     const error = blockedBy(i.id, config) ?? (err ? toWire(err) : null);
-    const planned = plan.instances.find((p) => p.id === i.id);
+    const planned = plannedById.get(i.id);
     return {
       id: i.id, plugin: i.plugin, required: i.required, allowed_tools: i.allowedTools, aliases, error,
       capabilities: describeUnstarted(i, planned?.pluginInfo ?? null, aliases, error),

@@ -30,6 +30,7 @@ import { fromZodIssues, issuesError, type ConfigIssue } from "./issues.js";
 import { buildResolved, grantIssues } from "./resolve.js";
 import { ConnectorsFileSchema } from "./schema.js";
 import { readConfigFile, resolveConfigPath } from "./source.js";
+import { assertConfigSize } from "./size.js";
 import { byInstance, withStandIns, type Stage } from "./scope.js";
 import type { LoadConfigOptions, ResolvedConfig } from "./types.js";
 
@@ -67,6 +68,7 @@ export interface ResolveConfigValueOptions {
  * instances become those instances' errors (see scope.ts) and the rest of the file loads.
  */
 export function resolveConfigValue(raw: unknown, { file, dir, env, scoped = false }: ResolveConfigValueOptions): ResolvedConfig {
+  assertConfigSize(raw, file);
   assertConfigDepth(raw, file);
   let stages: Stage[] = [];
   const forbidden = findForbiddenKeys(raw);

@@ -7,6 +7,7 @@
  */
 import { SECTIONS } from "../contract/kinds.js";
 import { pbError, PatchbayError, toWire, type ErrorCode, type WireError } from "../errors.js";
+import { FORBIDDEN_KEYS } from "./env.js";
 import type { ConfigIssue } from "./issues.js";
 import type { ResolvedConfig } from "./types.js";
 
@@ -28,6 +29,10 @@ function unescape(seg: string): string {
 export function instanceAt(value: unknown, pointer: string): string | null {
   const [section, name] = pointer.split("/").slice(1).map(unescape);
   if (!section || name === undefined || !(SECTIONS as readonly string[]).includes(section)) return null;
+  // A name that cannot be an instance id ("a/b" would read as another path), that names
+  // Object.prototype ("__proto__" would be swallowed by the stand-in copy) or is a forbidden key
+  // blocks the whole file, with its pointer, rather than one instance.
+  if (name.includes("/") || name in Object.prototype || FORBIDDEN_KEYS.has(name)) return null;
   const entries = isObject(value) ? value[section] : undefined;
   return isObject(entries) && isObject(entries[name]) ? `${section}/${name}` : null;
 }
@@ -68,6 +73,15 @@ export function withStandIns(value: Record<string, unknown>, ids: Iterable<strin
   return copy;
 }
 
+const indexes = new WeakMap<ResolvedConfig, Map<string, ResolvedConfig["instances"][number]>>();
+
+/** An instance of a (frozen) resolved config by id, through an index built once per config. */
+export function instanceById(config: ResolvedConfig, id: string): ResolvedConfig["instances"][number] | undefined {
+  let index = indexes.get(config);
+  if (!index) indexes.set(config, (index = new Map(config.instances.map((i) => [i.id, i]))));
+  return index.get(id);
+}
+
 /**
  * Why an instance cannot start because of config: its own problems, or a granted instance's
  * (transitively), so an instance never boots only to fail calling what it requires.
@@ -76,7 +90,7 @@ export function blockedBy(id: string, config: ResolvedConfig, seen = new Set<str
   const own = config.blocked[id];
   if (own) return { ...own, data: { ...own.data, instance: id } };
   seen.add(id);
-  const inst = config.instances.find((i) => i.id === id);
+  const inst = instanceById(config, id);
   for (const g of inst?.grants ?? []) {
     const target = config.aliases[g] ?? g;
     if (seen.has(target)) continue;

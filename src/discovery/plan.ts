@@ -23,13 +23,26 @@ export function planInstances(config: ResolvedConfig, discovery: Discovery): Loa
   const errors: PatchbayError[] = [];
   const known = new Set([...config.instances.map((i) => i.id), ...Object.keys(config.aliases)]);
 
+  // One suggestion per (plugin name, kind), not per instance: 100,000 instances naming one
+  // unknown plugin would otherwise run the Levenshtein search 100,000 times.
+  const unknown = new Map<string, { sameKind: string[]; close: string | null }>();
+  const unknownPlugin = (name: string, kind: string) => {
+    const key = `${kind}\0${name}`;
+    let found = unknown.get(key);
+    if (!found) {
+      const sameKind = [...discovery.plugins.values()].filter((p) => p.kind === kind).map((p) => p.name);
+      found = { sameKind, close: suggest(name, sameKind) ?? suggest(name, [...discovery.plugins.keys()]) ?? null };
+      unknown.set(key, found);
+    }
+    return found;
+  };
+
   for (const inst of config.instances) {
     const where = { instance: inst.id, pointer: `${inst.pointer}/plugin`, file: config.file };
     const plugin = discovery.plugins.get(inst.plugin);
     const kind = KIND_OF_SECTION[inst.section];
     if (!plugin) {
-      const sameKind = [...discovery.plugins.values()].filter((p) => p.kind === kind).map((p) => p.name);
-      const close = suggest(inst.plugin, sameKind) ?? suggest(inst.plugin, [...discovery.plugins.keys()]);
+      const { sameKind, close } = unknownPlugin(inst.plugin, kind);
       errors.push(pbError("PB_ERR_CONFIG_UNKNOWN_PLUGIN",
         `${inst.id}: plugin "${inst.plugin}" was not found.${close ? ` Did you mean "${close}"?` : ""} Plugins of kind ${kind}: ${sameKind.join(", ") || "none"}.`,
         { ...where, plugin: inst.plugin, available: sameKind, ...(close ? { suggestion: close } : {}) }));

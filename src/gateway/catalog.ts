@@ -8,6 +8,7 @@ import type { Host } from "../host-api.js";
 import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { exposedMethods, methodDescription, methodInputSchema, unknownExposeKeys } from "./exposure.js";
 import { nameTools, type ToolRoute } from "./names.js";
+import { boundTools, warnOnce, type UpstreamTool } from "./catalog-bounds.js";
 import type { PatchbayError } from "../errors.js";
 import { passthroughOf, type Passthrough } from "./resources.js";
 
@@ -55,7 +56,7 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
     const route = (target: string): ToolRoute => ({ instance: c.id, section: c.section, name: c.name, target });
     if (c.kind === "mcp") {
       exposedMcp.add(c.id);
-      for (const t of c.tools ?? []) {
+      for (const t of boundTools(c.id, (c.tools ?? []) as unknown as UpstreamTool[], warnOnce(host))) {
         pending.push({ route: route(t.name), kind: c.kind, make: (name) => upstreamTool(name, t as unknown as Record<string, unknown>) });
       }
       continue;

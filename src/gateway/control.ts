@@ -1,12 +1,23 @@
 /**
  * The local control channel of a running `patchbay serve`: a Unix socket, `.patchbay/serve.sock`,
- * mode 0600 in a 0700 folder, so only the user running the server can use it. One request per
- * connection: a JSON line in, a JSON line out. Requests: {"op":"status"}, and {"op":"call",
- * "instance", "method", "args", "timeoutMs"?} (so `patchbay call` reuses a running server instead
- * of booting its own). Anything else, and any
- * line that is not JSON or longer than MAX_LINE, gets an error line and the connection closes.
+ * mode 0600 in a 0700 folder. One request per connection: a JSON line in, a JSON line out.
+ * Requests: {"op":"status"}, and {"op":"call", "instance", "method", "args", "timeoutMs"?} (so
+ * `patchbay call` reuses a running server instead of booting its own), each carrying `key`.
+ * Anything else, and any line that is not JSON or longer than MAX_LINE, gets an error line and the
+ * connection closes.
+ *
+ * Why a key and not only the file mode: a plugin in "isolation": "process" runs as the same user,
+ * and Node's permission model does not check connects to Unix sockets, so the 0600 socket alone
+ * let a plugin call any instance. Node has no SO_PEERCRED without a native addon, and the socket
+ * must stay where `patchbay status` finds it. So every request carries a per-serve random key
+ * (`.patchbay/serve.key`, 0600, written before the socket listens, removed at close) and is
+ * refused without it: a process-isolated child cannot read `.patchbay/` (outside its fs grants),
+ * a sandboxed one does not even see it, and the key is never in any child's environment.
+ * A plugin whose permissions.fs covers `.patchbay/` (or is "*") is trusted with the server; see
+ * docs/isolation.md.
  */
-import { chmodSync, unlinkSync } from "node:fs";
+import { randomBytes, timingSafeEqual, createHash } from "node:crypto";
+import { chmodSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { pbError, toWire } from "../errors.js";
@@ -15,6 +26,7 @@ import { ensureStateDir } from "./state-dir.js";
 /** A request line (a `call` carries its arguments) may be this long at most. */
 const MAX_LINE = 4 * 1024 * 1024;
 export const SOCKET_NAME = "serve.sock";
+export const KEY_NAME = "serve.key";
 
 export type ControlHandler = (request: Record<string, unknown>) => Promise<unknown>;
 
@@ -33,6 +45,14 @@ export async function startControl(dir: string, handler: ControlHandler): Promis
   } catch {
     /* none */
   }
+  const keyPath = path.join(path.dirname(socketPath), KEY_NAME);
+  const key = randomBytes(32).toString("base64url");
+  try {
+    unlinkSync(keyPath); // A stale key (maybe of another mode): never written through.
+  } catch {
+    /* none */
+  }
+  writeFileSync(keyPath, key + "\n", { mode: 0o600, flag: "wx" });
   const server = net.createServer((conn) => {
     let buf = "";
     conn.setEncoding("utf8");
@@ -51,7 +71,11 @@ export async function startControl(dir: string, handler: ControlHandler): Promis
         return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request is not JSON.")) });
       }
       if (!request || typeof request !== "object" || Array.isArray(request)) return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request must be a JSON object.")) });
-      handler(request as Record<string, unknown>).then(
+      const { key: presented, ...rest } = request as Record<string, unknown>;
+      if (!keyMatches(presented, key)) {
+        return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_CONTROL_UNAUTHORIZED", `Control request refused: it does not carry this server's key (${keyPath}).`, { key: keyPath })) });
+      }
+      handler(rest).then(
         (value) => reply(conn, { ok: true, value }),
         (err: unknown) => reply(conn, { ok: false, error: toWire(err) }),
       );
@@ -69,8 +93,31 @@ export async function startControl(dir: string, handler: ControlHandler): Promis
   chmodSync(socketPath, 0o600);
   return {
     path: socketPath,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => {
+      // Only our own key: a later serve for this folder may have written its own.
+      try {
+        if (readFileSync(keyPath, "utf8").trim() === key) unlinkSync(keyPath);
+      } catch {
+        /* gone */
+      }
+      resolve();
+    })),
   };
+}
+
+function keyMatches(presented: unknown, key: string): boolean {
+  if (typeof presented !== "string") return false;
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(presented), digest(key));
+}
+
+/** The running server's key, or undefined when it cannot be read (the server then refuses, with its code). */
+function readKey(dir: string): string | undefined {
+  try {
+    return readFileSync(path.join(dir, KEY_NAME), "utf8").trim();
+  } catch {
+    return undefined;
+  }
 }
 
 function reply(conn: net.Socket, body: unknown): void {
@@ -96,7 +143,7 @@ export async function askServer(dir: string, request: Record<string, unknown>, t
     conn.setEncoding("utf8");
     conn.on("connect", () => {
       connected = true;
-      conn.write(JSON.stringify(request) + "\n");
+      conn.write(JSON.stringify({ ...request, key: readKey(dir) }) + "\n");
     });
     conn.on("data", (chunk: string) => (buf += chunk));
     conn.on("end", () => {

@@ -32,6 +32,8 @@ export interface InstanceEntry {
   lastHealthAt?: number;
   /** serve (issue 9): worker restarts after crashes plus hot-reload swaps. */
   restarts?: number;
+  /** An mcp plugin's running count of what its upstream server asked (log data `client_requests`). */
+  clientRequests?: { served: number; refused: number };
   /** serve (issue 9): calls crossing to this entry's worker right now; a hot reload drains them before stopping it. */
   inflight?: number;
 }

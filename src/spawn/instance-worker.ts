@@ -178,7 +178,12 @@ export class InstanceWorker {
   private startRuntime(): WorkerRuntime {
     const { task, env, maxMemoryMb } = this.opts;
     if (this.opts.group) return this.opts.group.attach(task);
-    if (this.opts.isolation !== "process" && this.opts.isolation !== "sandbox") return startThread({ task, env, maxMemoryMb });
+    if (this.opts.isolation !== "process" && this.opts.isolation !== "sandbox") {
+      let junk = 0;
+      // Logged like a malformed message (the first few per thread), never acted on: it never reaches tinypool.
+      const onJunk = (msg: string) => void (++junk <= MALFORMED_LIMIT && this.opts.onLog({ t: "log", level: "warn", msg, data: { junk } }));
+      return startThread({ task, env, maxMemoryMb, onJunk });
+    }
     const child = {
       task, env, maxMemoryMb, fsPaths: this.opts.fsPaths ?? [],
       onOutput: (stream: "stdout" | "stderr", line: string) => this.logs.push({ t: "log", level: stream === "stderr" ? "warn" : "info", msg: line, data: { stream } }),

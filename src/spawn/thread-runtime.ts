@@ -14,6 +14,8 @@ export interface ThreadRuntimeOptions {
   /** The thread's whole process.env. */
   env: Record<string, string>;
   maxMemoryMb: number;
+  /** A message on tinypool's own channel that was not its ready signal (dropped). */
+  onJunk?(what: string): void;
 }
 
 export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
@@ -41,6 +43,7 @@ export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
   // seen and the rejection's callbacks have run, the reason is final. The port's close can come
   // first, and by an unbounded margin on a loaded machine.
   const thread = pool.threads[0];
+  shieldPoolChannel(thread, opts.task.instance, opts.onJunk);
   let exitCode: number | null = null;
   const exited = new Promise<void>((resolve) => (thread ? thread.on("exit", (code: number) => { exitCode = code; setImmediate(resolve); }) : resolve()));
   return {
@@ -55,6 +58,34 @@ export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
       return Promise.race([pool.destroy().catch(() => undefined), sleep(STOP_TIMEOUT_MS)]);
     },
   };
+}
+
+/**
+ * The thread's parentPort is tinypool's own channel, and plugin code can reach it
+ * (`require("node:worker_threads").parentPort.postMessage(null)`). tinypool's host-side listener
+ * reads each message unchecked (`message.ready`): a null ended the host with a TypeError, and any
+ * other junk made it fail the thread as "Unexpected message". Its only legitimate message is
+ * `{ ready: true }`, once, before our entry runs; so its listeners are wrapped to see nothing
+ * else, and the rest is dropped and reported. The Worker is an EventEmitter: listeners can be
+ * swapped after tinypool registered them, before the thread has run any plugin code (the
+ * serve task was only just queued).
+ */
+function shieldPoolChannel(thread: unknown, instance: string, onJunk?: (what: string) => void): void {
+  const worker = (thread as { thread?: NodeJS.EventEmitter } | undefined)?.thread;
+  if (!worker || typeof worker.listeners !== "function") return;
+  for (const listener of worker.listeners("message") as ((m: unknown) => void)[]) {
+    worker.off("message", listener);
+    worker.on("message", (message: unknown) => {
+      if (message !== null && typeof message === "object" && (message as { ready?: unknown }).ready === true) return listener(message);
+      onJunk?.(`${instance}: dropped a message on the worker pool's own channel (${describeJunk(message)})`);
+    });
+  }
+}
+
+function describeJunk(message: unknown): string {
+  if (message === null) return "null";
+  if (Array.isArray(message)) return "an array";
+  return typeof message;
 }
 
 function describeExit(err: Error & { code?: string }): string {

@@ -31,13 +31,15 @@ describe("tool names", () => {
     expect([...nameTools([...routes].reverse()).keys()].sort()).toEqual([...names].sort());
   });
 
-  it("hash both routes that would share a name", () => {
-    // "memory__primary__query" as an mcp connector's name + tool collides with the memory store's.
+  it("keep a contract method's name when an mcp tool would read as it; the tool gets a name of its own instance", () => {
+    // "memory" (an mcp connector) + "primary__query" would read as the memory store's tool.
     const a = route("memoryStores/primary", "query");
     const b = route("mcpConnectors/memory", "primary__query");
     const named = nameTools([a, b]);
     expect(named.size).toBe(2);
-    for (const n of named.keys()) expect(n).toMatch(/^memory__primary__query_[0-9a-f]{6}$/);
+    expect(named.get("memory__primary__query")).toBe(a);
+    const other = [...named.keys()].find((n) => named.get(n) === b)!;
+    expect(other).toMatch(/^memory__primary_query_[0-9a-f]{6}$/);
   });
 });
 

@@ -2,7 +2,7 @@
  * `patchbay status` asks the running server over its control socket (.patchbay/serve.sock, 0600)
  * and exits 1 with PB_ERR_SERVER_NOT_RUNNING when none answers.
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -53,7 +53,9 @@ describe("patchbay status", () => {
       });
       expect(JSON.parse(await ask("{nope\n"))).toMatchObject({ ok: false, error: { code: "PB_ERR_USAGE" } });
       expect(JSON.parse(await ask('{"op":"shutdown"}\n'))).toMatchObject({ ok: false });
-      expect(JSON.parse(await ask('{"op":"status"}\n'))).toMatchObject({ ok: true, value: { transports: { http: s.url } } });
+      expect(JSON.parse(await ask('{"op":"status"}\n'))).toMatchObject({ ok: false, error: { code: "PB_ERR_CONTROL_UNAUTHORIZED" } });
+      const key = readFileSync(path.join(dir, ".patchbay", "serve.key"), "utf8").trim();
+      expect(JSON.parse(await ask(JSON.stringify({ op: "status", key }) + "\n"))).toMatchObject({ ok: true, value: { transports: { http: s.url } } });
     } finally {
       await s.stop();
     }

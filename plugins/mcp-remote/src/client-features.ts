@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { PluginContext } from "patchbay/plugin";
 import { LogBudget } from "./budget.js";
+import type { ClientRequestBudget } from "./client-budget.js";
 import type { McpRemoteConfig } from "./config.js";
 
 /** Server log messages forwarded per second; the rest are counted and reported once a second. */
@@ -47,16 +48,20 @@ function clip(value: unknown): unknown {
 }
 
 /** Installs the request and notification handlers that back clientCapabilities(cfg). */
-export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: PluginContext, target: () => string): void {
+export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: PluginContext, target: () => string, asks: ClientRequestBudget): void {
   if (cfg.roots) {
     const roots = cfg.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name }));
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+    client.setRequestHandler(ListRootsRequestSchema, () => {
+      asks.admit("roots");
+      return { roots };
+    });
   }
 
   if (cfg.sampling) {
     const { model, max_tokens } = cfg.sampling;
     let running = 0;
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      asks.admit("sampling");
       if (running >= MAX_CONCURRENT_SAMPLING) throw new McpError(ErrorCode.InternalError, `${model} is busy with ${running} sampling requests; try again later`);
       running++;
       try {
@@ -91,6 +96,7 @@ export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: Plugi
   }
 
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asks.admit("elicitation");
     if (cfg.elicitation === "accept_defaults" && request.params.mode !== "url") {
       ctx.log.info("elicitation accepted with the schema's defaults (elicitation: accept_defaults)", { target: target() });
       // The SDK fills the schema's defaults into the empty content (form.applyDefaults).

@@ -76,6 +76,14 @@ export const config = z
       })
       .optional()
       .meta({ description: "Serve the server's sampling requests with this localModels instance (grant it in \"grants\"). Absent: sampling is not declared." }),
+    client_requests: z
+      .strictObject({
+        per_minute: z.number().int().min(0).max(10_000).default(30).meta({ description: "Sampling, elicitation and roots requests the server may make in any minute." }),
+        total: z.number().int().min(0).default(1_000).meta({ description: "Requests the server may make over the instance's life (a restart starts again)." }),
+        outside_calls: z.boolean().default(false).meta({ description: "Also accept them while no tool call of this instance is in flight (a server that works on its own)." }),
+      })
+      .prefault({})
+      .meta({ description: "Bounds on what the server may ask of this client (sampling, elicitation, roots); past them it gets PB_ERR_CLIENT_REQUEST_REFUSED." }),
     elicitation: z
       .enum(["decline", "accept_defaults"])
       .default("decline")

@@ -26,6 +26,7 @@ import { unavailable } from "patchbay/plugin";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { LogBudget } from "./budget.js";
 import { clientCapabilities, installHandlers } from "./client-features.js";
+import { ClientRequestBudget } from "./client-budget.js";
 import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
@@ -83,6 +84,8 @@ export class Connection {
   private closed = false;
   /** One per connection: it holds the OAuth state (tokens, registration) across sessions. */
   private readonly auth: OAuthClientProvider | undefined;
+  /** What the server may ask of us (sampling, elicitation, roots), across sessions. */
+  readonly asks: ClientRequestBudget;
   /** Runs for every session once it is connected (resource subscriptions renew themselves here). */
   onConnected: ((client: Client) => void) | null = null;
 
@@ -96,6 +99,7 @@ export class Connection {
     private early: ChildServer | null = null,
   ) {
     this.auth = cfg.url ? makeAuthProvider(cfg, ctx) : undefined;
+    this.asks = new ClientRequestBudget(cfg.client_requests, ctx, () => this.target);
   }
 
   /** Where this connection goes, safe to log: no query string, no args (they may hold secrets). */
@@ -200,7 +204,7 @@ export class Connection {
     const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
     const transport = this.makeTransport();
     const session: Session = { client, transport, lost: false, broken: new AbortController(), requests: new RequestSignals(), tools: null, taskTools: new Set(), why: null };
-    installHandlers(client, this.cfg, this.ctx, () => this.target);
+    installHandlers(client, this.cfg, this.ctx, () => this.target, this.asks);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       session.tools = null;
       this.ctx.log.debug("tool list changed", { target: this.target });

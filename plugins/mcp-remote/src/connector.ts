@@ -76,7 +76,8 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
       }
       const deadline = callDeadline();
       const relay = new ProgressRelay(ctx, PROGRESS_INTERVAL_MS);
-      const result = await connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
+      // While it runs, the server may ask things of us (sampling, elicitation, roots), within budget.
+      const result = await connection.asks.during(() => connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
         // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
         if (!session.tools) await loadTools(client, opts, session, deadline);
         if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
@@ -85,7 +86,7 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
           // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
           onprogress: relay.report,
         });
-      }).finally(() => relay.flush());
+      })).finally(() => relay.flush());
       const size = jsonLengthOver(result, MAX_RESULT_CHARS);
       if (size !== null) {
         throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);

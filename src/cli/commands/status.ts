@@ -34,5 +34,7 @@ export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitC
     ...doc.instances.map((i) => [i.id, i.state, i.healthy ? "healthy" : "unhealthy", ago(i.lastHealthAt), String(i.calls), String(i.errors), ms(i.p50Ms), ms(i.p99Ms), String(i.restarts)]),
   ]));
   for (const i of doc.instances) if (i.error) io.out(`  ${i.id}: [${i.error.code}] ${i.error.message}`);
+  // Only for instances whose upstream server asked anything (sampling, elicitation, roots).
+  for (const i of doc.instances) if (i.clientRequests) io.out(`  ${i.id}: server requests ${i.clientRequests.served} served, ${i.clientRequests.refused} refused`);
   return EXIT.OK;
 }
