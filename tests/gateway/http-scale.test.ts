@@ -46,7 +46,7 @@ describe("serve --http sessions", () => {
       // The first sessions opened were idle longest: gone, with the code generic clients know.
       const oldest = await fetch(s.url, { method: "POST", headers: headers(s.token, { "mcp-session-id": ids[0], "mcp-protocol-version": "2025-06-18" }), body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }) });
       expect(oldest.status).toBe(404);
-      expect((await oldest.json()).error.code).toBe(-32001);
+      expect(((await oldest.json()) as { error: { code: number } }).error.code).toBe(-32001);
       // The newest idle session is still there.
       const newest = await fetch(s.url, { method: "POST", headers: headers(s.token, { "mcp-session-id": ids[299], "mcp-protocol-version": "2025-06-18" }), body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }) });
       expect(newest.status).toBe(200);
@@ -74,7 +74,7 @@ describe("serve --http --stateless", () => {
       expect(plain.status).toBe(200);
       expect(plain.headers.get("content-type")).toMatch(/application\/json/);
       expect(plain.headers.get("mcp-session-id")).toBeNull();
-      expect((await plain.json()).result.content[0].text).toBe("x");
+      expect(((await plain.json()) as { result: { content: { text: string }[] } }).result.content[0].text).toBe("x");
       const streamed = await call({ progressToken: "p1" });
       expect(streamed.headers.get("content-type")).toMatch(/text\/event-stream/);
       await streamed.text();
