@@ -102,10 +102,23 @@ export function stopProc(proc, signal = "SIGTERM") {
   });
 }
 
+/**
+ * An SDK client through `url`. Opening a session is retried (a few times, backing off): a kept-alive
+ * connection the balancer closed just then ("other side closed") fails a POST, and initialize is
+ * safe to send again.
+ */
 export async function connect(url, token) {
-  const client = new Client({ name: "scale-writer", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  return client;
+  for (let attempt = 1; ; attempt++) {
+    const client = new Client({ name: "scale-writer", version: "1.0.0" });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return client;
+    } catch (err) {
+      await client.close().catch(() => {});
+      if (attempt >= 10) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
 }
 
 /**

@@ -18,7 +18,7 @@ import { allowedHostnames, checkHostAndOrigin } from "./origin.js";
 import { bearerMatches } from "./state-dir.js";
 import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
 import { MAX_SESSIONS, SessionTable } from "./http-sessions.js";
-import { handleStateless } from "./http-stateless.js";
+import { answerAlone, answerableAlone, handleStateless, readJson } from "./http-stateless.js";
 
 export { MAX_BODY } from "./http-replies.js";
 
@@ -44,6 +44,8 @@ export interface HttpGateway {
 export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOptions): Promise<HttpGateway> {
   const allowed = allowedHostnames(opts.host, opts.env);
   const sessions = new SessionTable();
+  /** Requests of a session answered alone, by session and request id: the client may cancel them. */
+  const alone = new Map<string, () => void>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -62,7 +64,18 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       const transport = sessions.get(sessionId);
       if (!transport) return jsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found (it ended, was evicted, or its server restarted or is gone): initialize a new one.");
       res.once("close", sessions.enter(sessionId));
-      return transport.handleRequest(req, res);
+      if (req.method !== "POST") return transport.handleRequest(req, res);
+      const parsed = await readJson(req, res);
+      if (parsed === undefined) return;
+      if (answerableAlone(parsed)) {
+        // Plain JSON, not the session's event stream: see answerableAlone.
+        const slot = `${sessionId}\0${String(parsed.id)}`;
+        res.once("close", () => alone.delete(slot));
+        return answerAlone(gateway, req, res, parsed, (cancel) => alone.set(slot, cancel));
+      }
+      const cancelled = cancelledId(parsed);
+      if (cancelled !== null) alone.get(`${sessionId}\0${cancelled}`)?.();
+      return transport.handleRequest(req, res, parsed);
     }
     if (req.method !== "POST") return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
     // Idle sessions give way (oldest first); only sessions all busy refuse a new client.
@@ -115,4 +128,12 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** The request id a notifications/cancelled names, or null. */
+function cancelledId(body: unknown): string | null {
+  const m = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  if (!m || typeof m !== "object" || m.method !== "notifications/cancelled") return null;
+  const id = m.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? String(id) : null;
 }

@@ -59,7 +59,7 @@ describe("serve --http sessions", () => {
 });
 
 describe("serve --http --stateless", () => {
-  it("answers without sessions: plain JSON replies, no list_changed, 405 for GET, progress still streamed", async () => {
+  it("answers without sessions: plain JSON replies, no list_changed, 405 for GET, progress still streamed, bad and 10 MB bodies refused", async () => {
     const { file } = gatewayConfig({ defaults: { timeout_ms: 5_000, health_interval_ms: 60_000 } });
     const s = await startHttpServe(file, { PATCHBAY_TOKEN: "test-token-123" }, ["--stateless"]);
     try {
@@ -80,6 +80,11 @@ describe("serve --http --stateless", () => {
       await streamed.text();
       const get = await fetch(s.url, { headers: { authorization: `Bearer ${s.token}`, accept: "text/event-stream" } });
       expect(get.status).toBe(405);
+      const malformed = await fetch(s.url, { method: "POST", headers: headers(s.token), body: "{not json" });
+      expect(malformed.status).toBe(400);
+      const big = await fetch(s.url, { method: "POST", headers: headers(s.token), body: Buffer.alloc(10 * 1024 * 1024, 0x20) }).then((r) => r.status);
+      expect(big).toBe(413);
+      expect(toolText(await (await s.connect()).callTool({ name: "gw__echo", arguments: { text: "still serving" } }))).toBe("still serving");
       expect((await statusDoc(s)).httpSessions).toMatchObject({ mode: "stateless", open: 0 });
     } finally {
       await s.stop();
