@@ -81,23 +81,28 @@ export const COMMANDS: readonly CommandDecl[] = [
       http: { type: "boolean", help: "MCP Streamable HTTP at /mcp (bearer token from PATCHBAY_TOKEN or .patchbay/token)" },
       host: { type: "string", value: "H", help: "with --http: the address to listen on (default 127.0.0.1)" },
       port: { type: "string", value: "P", help: "with --http: the port to listen on" },
+      stateless: { type: "boolean", help: "with --http: no sessions, so any replica behind a round-robin balancer answers any request (no list_changed or subscriptions)" },
       watch: { type: "boolean", help: "restart only what a config or plugin change affects" },
     },
-    examples: ["patchbay serve", "patchbay serve --mcp", "patchbay serve --http --port 8765"],
+    examples: ["patchbay serve", "patchbay serve --mcp", "patchbay serve --http --port 8765", "patchbay serve --http --stateless --host 0.0.0.0"],
     load: async () => {
       // The gateway (serve --mcp/--http, --watch) lives in commands/serve.js when this build has it.
       const gateway = await optional("serve.js", "serveCommand");
       if (gateway) return gateway;
       const { serveCommand } = await import("./commands/boot.js");
       return async (args, io) => {
-        const extra = ["mcp", "http", "host", "port", "watch"].find((f) => args.flags[f] !== undefined);
+        const extra = ["mcp", "http", "host", "port", "stateless", "watch"].find((f) => args.flags[f] !== undefined);
         return extra ? unavailable(`patchbay serve --${extra}`) : serveCommand(args, io);
       };
     },
   },
   {
     name: "status", summary: "ask the running server for every instance's state and health",
-    flags: { json }, examples: ["patchbay status", "patchbay status --json"],
+    flags: {
+      json,
+      peers: { type: "string", value: "URL,...", help: "read each `serve --http` replica's GET /status (token: PATCHBAY_TOKEN or .patchbay/token): a row per replica and totals" },
+    },
+    examples: ["patchbay status", "patchbay status --json", "patchbay status --peers http://10.0.0.5:7777,http://10.0.0.6:7777"],
     load: async () => (await optional("status.js", "statusCommand")) ?? unavailable("patchbay status"),
   },
   {

@@ -18,6 +18,7 @@ import { toPositional } from "./exposure.js";
 import { registerPassthrough } from "./resources.js";
 import { StatsBook } from "./stats.js";
 import { Subscriptions } from "./subscriptions.js";
+import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
 
 export interface GatewayOptions {
   expose: Readonly<Record<string, boolean | readonly string[]>>;
@@ -31,6 +32,8 @@ type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string })
 
 export class Gateway {
   readonly stats = new StatsBook();
+  /** Keyed calls this gateway answered, so a retry with the same key is not run twice. */
+  readonly idempotency = new IdempotencyBook();
   private catalog: Catalog = { tools: new Map(), skipped: [], errors: [], passthrough: { resources: [], templates: [], subscribable: [], prompts: [] }, exposed: new Set() };
   private key = "";
   private readonly servers = new Set<Server>();
@@ -97,16 +100,21 @@ export class Gateway {
     for (const s of this.servers) void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
   }
 
-  /** A new SDK server for one client connection. */
-  createServer(): Server {
+  /**
+   * A new SDK server for one client connection. `stateless`: for one HTTP request of a client
+   * with no session; nothing can reach that client later, so list_changed and subscriptions are
+   * not offered.
+   */
+  createServer(opts: { stateless?: boolean } = {}): Server {
+    const live = !opts.stateless;
     const server = new Server(
       { name: "patchbay", version: packageVersion() },
       {
         capabilities: {
-          tools: { listChanged: true },
+          tools: { listChanged: live },
           logging: {},
           // Offered only when an exposed, live connector can answer them (resources.ts, subscriptions.ts).
-          ...(this.catalog.passthrough.resources.length > 0 ? { resources: this.catalog.passthrough.subscribable.length > 0 ? { subscribe: true } : {} } : {}),
+          ...(this.catalog.passthrough.resources.length > 0 ? { resources: live && this.catalog.passthrough.subscribable.length > 0 ? { subscribe: true } : {} } : {}),
           ...(this.catalog.passthrough.prompts.length > 0 ? { prompts: {} } : {}),
         },
         instructions: "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).",
@@ -120,12 +128,12 @@ export class Gateway {
         void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...u } }).catch(() => undefined);
       };
       // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
-      return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal);
+      return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal, req.params._meta);
     });
     const p = this.catalog.passthrough;
     if (p.resources.length > 0 || p.prompts.length > 0) {
       const ownerOf = registerPassthrough(server, this.host, () => this.catalog.passthrough);
-      if (p.resources.length > 0 && p.subscribable.length > 0) this.subscriptions.register(server, () => this.catalog.passthrough, ownerOf);
+      if (live && p.resources.length > 0 && p.subscribable.length > 0) this.subscriptions.register(server, () => this.catalog.passthrough, ownerOf);
     }
     this.servers.add(server);
     server.onclose = () => {
@@ -136,7 +144,25 @@ export class Gateway {
     return server;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<CallToolResult> {
+  /**
+   * A tool call; `meta` may carry an idempotency key (idempotency.ts): a memory write without an
+   * id gets the key's id, and any call with a key is run at most once here while remembered.
+   */
+  async callTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal, meta?: Record<string, unknown>): Promise<CallToolResult> {
+    const key = idempotencyKeyOf(meta);
+    if (key === null) return this.runTool(name, args, onProgress, signal);
+    if (typeof key !== "string") return toolError(pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }));
+    const entry = this.catalog.tools.get(name);
+    if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined) args = { ...args, id: derivedRecordId(entry.route.instance, key) };
+    const step = this.idempotency.begin(name, key, args);
+    if (step.kind === "again") return step.answer;
+    if (step.kind === "conflict") {
+      return toolError(pbError("PB_ERR_GATEWAY_IDEMPOTENCY_CONFLICT", `tools/call "${clip(name)}": the idempotency key was used before with other arguments; nothing was run.`, { tool: clip(name) }));
+    }
+    return step.settle(this.runTool(name, args, onProgress, signal));
+  }
+
+  private async runTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<CallToolResult> {
     const entry = this.catalog.tools.get(name);
     if (!entry) {
       return toolError(pbError("PB_ERR_GATEWAY_TOOL_UNKNOWN", `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`, { tool: clip(name) }));

@@ -1,24 +1,26 @@
 /**
- * `serve --http`: MCP Streamable HTTP at /mcp (one SDK transport and server per session) and
- * GET /status, behind two checks made before anything else: Host/Origin (origin.ts; 403) and
- * the bearer token (401 with nothing read past the headers). Bodies over MAX_BODY are refused by
- * the SDK transport (413) before they are parsed.
+ * `serve --http`: MCP Streamable HTTP at /mcp and GET /status, behind two checks made before
+ * anything else: Host/Origin (origin.ts; 403) and the bearer token (401 with nothing read past the
+ * headers). Bodies over MAX_BODY are refused (413) before they are parsed.
+ *
+ * Two modes. Stateful (the default): a session per client (one SDK transport and server each,
+ * http-sessions.ts), so the server can reach the client between requests (list_changed,
+ * resource subscriptions); behind a balancer, requests must stick to the session's replica.
+ * Stateless (--stateless, http-stateless.ts): no sessions, any replica answers any request.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { pbError, type ErrorCode } from "../errors.js";
+import { pbError } from "../errors.js";
 import type { Gateway } from "./gateway.js";
 import { allowedHostnames, checkHostAndOrigin } from "./origin.js";
 import { bearerMatches } from "./state-dir.js";
+import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
+import { MAX_SESSIONS, SessionTable } from "./http-sessions.js";
+import { answerAlone, answerableAlone, handleStateless, readJson } from "./http-stateless.js";
 
-/** Sessions one server holds at most: a client that opens sessions in a loop cannot exhaust memory. */
-const MAX_SESSIONS = 256;
-/** A session no request touched for this long is closed (clients that vanish never send DELETE). */
-const SESSION_IDLE_MS = 30 * 60_000;
-/** Request bodies above this are refused with 413 (a JSON-RPC message is rarely a fraction of it). */
-export const MAX_BODY = 4 * 1024 * 1024;
+export { MAX_BODY } from "./http-replies.js";
 
 export interface HttpGatewayOptions {
   host: string;
@@ -26,26 +28,24 @@ export interface HttpGatewayOptions {
   token: string;
   status: () => unknown;
   env?: Record<string, string | undefined>;
+  /** No sessions: every request stands alone (see http-stateless.ts). */
+  stateless?: boolean;
 }
 
 export interface HttpGateway {
   url: string;
   port: number;
+  mode: "stateful" | "stateless";
+  /** Open sessions and sessions evicted to make room (always 0 when stateless). */
+  sessions(): { open: number; evicted: number };
   close(): Promise<void>;
 }
 
 export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOptions): Promise<HttpGateway> {
   const allowed = allowedHostnames(opts.host, opts.env);
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const lastSeen = new Map<string, number>();
-  /** Open requests per session: a client holding its GET stream open for notifications is not idle. */
-  const open = new Map<string, number>();
-  const sweep = setInterval(() => {
-    for (const [id, t] of sessions) {
-      if ((open.get(id) ?? 0) === 0 && Date.now() - (lastSeen.get(id) ?? 0) > SESSION_IDLE_MS) void t.close().catch(() => undefined);
-    }
-  }, 60_000);
-  sweep.unref();
+  const sessions = new SessionTable();
+  /** Requests of a session answered alone, by session and request id: the client may cancel them. */
+  const alone = new Map<string, () => void>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -57,47 +57,57 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     }
     if (url.pathname === "/status" && req.method === "GET") return json(res, 200, opts.status());
     if (url.pathname !== "/mcp") return reject(res, 404, "PB_ERR_USAGE", `Nothing at ${url.pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`);
+    if (opts.stateless) return handleStateless(gateway, req, res);
 
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const transport = sessions.get(sessionId);
-      if (!transport) return jsonRpcError(res, 404, "Session not found (it ended, or the server restarted): initialize a new one.");
-      lastSeen.set(sessionId, Date.now());
-      open.set(sessionId, (open.get(sessionId) ?? 0) + 1);
-      res.once("close", () => {
-        if (!sessions.has(sessionId)) return;
-        open.set(sessionId, (open.get(sessionId) ?? 1) - 1);
-        lastSeen.set(sessionId, Date.now());
-      });
-      return transport.handleRequest(req, res);
+      if (!transport) return jsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found (it ended, was evicted, or its server restarted or is gone): initialize a new one.");
+      res.once("close", sessions.enter(sessionId));
+      if (req.method !== "POST") return transport.handleRequest(req, res);
+      const parsed = await readJson(req, res);
+      if (parsed === undefined) return;
+      if (answerableAlone(parsed)) {
+        // Plain JSON, not the session's event stream: see answerableAlone.
+        const slot = `${sessionId}\0${String(parsed.id)}`;
+        res.once("close", () => alone.delete(slot));
+        return answerAlone(gateway, req, res, parsed, (cancel) => alone.set(slot, cancel));
+      }
+      const cancelled = cancelledId(parsed);
+      if (cancelled !== null) alone.get(`${sessionId}\0${cancelled}`)?.();
+      return transport.handleRequest(req, res, parsed);
     }
-    if (req.method !== "POST") return jsonRpcError(res, 400, "Bad Request: no mcp-session-id; start with a POST initialize.");
-    if (sessions.size >= MAX_SESSIONS) return jsonRpcError(res, 503, `Too many open sessions (${MAX_SESSIONS}); close one (DELETE /mcp) and retry.`);
+    if (req.method !== "POST") return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
+    // Idle sessions give way (oldest first); only sessions all busy refuse a new client.
+    const release = await sessions.makeRoom();
+    if (!release) return jsonRpcError(res, 503, -32000, `Too many busy sessions (${MAX_SESSIONS}, each with a request open); retry shortly.`);
     // A new session: the transport answers 400 itself when the body is not an initialize request.
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-        lastSeen.set(id, Date.now());
-      },
+      onsessioninitialized: (id): void => sessions.add(id, transport),
       maxRequestBodySize: MAX_BODY,
     });
     const server = gateway.createServer();
     transport.onclose = () => {
-      if (transport.sessionId) for (const m of [sessions, lastSeen, open]) m.delete(transport.sessionId);
+      if (transport.sessionId) sessions.delete(transport.sessionId);
       void server.close().catch(() => undefined);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } finally {
+      release();
+    }
     if (!transport.sessionId) await server.close().catch(() => undefined);
   }
 
   const http: HttpServer = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${(err as Error).message}`);
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, `Internal error: ${(err as Error).message}`);
       else res.end();
     });
   });
+
   // Slow-loris bounds: headers and bodies must arrive in reasonable time.
   http.headersTimeout = 30_000;
   http.requestTimeout = 120_000;
@@ -110,24 +120,20 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
   return {
     url: `http://${shownHost}:${port}/mcp`,
     port,
+    mode: opts.stateless ? "stateless" : "stateful",
+    sessions: () => ({ open: sessions.size, evicted: sessions.evicted }),
     async close() {
-      clearInterval(sweep);
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      await sessions.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-}
-
-function reject(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
-  const err = pbError(code, message);
-  json(res, status, { error: { code, message, hint: err.hint } });
-}
-
-function jsonRpcError(res: ServerResponse, status: number, message: string): void {
-  json(res, status, { jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+/** The request id a notifications/cancelled names, or null. */
+function cancelledId(body: unknown): string | null {
+  const m = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  if (!m || typeof m !== "object" || m.method !== "notifications/cancelled") return null;
+  const id = m.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? String(id) : null;
 }

@@ -17,7 +17,8 @@ const STDIO_MAX_LINE = 64 * 1024 * 1024;
 
 export interface ServeOptions {
   mcp: boolean;
-  http: { host: string; port: number } | null;
+  /** stateless: no sessions, for replicas behind a round-robin balancer (http-stateless.ts). */
+  http: { host: string; port: number; stateless?: boolean } | null;
   /** Where human messages go (stderr: stdout may be the MCP stream). */
   say: (line: string) => void;
   env?: Record<string, string | undefined>;
@@ -42,6 +43,8 @@ export interface StatusDocument {
   configFile: string | null;
   startedAt: number;
   transports: { mcp: boolean; http: string | null };
+  /** The HTTP transport's mode and sessions (null without --http). */
+  httpSessions: { mode: "stateful" | "stateless"; open: number; evicted: number } | null;
   tools: number;
   instances: (ReturnType<Host["liveStatus"]>[number] & ReturnType<Gateway["stats"]["of"]>)[];
 }
@@ -76,6 +79,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     configFile: host.config?.file ?? null,
     startedAt,
     transports: { mcp: opts.mcp, http: http?.url ?? null },
+    httpSessions: http ? { mode: http.mode, ...http.sessions() } : null,
     tools: gateway.toolNames().length,
     instances: host.liveStatus().map((i) => ({ ...i, ...gateway.stats.of(i.id) })),
   });
@@ -95,7 +99,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     if (opts.http) {
       token = loadToken(dir, opts.env);
       http = await startHttpGateway(gateway, { ...opts.http, token: token.value, status, env: opts.env });
-      opts.say(`patchbay: MCP over Streamable HTTP at ${http.url} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`);
+      opts.say(`patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`);
     }
     if (opts.mcp) {
       const server = gateway.createServer();

@@ -1,5 +1,5 @@
 /**
- * `patchbay serve [--mcp | --http [--host H] [--port P]] [--watch]`: boot, then stay up as the
+ * `patchbay serve [--mcp | --http [--host H] [--port P] [--stateless]] [--watch]`: boot, then stay up as the
  * live host until SIGINT/SIGTERM (or, with --mcp, until the client closes stdin). The boot report
  * goes to stdout as `boot` prints it, except with --mcp, where stdout carries nothing but MCP and
  * the report joins every other message on stderr.
@@ -13,11 +13,11 @@ import { renderError, renderReport, type Output } from "../render.js";
 const DEFAULT_PORT = 7777;
 
 export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
-  allowFlags(args, "serve", ["mcp", "http", "host", "port", "watch", "json"]);
+  allowFlags(args, "serve", ["mcp", "http", "host", "port", "stateless", "watch", "json"]);
   const mcp = args.flags.mcp === true;
   const http = args.flags.http === true;
   if (mcp && args.flags.json) throw pbError("PB_ERR_USAGE", "serve --mcp does not take --json: stdout is the MCP stream.", { flag: "json" });
-  if (!http && (args.flags.host !== undefined || args.flags.port !== undefined)) throw pbError("PB_ERR_USAGE", "--host and --port go with --http.", {});
+  if (!http && (args.flags.host !== undefined || args.flags.port !== undefined || args.flags.stateless !== undefined)) throw pbError("PB_ERR_USAGE", "--host, --port and --stateless go with --http.", {});
   const port = parsePort(flagString(args, "port"));
   // With --mcp, stdout is the protocol: everything human goes to stderr.
   const say = (line: string) => io.err(line);
@@ -39,7 +39,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   });
   let serving;
   try {
-    serving = await startServing(host, { mcp, http: http ? { host: flagString(args, "host") ?? "127.0.0.1", port } : null, say, watch: args.flags.watch === true });
+    serving = await startServing(host, { mcp, http: http ? { host: flagString(args, "host") ?? "127.0.0.1", port, stateless: args.flags.stateless === true } : null, say, watch: args.flags.watch === true });
   } catch (err) {
     await host.close();
     throw err;

@@ -1,7 +1,8 @@
 /**
  * `patchbay status [--json]`: asks the running `patchbay serve` of this config (over its control
  * socket in .patchbay/) for every instance's state, health, calls, errors, latency and restarts.
- * Exit 1 when no server answers.
+ * Exit 1 when no server answers. With `--peers URL,...`: every replica's GET /status instead
+ * (status-peers.ts).
  */
 import path from "node:path";
 import { EXIT, fromWire, pbError, type ExitCode, type WireError } from "../../errors.js";
@@ -11,9 +12,22 @@ import { stateDir } from "../../gateway/state-dir.js";
 import type { StatusDocument } from "../../gateway/serve.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { table, type Output } from "../render.js";
+import { peersStatus, peerToken } from "./status-peers.js";
 
 export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
-  allowFlags(args, "status", ["json"]);
+  allowFlags(args, "status", ["json", "peers"]);
+  const peers = flagString(args, "peers");
+  if (peers !== undefined) {
+    const list = peers.split(",").map((p) => p.trim()).filter(Boolean);
+    if (list.length === 0) throw pbError("PB_ERR_USAGE", "--peers needs at least one URL (e.g. --peers http://10.0.0.5:7777,http://10.0.0.6:7777).", { flag: "peers" });
+    let file: string | null = null;
+    try {
+      file = resolveConfigPath({ config: flagString(args, "config") }).file;
+    } catch {
+      // No connectors.json here: the token can still come from PATCHBAY_TOKEN.
+    }
+    return peersStatus(list, peerToken(file), args.flags.json === true, io);
+  }
   const file = resolveConfigPath({ config: flagString(args, "config") }).file;
   const dir = stateDir(file);
   const answer = await askServer(dir, { op: "status" });
