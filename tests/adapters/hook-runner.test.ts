@@ -23,7 +23,7 @@ const tool = { kind: "beforeTool", session: "fx-1", cwd: "/tmp", tool: "write", 
  * event word its run was started with (the fixture ignores it; the log keeps it as eventArg), never
  * by its place in the file: on a busy machine a run can be cut before it read the config.
  */
-function expectCutBy(world: ReturnType<typeof fx>, boundMs: number, event = "tool") {
+function expectCutBy(world: ReturnType<typeof makeWorld>, boundMs: number, event = "tool") {
   const records = logEntries(world).filter((e) => e.eventArg === event && e.decision === "fail-open");
   expect(records, `the fail-open record of the run started with "${event}"`).toHaveLength(1);
   expect(records[0]).toMatchObject({ reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT" });
@@ -34,6 +34,11 @@ function fx(mode: string, extra: Record<string, unknown> = {}) {
   return makeWorld({ adapters: { fx: { plugin: "fx-adapter", config: { mode, ...extra } } } });
 }
 
+/** A world for the tests of the bound itself: its runs get no bound but the one the test sets. */
+function bounded(mode: string, extra: Record<string, unknown> = {}) {
+  return makeWorld({ adapters: { fx: { plugin: "fx-adapter", config: { mode, ...extra } } } }, { ownBound: true });
+}
+
 function expectFailOpen(r: { code: number | null; stdout: string; stderr: string }, reason: string) {
   expect(r.code).toBe(0);
   expect(r.stdout).toBe("");
@@ -42,14 +47,14 @@ function expectFailOpen(r: { code: number | null; stdout: string; stderr: string
 
 describe("the hook runner's time bound covers the whole run", () => {
   it("an adapter that sleeps past the bound: allow, the process exits, the log says timeout and names the bound", async () => {
-    const world = fx("sleep", { hook_timeout_ms: 1500 });
+    const world = bounded("sleep", { hook_timeout_ms: 1500 });
     const r = await world.hook("fx", "tool", tool);
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
 
   it("a run cut before it read the config still records why, in the project's hooks.log", async () => {
-    const world = fx("ok");
+    const world = bounded("ok");
     // A payload that never ends: the bound fires while stdin is still being read, before the config is known.
     const never = () => new Promise<string>(() => undefined);
     const r = await runHook({ adapter: "fx", event: "never-ends", readPayload: never, config: world.configFile, cwd: world.project, env: world.env, timeoutMs: 300, startedAt: performance.now() });
@@ -58,21 +63,21 @@ describe("the hook runner's time bound covers the whole run", () => {
   });
 
   it("a busy-looping adapter cannot hold the hook either", async () => {
-    const world = fx("spin", { hook_timeout_ms: 1500 });
+    const world = bounded("spin", { hook_timeout_ms: 1500 });
     const r = await world.hook("fx", "tool", tool);
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
 
   it("loading is inside the bound: a create() that never finishes", async () => {
-    const world = fx("hang-create", { hook_timeout_ms: 1500 });
+    const world = bounded("hang-create", { hook_timeout_ms: 1500 });
     const r = await world.hook("fx", "tool", tool);
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
 
   it("the bound comes from --timeout-ms, else PATCHBAY_HOOK_TIMEOUT_MS, else config.hook_timeout_ms (default 5000)", async () => {
-    const world = fx("sleep", { hook_timeout_ms: 20_000 });
+    const world = bounded("sleep", { hook_timeout_ms: 20_000 });
     // Each run gets its own event word, so each step reads its own record.
     const flag = await world.hook("fx", "by-flag", tool, { args: ["--timeout-ms", "1200"] });
     expectFailOpen(flag, "timeout");
@@ -87,7 +92,7 @@ describe("the hook runner's time bound covers the whole run", () => {
   });
 
   it("without a flag, a variable or hook_timeout_ms in the config, the bound is 5000 ms", async () => {
-    const world = fx("sleep");
+    const world = bounded("sleep");
     // Written by hand: the world's writeConfig would add its own hook_timeout_ms.
     writeFileSync(world.configFile, JSON.stringify({ plugins: [ADAPTER_FIXTURES], adapters: { fx: { plugin: "fx-adapter", config: { mode: "sleep" } } } }));
     const r = await world.hook("fx", "tool", tool);
@@ -122,7 +127,8 @@ describe("the hook runner fails open", () => {
     expectFailOpen(r, "unknown-adapter");
     expect(logEntries(world).at(-1)).toMatchObject({ reason: "unknown-adapter", code: "PB_ERR_ADAPTER_UNKNOWN" });
     const empty = tempDir("pb-noconfig-");
-    const none = await runCli(["hook", "fx", "tool"], { cwd: empty, env: { ...world.env, HOME: empty }, input: JSON.stringify(tool) });
+    // A generous bound, as the world gives its own runs: the reason under test is the missing config, not time.
+    const none = await runCli(["hook", "fx", "tool"], { cwd: empty, env: { ...world.env, HOME: empty, PATCHBAY_HOOK_TIMEOUT_MS: "20000" }, input: JSON.stringify(tool) });
     expectFailOpen(none, "config");
   });
 
