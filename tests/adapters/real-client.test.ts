@@ -55,7 +55,10 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
       return [{ type: "text", text: "done" }];
     });
     try {
-      const clientEnv = { ...offlineEnv(home, stub.url), PATH: `${bin}:/usr/bin:/bin` };
+      // The hooks Claude runs inherit this environment. Until a hook has read connectors.json its bound
+      // is the default 5 s, which a loaded machine can spend starting node: the guard would fail open
+      // and the write go through. 9.5 s stays inside the 10 s Claude gives each hook.
+      const clientEnv = { ...offlineEnv(home, stub.url), PATH: `${bin}:/usr/bin:/bin`, PATCHBAY_HOOK_TIMEOUT_MS: "9500" };
       turn = 1;
       const first = await runClaude(CLAUDE!, "write the secret", project, clientEnv);
       expect(first.exitCode, first.stderr).toBe(0);
