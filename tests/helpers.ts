@@ -88,8 +88,8 @@ export function runCli(args: string[], opts: { cwd: string; env?: Record<string,
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`patchbay ${args.join(" ")} did not exit within ${opts.timeoutMs ?? 30_000} ms\n${stdout}\n${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
+      reject(new Error(`patchbay ${args.join(" ")} did not exit within ${opts.timeoutMs ?? 90_000} ms\n${stdout}\n${stderr}`));
+    }, opts.timeoutMs ?? 90_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -27,7 +27,7 @@ describe("patchbay plugin test", () => {
   it("passes for a bundled plugin from a fresh clone, with its shipped test.config.json", async () => {
     const cwd = tempDir("pb-plugin-test-bundled-");
     for (const name of ["noop-agent", "sqlite-skill-store"]) {
-      const r = await runCli(["plugin", "test", path.join(ROOT, "plugins", name), "--json"], { cwd, timeoutMs: 60_000 });
+      const r = await runCli(["plugin", "test", path.join(ROOT, "plugins", name), "--json"], { cwd, timeoutMs: 120_000 });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, config_from: path.join(ROOT, "plugins", name, "test.config.json") });
     }
@@ -36,7 +36,7 @@ describe("patchbay plugin test", () => {
   it("fails (exit 1) with the broken claim and its reason when a plugin breaks its contract", async () => {
     const { cwd, dir } = scaffold("mcp", "liar");
     edit(path.join(dir, "src", "index.ts"), "return TOOLS;", "return [...TOOLS, TOOLS[0]];");
-    const r = await runCli(["plugin", "test", "liar", "--json"], { cwd, timeoutMs: 60_000 });
+    const r = await runCli(["plugin", "test", "liar", "--json"], { cwd, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(1);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ ok: false, plugin: { name: "liar", kind: "mcp", dir }, config_from: path.join(dir, "test.config.json") });
@@ -45,12 +45,12 @@ describe("patchbay plugin test", () => {
     expect(JSON.stringify(failed)).toContain("twice");
     expect(doc.summary.failed).toBe(failed.length);
 
-    const human = await runCli(["plugin", "test", "./plugins/liar"], { cwd, timeoutMs: 60_000 });
+    const human = await runCli(["plugin", "test", "./plugins/liar"], { cwd, timeoutMs: 120_000 });
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/✗ {2}list_tools answers/);
     expect(human.stdout).toMatch(/✓ {2}boots with the valid config/);
     expect(human.stdout).toMatch(/^FAILED: \d+ passed, [1-9]\d* failed/m);
-  }, 90_000);
+  }, 360_000);
 
   it("takes the config from the connectors.json instance that names the plugin, before test.config.json", async () => {
     const { cwd, dir } = scaffold("local-model", "echo-model");
@@ -59,12 +59,12 @@ describe("patchbay plugin test", () => {
     mkdirSync(path.join(cwd, "conf"));
     const file = path.join(cwd, "conf", "connectors.json");
     writeFileSync(file, JSON.stringify({ plugins: ["../plugins"], localModels: { echo: { plugin: "echo-model", config: { dimensions: 8 } } } }));
-    const r = await runCli(["plugin", "test", "echo-model", "--config", "conf/connectors.json", "--json"], { cwd, timeoutMs: 60_000 });
+    const r = await runCli(["plugin", "test", "echo-model", "--config", "conf/connectors.json", "--json"], { cwd, timeoutMs: 120_000 });
     const doc = JSON.parse(r.stdout);
     expect(doc.claims.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     expect(r.code).toBe(0);
     expect(doc.config_from).toBe(`localModels/echo in ${file}`);
-  }, 60_000);
+  }, 180_000);
 
   it("says what is missing when it cannot test (exit 2)", async () => {
     const { cwd, dir } = scaffold("skill-store", "notes");
@@ -89,7 +89,7 @@ describe("patchbay plugin test", () => {
     const missingArg = await runCli(["plugin", "test"], { cwd });
     expect(missingArg.code).toBe(2);
     expect(missingArg.stderr).toContain("PB_ERR_USAGE");
-  }, 60_000);
+  }, 180_000);
 
   it("reports an invalid plugin.json as a plugin load error (exit 3)", async () => {
     const { cwd, dir } = scaffold("agent", "broken");
