@@ -17,8 +17,8 @@ afterAll(cleanupTempDirs);
 
 const tool = { kind: "beforeTool", session: "fx-1", cwd: "/tmp", tool: "write", target: "/tmp/x" };
 /**
- * The bound is proved without timing the test: the fixture sleeps (or spins, or hangs) 30 s,
- * past vitest's timeout, so only a run the bound cut short can finish; and the fail-open record
+ * The bound is proved without timing the test: the fixture sleeps (or spins, or hangs) 30 s, so
+ * a run the bound did not cut ends in an allow or a hang, never a timeout; and the fail-open record
  * names the bound that cut it, so the test sees which setting won. The record is picked by the
  * event word its run was started with (the fixture ignores it; the log keeps it as eventArg), never
  * by its place in the file: on a busy machine a run can be cut before it read the config.
@@ -47,8 +47,8 @@ function expectFailOpen(r: { code: number | null; stdout: string; stderr: string
 
 describe("the hook runner's time bound covers the whole run", () => {
   it("an adapter that sleeps past the bound: allow, the process exits, the log says timeout and names the bound", async () => {
-    const world = bounded("sleep", { hook_timeout_ms: 1500 });
-    const r = await world.hook("fx", "tool", tool);
+    const world = bounded("sleep");
+    const r = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1500"] });
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
@@ -63,15 +63,15 @@ describe("the hook runner's time bound covers the whole run", () => {
   });
 
   it("a busy-looping adapter cannot hold the hook either", async () => {
-    const world = bounded("spin", { hook_timeout_ms: 1500 });
-    const r = await world.hook("fx", "tool", tool);
+    const world = bounded("spin");
+    const r = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1500"] });
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
 
   it("loading is inside the bound: a create() that never finishes", async () => {
-    const world = bounded("hang-create", { hook_timeout_ms: 1500 });
-    const r = await world.hook("fx", "tool", tool);
+    const world = bounded("hang-create");
+    const r = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1500"] });
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
@@ -89,6 +89,13 @@ describe("the hook runner's time bound covers the whole run", () => {
     const both = await world.hook("fx", "flag-and-env", tool, { args: ["--timeout-ms", "1100"], env: { PATCHBAY_HOOK_TIMEOUT_MS: "1300" } });
     expectFailOpen(both, "timeout");
     expectCutBy(world, 1100, "flag-and-env");
+    // Neither: the instance's hook_timeout_ms, once the config is read. Run in this process, where
+    // reading the config takes a moment: a CLI run on a loaded machine can spend the 5 s that bound
+    // the run until then on starting node alone, and be cut by those instead.
+    const byConfig = bounded("sleep", { hook_timeout_ms: 1500 });
+    const r = await runHook({ adapter: "fx", event: "by-config", readPayload: async () => JSON.stringify(tool), config: byConfig.configFile, cwd: byConfig.project, env: byConfig.env, startedAt: performance.now() });
+    expect(r).toMatchObject({ decision: "fail-open", reason: "timeout" });
+    expectCutBy(byConfig, 1500, "by-config");
   });
 
   it("without a flag, a variable or hook_timeout_ms in the config, the bound is 5000 ms", async () => {
