@@ -115,9 +115,13 @@ describe("RpcClient on a real port", () => {
   it("expires each call at its own deadline (the wheel reads the pending calls), cancels it in the worker, and leaves a settled one alone", async () => {
     const c = clientOnPort();
     open.push(c.close);
-    const late = c.client.call("late", [], 400);
+    // The gaps are wide on purpose: a busy machine can stall this process for a good part of a
+    // second, and a 60 ms "answered" deadline then passed before the answer's message was read,
+    // or both deadlines passed in one stall. "answered" is settled long before its deadline, which
+    // passes with late's: the wheel must send no cancel for it.
+    const late = c.client.call("late", [], 3_000);
     const early = c.client.call("early", [], 60);
-    const answered = c.client.call("answered", [], 60);
+    const answered = c.client.call("answered", [], 3_000);
     c.worker.postMessage({ t: "result", id: 3, ok: true, value: "yes" });
     await expect(answered).resolves.toBe("yes");
     await expect(early).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", data: { method: "early" } });
