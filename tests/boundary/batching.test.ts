@@ -45,7 +45,7 @@ function clientOnPort() {
 }
 const tick = () => new Promise((r) => setTimeout(r, 20));
 async function until(ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ok(); i++) await tick();
+  for (let i = 0; i < 1_500 && !ok(); i++) await tick();
 }
 
 describe("RpcClient on a real port", () => {

@@ -31,7 +31,7 @@ async function hostile(name: string, env: Record<string, string> = {}, extra: Re
 
 /** Waits for a condition the test cannot be told about (a file another process writes), checking often. */
 async function until(ok: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < 3_000; i++) {
     if (ok()) return;
     await new Promise((r) => setTimeout(r, 20));
   }
