@@ -58,7 +58,8 @@ describe("mcp-remote failure handling", () => {
     await until(() => existsSync(startFile), "the call to reach the server");
     caller.abort();
     await expect(call).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED", message: expect.stringContaining("mcpConnectors/withdrawn") });
-    await until(() => existsSync(cancelFile), "the server to record the cancellation");
+    // The line itself is the marker: appendFileSync creates the file before it writes the line.
+    await until(() => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"), "the server to record the cancellation");
     // Already aborted: refused before anything crosses.
     await expect(t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}], { signal: caller.signal })).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED" });
     await expect(t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}])).resolves.toMatchObject({ content: [{ text: "ok" }] });
@@ -72,7 +73,8 @@ describe("mcp-remote failure handling", () => {
       code: "PB_ERR_CALL_TIMEOUT", message: expect.stringContaining("mcpConnectors/slowpoke"),
     });
     // The server's handler saw its request cancelled: wait for the file it writes then.
-    await until(() => existsSync(cancelFile), "the server to record the cancellation");
+    // The line itself is the marker: appendFileSync creates the file before it writes the line.
+    await until(() => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"), "the server to record the cancellation");
     expect(readFileSync(cancelFile, "utf8")).toMatch(/cancelled/);
     await expect(t.host.call("mcpConnectors/slowpoke", "call", ["ok", {}])).resolves.toMatchObject({ content: [{ text: "ok" }] });
   });
