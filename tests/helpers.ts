@@ -49,7 +49,8 @@ export function logSink(): { stream: Writable & { write(chunk: string): boolean 
       done();
     },
   });
-  const waitFor = (text: string, timeoutMs = 10_000): Promise<void> => {
+  // The bounds below only turn a hang into a failure; a loaded machine needs them generous.
+  const waitFor = (text: string, timeoutMs = 60_000): Promise<void> => {
     if (lines.join("\n").includes(text)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no log line containing ${JSON.stringify(text)} within ${timeoutMs} ms:\n${lines.join("\n")}`)), timeoutMs);
@@ -60,7 +61,7 @@ export function logSink(): { stream: Writable & { write(chunk: string): boolean 
 }
 
 /** Resolves once `check()` is true, checking again on every turn of the event loop (for state no event announces). */
-export async function until(check: () => boolean, timeoutMs = 10_000, what = "the condition"): Promise<void> {
+export async function until(check: () => boolean, timeoutMs = 60_000, what = "the condition"): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
@@ -88,8 +89,8 @@ export function runCli(args: string[], opts: { cwd: string; env?: Record<string,
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`patchbay ${args.join(" ")} did not exit within ${opts.timeoutMs ?? 30_000} ms\n${stdout}\n${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
+      reject(new Error(`patchbay ${args.join(" ")} did not exit within ${opts.timeoutMs ?? 90_000} ms\n${stdout}\n${stderr}`));
+    }, opts.timeoutMs ?? 90_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -118,7 +119,7 @@ export async function resolve(spec, ctx, next) {
 }
 
 /** Retries while an instance restarts; the restart itself is what is under test. */
-export async function waitFor<T>(fn: () => Promise<T>, attempts = 200): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T>, attempts = 2_400): Promise<T> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {

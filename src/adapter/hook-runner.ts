@@ -18,6 +18,7 @@ import { deepFreeze } from "../adapter-sdk/event.js";
 import { Scrubber } from "../secrets.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolveConfigPath } from "../config/source.js";
 import { CERTIFICATION_FILE, currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, localCertificationDir } from "./certification.js";
 import { writeHookCache } from "./hook-cache.js";
 import { ALLOW, decide, inboxPath, type Decision } from "./hook-decide.js";
@@ -95,6 +96,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRunResult> {
   clearTimeout(timer!);
   const elapsed = Math.round(performance.now() - start);
 
+  // A bound or an error that comes before the config is read must still leave its line.
+  state.logFile ??= locateLog(opts);
   if (first === "timeout") {
     state.timedOut = true;
     // The losing work may still hold a worker: stop it when it settles (the CLI exits before that anyway).
@@ -147,9 +150,7 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
     found = await resolveAdapterInstance({ config: opts.config, cwd: opts.cwd, env: opts.env, instance: opts.adapter });
   } catch (err) {
     const wire = toWire(err);
-    if (typeof wire.data.configDir === "string") state.logFile = hookLogPath(stateDirFor(wire.data.configDir, opts.env));
-    // No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into the client's project.
-    else state.logFile = hookLogPath(opts.env.PATCHBAY_HOME ? path.resolve(opts.cwd ?? process.cwd(), opts.env.PATCHBAY_HOME) : path.join(homeDir(opts.env), ".patchbay"));
+    state.logFile = typeof wire.data.configDir === "string" ? hookLogPath(stateDirFor(wire.data.configDir, opts.env)) : homeLog(opts);
     throw new FailOpen(wire.code === "PB_ERR_ADAPTER_UNKNOWN" ? "unknown-adapter" : "config", wire.message, wire.code);
   }
   state.logFile = hookLogPath(stateDirFor(found.config.dir, opts.env));
@@ -223,6 +224,23 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   }
   const outcome = HookOutcomeSchema.parse(decision.outcome);
   return { ...decision, outcome };
+}
+
+/**
+ * This run's hooks.log, found from where connectors.json is (no parsing), so a bound that fires
+ * while the config is still loading — a slow disk, a busy machine — still records why it failed open.
+ */
+function locateLog(opts: HookRunOptions): string {
+  try {
+    return hookLogPath(stateDirFor(path.dirname(resolveConfigPath({ config: opts.config, cwd: opts.cwd, env: opts.env }).file), opts.env));
+  } catch {
+    return homeLog(opts);
+  }
+}
+
+/** No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into the client's project. */
+function homeLog(opts: HookRunOptions): string {
+  return hookLogPath(opts.env.PATCHBAY_HOME ? path.resolve(opts.cwd ?? process.cwd(), opts.env.PATCHBAY_HOME) : path.join(homeDir(opts.env), ".patchbay"));
 }
 
 function remaining(state: RunState): number {

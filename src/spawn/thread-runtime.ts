@@ -30,7 +30,9 @@ export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
     idleTimeout: 2 ** 31 - 1,
     env: opts.env,
     resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb },
-    terminateTimeout: STOP_TIMEOUT_MS,
+    // No terminateTimeout: tinypool's destroy() does not await the promise that timeout rejects, so
+    // a thread slower to terminate than the timeout (a loaded machine, a blocking syscall) became an
+    // unhandled rejection that killed the host process after a clean boot. destroy() below bounds the wait.
   });
   let exitReason: string | null = null;
   // The serve task settles only when the thread dies (its rejection carries an out-of-memory or

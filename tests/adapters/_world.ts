@@ -26,7 +26,14 @@ export interface World {
   fakeClient(command: string, output: string): void;
 }
 
-export function makeWorld(config: Record<string, unknown> = {}): World {
+/**
+ * `ownBound`: the test is about the hook's time bound itself, so its runs get only the bound the
+ * test sets (flag, variable, config or the 5 s default). Every other world's runs get a 20 s
+ * PATCHBAY_HOOK_TIMEOUT_MS: until a run has read connectors.json its bound is the default 5 s, and
+ * on a loaded machine starting node and loading the CLI alone can take that long.
+ */
+export function makeWorld(config: Record<string, unknown> = {}, opts: { ownBound?: boolean } = {}): World {
+  const runEnv: Record<string, string> = opts.ownBound ? {} : { PATCHBAY_HOOK_TIMEOUT_MS: "20000" };
   const root = tempDir("pb-adapters-");
   const project = path.join(root, "project");
   const home = path.join(root, "home");
@@ -48,7 +55,7 @@ export function makeWorld(config: Record<string, unknown> = {}): World {
       const started = performance.now();
       const input = typeof payload === "string" ? payload : JSON.stringify(payload);
       const args = ["hook", adapter, ...(event ? [event] : []), "--config", configFile, ...(opts.args ?? [])];
-      const result = await runCli(args, { cwd: project, env: { ...env, ...opts.env }, input, timeoutMs: opts.timeoutMs ?? 30_000 });
+      const result = await runCli(args, { cwd: project, env: { ...env, ...runEnv, ...opts.env }, input, timeoutMs: opts.timeoutMs ?? 60_000 });
       return { ...result, ms: Math.round(performance.now() - started) };
     },
     cli: (args, opts = {}) => runCli([...args, "--config", configFile], { cwd: project, env: { ...env, ...opts.env }, input: opts.input }),

@@ -136,7 +136,8 @@ describe("bad input to a real claude-code hook", () => {
   it("with no connectors.json: allow, and the one line goes to ~/.patchbay/hooks.log", async () => {
     const empty = tempDir("pb-noconfig-");
     const home = tempDir("pb-home-");
-    const r = await runCli(["hook", "claude", "PreToolUse"], { cwd: empty, env: { HOME: home, PATH: "/usr/bin:/bin" }, input: JSON.stringify({ prompt: PROMPT }) });
+    // A generous bound, as the world gives its own runs: the reason under test is the missing config, not time.
+    const r = await runCli(["hook", "claude", "PreToolUse"], { cwd: empty, env: { HOME: home, PATH: "/usr/bin:/bin", PATCHBAY_HOOK_TIMEOUT_MS: "20000" }, input: JSON.stringify({ prompt: PROMPT }) });
     expect(r).toMatchObject({ code: 0, stdout: "" });
     const lines = readFileSync(path.join(home, ".patchbay", "hooks.log"), "utf8").trim().split("\n");
     expect(lines).toHaveLength(1);

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { currentPlatform } from "../../src/adapter/certification.js";
+import { runHook } from "../../src/adapter/hook-runner.js";
 import { openAdapter } from "../../src/adapter/session.js";
 import { cleanupTempDirs, runCli, tempDir } from "../helpers.js";
 import { ADAPTER_FIXTURES, logEntries, makeWorld } from "./_world.js";
@@ -16,16 +17,26 @@ afterAll(cleanupTempDirs);
 
 const tool = { kind: "beforeTool", session: "fx-1", cwd: "/tmp", tool: "write", target: "/tmp/x" };
 /**
- * The bound is proved without timing the test: the fixture sleeps (or spins, or hangs) 30 s,
- * past vitest's timeout, so only a run the bound cut short can finish; and the fail-open record
- * names the bound that cut it, so the test sees which setting won.
+ * The bound is proved without timing the test: the fixture sleeps (or spins, or hangs) 30 s, so
+ * a run the bound did not cut ends in an allow or a hang, never a timeout; and the fail-open record
+ * names the bound that cut it, so the test sees which setting won. The record is picked by the
+ * event word its run was started with (the fixture ignores it; the log keeps it as eventArg), never
+ * by its place in the file: on a busy machine a run can be cut before it read the config.
  */
-function expectCutBy(world: ReturnType<typeof fx>, boundMs: number) {
-  expect(String(logEntries(world).at(-1)?.message)).toContain(`within ${boundMs} ms`);
+function expectCutBy(world: ReturnType<typeof makeWorld>, boundMs: number, event = "tool") {
+  const records = logEntries(world).filter((e) => e.eventArg === event && e.decision === "fail-open");
+  expect(records, `the fail-open record of the run started with "${event}"`).toHaveLength(1);
+  expect(records[0]).toMatchObject({ reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT" });
+  expect(String(records[0].message)).toContain(`within ${boundMs} ms`);
 }
 
 function fx(mode: string, extra: Record<string, unknown> = {}) {
   return makeWorld({ adapters: { fx: { plugin: "fx-adapter", config: { mode, ...extra } } } });
+}
+
+/** A world for the tests of the bound itself: its runs get no bound but the one the test sets. */
+function bounded(mode: string, extra: Record<string, unknown> = {}) {
+  return makeWorld({ adapters: { fx: { plugin: "fx-adapter", config: { mode, ...extra } } } }, { ownBound: true });
 }
 
 function expectFailOpen(r: { code: number | null; stdout: string; stderr: string }, reason: string) {
@@ -36,43 +47,59 @@ function expectFailOpen(r: { code: number | null; stdout: string; stderr: string
 
 describe("the hook runner's time bound covers the whole run", () => {
   it("an adapter that sleeps past the bound: allow, the process exits, the log says timeout and names the bound", async () => {
-    const world = fx("sleep", { hook_timeout_ms: 1500 });
-    const r = await world.hook("fx", "tool", tool);
+    const world = bounded("sleep");
+    const r = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1500"] });
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
-    expect(logEntries(world).at(-1)).toMatchObject({ decision: "fail-open", reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT" });
+  });
+
+  it("a run cut before it read the config still records why, in the project's hooks.log", async () => {
+    const world = bounded("ok");
+    // A payload that never ends: the bound fires while stdin is still being read, before the config is known.
+    const never = () => new Promise<string>(() => undefined);
+    const r = await runHook({ adapter: "fx", event: "never-ends", readPayload: never, config: world.configFile, cwd: world.project, env: world.env, timeoutMs: 300, startedAt: performance.now() });
+    expect(r).toMatchObject({ decision: "fail-open", reason: "timeout", logFile: world.logFile });
+    expectCutBy(world, 300, "never-ends");
   });
 
   it("a busy-looping adapter cannot hold the hook either", async () => {
-    const world = fx("spin", { hook_timeout_ms: 1500 });
-    const r = await world.hook("fx", "tool", tool);
+    const world = bounded("spin");
+    const r = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1500"] });
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
 
   it("loading is inside the bound: a create() that never finishes", async () => {
-    const world = fx("hang-create", { hook_timeout_ms: 1500 });
-    const r = await world.hook("fx", "tool", tool);
+    const world = bounded("hang-create");
+    const r = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1500"] });
     expectFailOpen(r, "timeout");
     expectCutBy(world, 1500);
   });
 
   it("the bound comes from --timeout-ms, else PATCHBAY_HOOK_TIMEOUT_MS, else config.hook_timeout_ms (default 5000)", async () => {
-    const world = fx("sleep", { hook_timeout_ms: 20_000 });
-    const flag = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1200"] });
+    const world = bounded("sleep", { hook_timeout_ms: 20_000 });
+    // Each run gets its own event word, so each step reads its own record.
+    const flag = await world.hook("fx", "by-flag", tool, { args: ["--timeout-ms", "1200"] });
     expectFailOpen(flag, "timeout");
-    expectCutBy(world, 1200);
-    const env = await world.hook("fx", "tool", tool, { env: { PATCHBAY_HOOK_TIMEOUT_MS: "1200" } });
+    expectCutBy(world, 1200, "by-flag");
+    const env = await world.hook("fx", "by-env", tool, { env: { PATCHBAY_HOOK_TIMEOUT_MS: "1200" } });
     expectFailOpen(env, "timeout");
-    expectCutBy(world, 1200);
+    expectCutBy(world, 1200, "by-env");
     // The flag wins over the environment.
-    const both = await world.hook("fx", "tool", tool, { args: ["--timeout-ms", "1100"], env: { PATCHBAY_HOOK_TIMEOUT_MS: "1300" } });
+    const both = await world.hook("fx", "flag-and-env", tool, { args: ["--timeout-ms", "1100"], env: { PATCHBAY_HOOK_TIMEOUT_MS: "1300" } });
     expectFailOpen(both, "timeout");
-    expectCutBy(world, 1100);
+    expectCutBy(world, 1100, "flag-and-env");
+    // Neither: the instance's hook_timeout_ms, once the config is read. Run in this process, where
+    // reading the config takes a moment: a CLI run on a loaded machine can spend the 5 s that bound
+    // the run until then on starting node alone, and be cut by those instead.
+    const byConfig = bounded("sleep", { hook_timeout_ms: 1500 });
+    const r = await runHook({ adapter: "fx", event: "by-config", readPayload: async () => JSON.stringify(tool), config: byConfig.configFile, cwd: byConfig.project, env: byConfig.env, startedAt: performance.now() });
+    expect(r).toMatchObject({ decision: "fail-open", reason: "timeout" });
+    expectCutBy(byConfig, 1500, "by-config");
   });
 
   it("without a flag, a variable or hook_timeout_ms in the config, the bound is 5000 ms", async () => {
-    const world = fx("sleep");
+    const world = bounded("sleep");
     // Written by hand: the world's writeConfig would add its own hook_timeout_ms.
     writeFileSync(world.configFile, JSON.stringify({ plugins: [ADAPTER_FIXTURES], adapters: { fx: { plugin: "fx-adapter", config: { mode: "sleep" } } } }));
     const r = await world.hook("fx", "tool", tool);
@@ -107,7 +134,8 @@ describe("the hook runner fails open", () => {
     expectFailOpen(r, "unknown-adapter");
     expect(logEntries(world).at(-1)).toMatchObject({ reason: "unknown-adapter", code: "PB_ERR_ADAPTER_UNKNOWN" });
     const empty = tempDir("pb-noconfig-");
-    const none = await runCli(["hook", "fx", "tool"], { cwd: empty, env: { ...world.env, HOME: empty }, input: JSON.stringify(tool) });
+    // A generous bound, as the world gives its own runs: the reason under test is the missing config, not time.
+    const none = await runCli(["hook", "fx", "tool"], { cwd: empty, env: { ...world.env, HOME: empty, PATCHBAY_HOOK_TIMEOUT_MS: "20000" }, input: JSON.stringify(tool) });
     expectFailOpen(none, "config");
   });
 

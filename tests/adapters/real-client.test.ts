@@ -22,6 +22,8 @@ afterAll(cleanupTempDirs);
 const CLAUDE = process.env.PATCHBAY_CLAUDE_BIN;
 if (!CLAUDE) console.log("skipping the real Claude Code test: PATCHBAY_CLAUDE_BIN is not set (run .ci/claude-code.sh, which installs @anthropic-ai/claude-code outside the project)");
 
+// Each test drives real Claude Code sessions (a certification runs one per capability): about 3
+// minutes on a loaded 2-core machine, so the budgets are a few times that; they only end a hang.
 describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
   it("install, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
     const root = tempDir("pb-real-claude-");
@@ -56,7 +58,10 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
       return [{ type: "text", text: "done" }];
     });
     try {
-      const clientEnv = { ...offlineEnv(home, stub.url), PATH: `${bin}:/usr/bin:/bin` };
+      // The hooks Claude runs inherit this environment. Until a hook has read connectors.json its bound
+      // is the default 5 s, which a loaded machine can spend starting node: the guard would fail open
+      // and the write go through. 9.5 s stays inside the 10 s Claude gives each hook.
+      const clientEnv = { ...offlineEnv(home, stub.url), PATH: `${bin}:/usr/bin:/bin`, PATCHBAY_HOOK_TIMEOUT_MS: "9500" };
       turn = 1;
       const first = await runClient(CLAUDE!, ["-p", "write the secret", "--permission-mode", "bypassPermissions"], project, clientEnv);
       expect(first.exitCode, first.stderr).toBe(0);
@@ -81,7 +86,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     const removed = await runCli(["adapter", "uninstall", "claude", "--config", config], { cwd: project, env });
     expect(removed.code, removed.stderr).toBe(0);
     expect(readFileSync(settings, "utf8")).toBe(original);
-  }, 180_000);
+  }, 600_000);
 
   it("`adapter certify --dry-run` shows the entries and writes nothing; an operator's certification lands in .patchbay, not in the plugin", async () => {
     const root = tempDir("pb-certify-");
@@ -96,7 +101,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     writeFileSync(config, JSON.stringify({ plugins: [plugins], adapters: { claude: { plugin: "claude-code" } } }));
     const env = { HOME: root, PATH: `${bin}:/usr/bin:/bin` };
 
-    const dry = await runCli(["adapter", "certify", "claude", "--client", CLAUDE!, "--dry-run", "--json", "--config", config], { cwd: root, env, timeoutMs: 120_000 });
+    const dry = await runCli(["adapter", "certify", "claude", "--client", CLAUDE!, "--dry-run", "--json", "--config", config], { cwd: root, env, timeoutMs: 400_000 });
     expect(dry.code, dry.stderr).toBe(0);
     const doc = JSON.parse(dry.stdout);
     expect(doc).toMatchObject({ ok: true, written: false, platform: expect.any(String) });
@@ -111,5 +116,5 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     expect(treeHash(path.join(plugins, "claude-code"))).toBe(before);
     const after = (await adapterDoctor({ config, env })).adapters[0];
     expect(after.effective).toEqual(expect.arrayContaining(["guards.beforeWrite", "context.beforeTurnInjection", "delivery.nextTurn"]));
-  }, 180_000);
+  }, 900_000);
 });

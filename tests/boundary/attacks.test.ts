@@ -42,7 +42,9 @@ async function boot(mode: Mode, sink: ReturnType<typeof logSink>, hostile: Recor
   const { file } = writeConfig({
     ...(pluginsDir ? { plugins: [pluginsDir, FIXTURE_PLUGINS] } : {}),
     mcpConnectors: {
-      h: { plugin: "fx-hostile", isolation: mode, timeout_ms: 5_000, ...hostile },
+      // No attack here is stopped by this bound (it only turns a hang into a failure); 5 s was too
+      // short for a 20,000-line flood or a restart on a loaded machine.
+      h: { plugin: "fx-hostile", isolation: mode, timeout_ms: 60_000, ...hostile },
       n: { plugin: "fx-echo", config: { token: "${FX_TOKEN}" } },
     },
   });
@@ -179,7 +181,7 @@ describe.each(MODES)("the host's environment block, through the CLI, in %s mode"
   it(mode === "thread" ? "is readable from a thread (documented)" : "is not readable from a child", async () => {
     const { file, dir } = writeConfig({ mcpConnectors: { h: { plugin: "fx-hostile", isolation: mode } } });
     const r = await runCli(["call", "--config", file, "mcpConnectors/h", "call", '"read"', '{"path":"PARENT_ENVIRON"}'], { cwd: dir, env: { HOST_ONLY_SECRET: NEIGHBOUR_SECRET } });
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as { text?: string; error?: string };
     if (mode === "thread") {
       expect(res.text).toContain(NEIGHBOUR_SECRET);

@@ -1,5 +1,5 @@
 /**
- * Found while measuring (issue 12): closing an instance while it restarts after a crash left a
+ * Found while measuring: closing an instance while it restarts after a crash left a
  * MessagePort open, so the host process never exited on its own. Each case runs in a child
  * process (vitest's own threads hold ports) and closes at one moment of the restart.
  */
@@ -35,4 +35,25 @@ describe("closing an instance during its restart after a crash", () => {
       expect(JSON.parse(r.out.trim())).toEqual({ state: "stopped", held: [] });
     });
   }
+});
+
+describe("closing a thread that cannot terminate in time", () => {
+  it("leaves no rejection behind (vitest fails the run on one): the thread is blocked in a syscall", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { openSync, closeSync } = await import("node:fs");
+    const { createHost } = await import("../../src/index.js");
+    const { tempDir, writeConfig, cleanupTempDirs } = await import("../helpers.js");
+    // A FIFO with no writer: the plugin's readFileSync blocks in open(2), where terminate() cannot reach it.
+    const fifo = path.join(tempDir("pb-fifo-"), "never");
+    execFileSync("mkfifo", [fifo]);
+    const { file } = writeConfig({ mcpConnectors: { h: { plugin: "fx-hostile", isolation: "thread", timeout_ms: 1_000 } } });
+    const host = await createHost({ config: file, logLevel: "silent", graceMs: 100 });
+    await expect(host.mcp("h").call("read", { path: fifo })).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
+    // close() gives the thread its stop timeout and returns; tinypool's own terminate timeout used to reject unobserved then.
+    await host.close();
+    await new Promise((r) => setImmediate(r));
+    // Free the thread (opening the write end completes its open), so nothing outlives the test.
+    closeSync(openSync(fifo, "w"));
+    cleanupTempDirs();
+  });
 });

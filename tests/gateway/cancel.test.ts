@@ -31,7 +31,8 @@ describe("cancellation through the gateway", () => {
       await until(() => existsSync(startFile), 10_000, "the call to reach the upstream server");
       caller.abort(new Error("the user gave up"));
       await expect(call).rejects.toThrow();
-      await until(() => existsSync(cancelFile), 10_000, "the upstream server to record the cancellation");
+      // The line itself is the marker: appendFileSync creates the file before it writes the line.
+      await until(() => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"), 60_000, "the upstream server to record the cancellation");
       expect(readFileSync(cancelFile, "utf8")).toMatch(/cancelled/);
       expect(toolText(await s.client.callTool({ name: "slowpoke__ok", arguments: {} }))).toBe("ok");
     } finally {

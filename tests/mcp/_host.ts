@@ -45,7 +45,8 @@ export async function bootMcp(instances: Record<string, Record<string, unknown>>
       return new Promise((resolve, reject) => {
         const w = { match, resolve };
         waiters.add(w);
-        setTimeout(() => { if (waiters.delete(w)) reject(new Error(`no log line: ${what}`)); }, 10_000).unref();
+        // Only turns a hang into a failure: generous, for a loaded machine.
+        setTimeout(() => { if (waiters.delete(w)) reject(new Error(`no log line: ${what}`)); }, 60_000).unref();
       });
     },
   };

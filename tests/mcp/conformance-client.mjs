@@ -19,7 +19,10 @@ const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
 
-const config = { url, connect_timeout_ms: 20_000 };
+// The bounds (connect, boot health check, each call) only turn a hang into a failure. Each scenario
+// starts node, a host and a worker beside the suite's own servers; on a loaded machine the 5 s
+// default health check or a 25 s call ran out and a scenario recorded as passing failed on time.
+const config = { url, connect_timeout_ms: 60_000 };
 if (scenario.startsWith("elicitation")) config.elicitation = "accept_defaults";
 if (scenario.startsWith("auth/")) {
   // A fresh token store per run: nothing carries over between scenarios.
@@ -46,7 +49,7 @@ function sampleArgs(schema) {
   return args;
 }
 
-const host = await createHost({ config: { plugins: [], mcpConnectors: { server: { plugin: "mcp-remote", timeout_ms: 25_000, config } } }, logLevel: process.env.PB_CONFORMANCE_LOG ?? "warn", env: {} });
+const host = await createHost({ config: { plugins: [], mcpConnectors: { server: { plugin: "mcp-remote", timeout_ms: 90_000, health_timeout_ms: 60_000, config } } }, logLevel: process.env.PB_CONFORMANCE_LOG ?? "warn", env: {} });
 let failed = false;
 try {
   const tools = await host.call("mcpConnectors/server", "list_tools");

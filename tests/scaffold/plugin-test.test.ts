@@ -27,7 +27,7 @@ describe("patchbay plugin test", () => {
   it("passes for a bundled plugin from a fresh clone, with its shipped test.config.json", async () => {
     const cwd = tempDir("pb-plugin-test-bundled-");
     for (const name of ["noop-agent", "sqlite-skill-store"]) {
-      const r = await runCli(["plugin", "test", path.join(ROOT, "plugins", name), "--json"], { cwd, timeoutMs: 60_000 });
+      const r = await runCli(["plugin", "test", path.join(ROOT, "plugins", name), "--json"], { cwd, timeoutMs: 120_000 });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, config_from: path.join(ROOT, "plugins", name, "test.config.json") });
     }
@@ -36,7 +36,7 @@ describe("patchbay plugin test", () => {
   it("fails (exit 1) with the broken claim and its reason when a plugin breaks its contract", async () => {
     const { cwd, dir } = scaffold("mcp", "liar");
     edit(path.join(dir, "src", "index.ts"), "return TOOLS;", "return [...TOOLS, TOOLS[0]];");
-    const r = await runCli(["plugin", "test", "liar", "--json"], { cwd, timeoutMs: 60_000 });
+    const r = await runCli(["plugin", "test", "liar", "--json"], { cwd, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(1);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ ok: false, plugin: { name: "liar", kind: "mcp", dir }, config_from: path.join(dir, "test.config.json") });
@@ -45,12 +45,12 @@ describe("patchbay plugin test", () => {
     expect(JSON.stringify(failed)).toContain("twice");
     expect(doc.summary.failed).toBe(failed.length);
 
-    const human = await runCli(["plugin", "test", "./plugins/liar"], { cwd, timeoutMs: 60_000 });
+    const human = await runCli(["plugin", "test", "./plugins/liar"], { cwd, timeoutMs: 120_000 });
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/✗ {2}list_tools answers/);
     expect(human.stdout).toMatch(/✓ {2}boots with the valid config/);
     expect(human.stdout).toMatch(/^FAILED: \d+ passed, [1-9]\d* failed/m);
-  }, 90_000);
+  }, 360_000);
 
   it("never writes into the store of a connectors.json instance that wires the plugin: it tests with test.config.json, and says so", async () => {
     const { cwd } = scaffold("skill-store", "notes");
@@ -59,7 +59,7 @@ describe("patchbay plugin test", () => {
     writeFileSync(live, "{}");
     const file = path.join(cwd, "connectors.json");
     writeFileSync(file, JSON.stringify({ skillStores: { primary: { plugin: "notes", config: { file: live } } } }));
-    const r = await runCli(["plugin", "test", "notes", "--json"], { cwd, timeoutMs: 60_000 });
+    const r = await runCli(["plugin", "test", "notes", "--json"], { cwd, timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.config_from).toBe(path.join(cwd, "plugins", "notes", "test.config.json"));
@@ -68,22 +68,22 @@ describe("patchbay plugin test", () => {
     expect(readFileSync(live, "utf8")).toBe("{}");
     expect(existsSync(path.join(cwd, "skills"))).toBe(false);
 
-    const human = await runCli(["plugin", "test", "notes"], { cwd, timeoutMs: 60_000 });
+    const human = await runCli(["plugin", "test", "notes"], { cwd, timeoutMs: 120_000 });
     expect(human.stdout).toMatch(/config: plugins\/notes\/test\.config\.json, in a throwaway folder/);
     expect(human.stdout).toContain("not skillStores/primary from connectors.json");
-  }, 90_000);
+  }, 240_000);
 
   it("prints one coded error for a plugin that cannot start, not a failed row per claim", async () => {
     const { cwd, dir } = scaffold("memory-store", "crashy");
     writeFileSync(path.join(dir, "src", "index.ts"), readFileSync(path.join(dir, "src", "index.ts"), "utf8") + "\nthrow new Error('boom at load');\n");
-    const r = await runCli(["plugin", "test", "crashy"], { cwd, timeoutMs: 60_000 });
+    const r = await runCli(["plugin", "test", "crashy"], { cwd, timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).not.toBe(0);
     expect(r.stdout).not.toContain("not run");
     expect(r.stderr.match(/PB_ERR_[A-Z_]+/g)?.length, r.stderr).toBeGreaterThan(0);
     expect(r.stderr).toContain("boom at load");
-    const json = await runCli(["plugin", "test", "crashy", "--json"], { cwd, timeoutMs: 60_000 });
+    const json = await runCli(["plugin", "test", "crashy", "--json"], { cwd, timeoutMs: 120_000 });
     expect(JSON.parse(json.stdout).error.code).toMatch(/^PB_ERR_PLUGIN_/);
-  }, 90_000);
+  }, 240_000);
 
   it("says what is missing when it cannot test (exit 2)", async () => {
     const { cwd, dir } = scaffold("skill-store", "notes");
@@ -113,7 +113,7 @@ describe("patchbay plugin test", () => {
     const missingArg = await runCli(["plugin", "test"], { cwd });
     expect(missingArg.code).toBe(2);
     expect(missingArg.stderr).toContain("PB_ERR_USAGE");
-  }, 60_000);
+  }, 180_000);
 
   it("reports an invalid plugin.json as a plugin load error (exit 3)", async () => {
     const { cwd, dir } = scaffold("agent", "broken");

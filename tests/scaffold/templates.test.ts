@@ -58,7 +58,7 @@ beforeAll(async () => {
   const connectors: Record<string, Record<string, { plugin: string }>> = {};
   for (const kind of KINDS) (connectors[SECTION_OF_KIND[kind]] ??= {})[nameOf(kind)] = { plugin: nameOf(kind) };
   writeFileSync(path.join(project, "connectors.json"), JSON.stringify(connectors, null, 2));
-}, 60_000);
+});
 
 afterAll(cleanupTempDirs);
 
@@ -94,21 +94,21 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
     expect(r.code, `tsc\n${r.stdout.split("\n").filter((l) => l.includes("error")).join("\n")}${r.stderr}`).toBe(0);
     // Proves each folder's import resolved to this build, not to some other copy of Patchbay.
     expect(r.stdout.split("\n").filter((l) => l === path.join(DIST, "plugin.d.ts")).length).toBe(KINDS.length);
-  }, 120_000);
+  }, 240_000);
 
   it("(2) boots when a two-line connectors.json entry names it", async () => {
-    const r = await runCli(["boot", "--json"], { cwd: project, timeoutMs: 60_000 });
+    const r = await runCli(["boot", "--json"], { cwd: project, timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.instances.map((i: { id: string; state: string }) => `${i.id}:${i.state}`).sort()).toEqual(
       KINDS.map((k) => `${SECTION_OF_KIND[k]}/${nameOf(k)}:ready`).sort(),
     );
-  }, 60_000);
+  }, 180_000);
 
   it("(3) passes `patchbay plugin test <name>`, every claim, with its test.config.json though connectors.json wires it", async () => {
     const kinds = KINDS;
     expect(kinds).toEqual(expect.arrayContaining([...KIT_KINDS]));
-    const results = await Promise.all(kinds.map((kind) => runCli(["plugin", "test", nameOf(kind), "--json"], { cwd: project, timeoutMs: 90_000 })));
+    const results = await Promise.all(kinds.map((kind) => runCli(["plugin", "test", nameOf(kind), "--json"], { cwd: project, timeoutMs: 180_000 })));
     results.forEach((r, i) => {
       const kind = kinds[i];
       const doc = JSON.parse(r.stdout);
@@ -122,28 +122,28 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
       expect(doc.plugin, kind).toMatchObject({ name: nameOf(kind), kind });
       for (const c of doc.claims.filter((c: { skipped?: boolean }) => c.skipped)) expect(c.reason, `${kind}: ${c.claim}`).toBeTruthy();
     });
-  }, 120_000);
+  }, 240_000);
 
   it("(3) passes `patchbay plugin test <path>` with its test.config.json, outside any project", async () => {
     const elsewhere = tempDir("pb-templates-nocfg-");
     // skill-store's fixture has an invalidConfig, so Airbyte's claim really runs here instead of being skipped.
-    const r = await runCli(["plugin", "test", folderOf("skill-store"), "--json"], { cwd: elsewhere, timeoutMs: 90_000 });
+    const r = await runCli(["plugin", "test", folderOf("skill-store"), "--json"], { cwd: elsewhere, timeoutMs: 120_000 });
     const doc = JSON.parse(r.stdout);
     expect(doc.claims.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     expect(r.code).toBe(0);
     expect(doc.config_from).toBe(path.join(folderOf("skill-store"), "test.config.json"));
     expect(doc.claims.find((c: { claim: string }) => c.claim.includes("invalid config"))).toMatchObject({ ok: true });
     expect(doc.claims.find((c: { claim: string }) => c.claim.includes("invalid config")).skipped).toBeUndefined();
-  }, 90_000);
+  }, 180_000);
 
   it("(4) passes its own tests/conformance.test.ts under vitest, unchanged", async () => {
     const config = path.join(project, "vitest.proof.config.mjs");
     // A plain object: the temp project has no node_modules to import vitest/config from.
     writeFileSync(config, `export default ${JSON.stringify({
       resolve: { alias: { "patchbay/plugin": path.join(DIST, "plugin.js"), "patchbay/testing": path.join(DIST, "testing", "index.js") } },
-      test: { include: ["plugins/*/tests/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 },
+      test: { include: ["plugins/*/tests/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
     })};\n`);
-    const r = await run(VITEST, ["run", "--root", project, "--config", config, "--reporter=json"], project, 150_000);
+    const r = await run(VITEST, ["run", "--root", project, "--config", config, "--reporter=json"], project, 400_000);
     const report = JSON.parse(r.stdout.slice(r.stdout.indexOf("{")));
     const byFile = Object.fromEntries(report.testResults.map((t: { name: string; status: string; assertionResults: { status: string }[] }) => [
       path.relative(project, t.name).split(path.sep).join("/"),
@@ -156,5 +156,5 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
       expect(result.passed, kind).toBeGreaterThan(0);
     }
     expect(r.code, r.stderr).toBe(0);
-  }, 150_000);
+  }, 420_000);
 });
