@@ -17,6 +17,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Host } from "../host-api.js";
 import { packageVersion } from "../paths.js";
+import type { FrontAnswers } from "../cli/mcp-front.js";
 import type { Catalog, CatalogTool } from "./catalog.js";
 import { exposedMethods } from "./exposure.js";
 import { ensureStateDir } from "./state-dir.js";
@@ -29,6 +30,8 @@ type Expose = Readonly<Record<string, boolean | readonly string[]>>;
 interface CacheFile {
   version: 1;
   instances: Record<string, { fingerprint: string; tools: CatalogTool[] }>;
+  /** The answers bin/patchbay.mjs gives before the CLI loads (cli/mcp-front.ts). */
+  front?: FrontAnswers;
 }
 
 /** What the gateway can offer before the boot settles. */
@@ -83,11 +86,11 @@ export function loadProvisional(dir: string, fingerprints: Map<string, string>):
 }
 
 /**
- * Records the live catalog: each live instance's tools; an exposed instance that is not live
+ * Records the live catalog (and, once booted, the head start's answers): each live instance's tools; an exposed instance that is not live
  * right now keeps its previous entry (a spell of ill health does not empty the next start's list).
  * Never throws: the cache only ever saves time.
  */
-export function saveCatalog(dir: string, fingerprints: Map<string, string>, catalog: Catalog): void {
+export function saveCatalog(dir: string, fingerprints: Map<string, string>, catalog: Catalog, front?: FrontAnswers): void {
   try {
     const previous = read(dir);
     const live = new Map<string, CatalogTool[]>();
@@ -99,7 +102,9 @@ export function saveCatalog(dir: string, fingerprints: Map<string, string>, cata
       if (tools) instances[id] = { fingerprint, tools };
       else if (previous && Object.hasOwn(previous.instances, id) && previous.instances[id].fingerprint === fingerprint) instances[id] = previous.instances[id];
     }
-    const text = JSON.stringify({ version: 1, instances } satisfies CacheFile);
+    // While booting there is no new front answer yet: the last one stays for the next start.
+    const keptFront = front ?? previous?.front;
+    const text = JSON.stringify({ version: 1, instances, ...(keptFront ? { front: keptFront } : {}) } satisfies CacheFile);
     if (previous && JSON.stringify(previous) === text) return;
     ensureStateDir(dir);
     const tmp = path.join(dir, `${FILE}.${process.pid}.tmp`);

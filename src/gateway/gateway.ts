@@ -7,7 +7,9 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { readFileSync } from "node:fs";
+import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { frontStamp, type FrontAnswers } from "../cli/mcp-front.js";
 import { pbError, toWire, type PatchbayError } from "../errors.js";
 import type { Host } from "../host-api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
@@ -63,6 +65,8 @@ export class Gateway {
   private fingerprints = new Map<string, string>();
   private readonly stateDir: string | null;
   private readonly holdMs: number;
+  /** The head start's answers in the cache are from before this boot. */
+  private frontStale = true;
 
   constructor(private readonly host: Host, opts: GatewayOptions) {
     this.expose = opts.expose;
@@ -145,7 +149,10 @@ export class Gateway {
         const next = await buildCatalog(this.host, this.expose);
         this.catalog = next;
         const key = catalogKey({ ...next, tools: this.served() });
-        if (this.stateDir && key !== this.key) saveCatalog(this.stateDir, this.fingerprints, next);
+        if (this.stateDir && (key !== this.key || this.frontStale)) {
+          saveCatalog(this.stateDir, this.fingerprints, next, this.live ? this.frontAnswers() : undefined);
+          if (this.live) this.frontStale = false;
+        }
         // A restarted or withdrawn instance's subscriptions are renewed or ended.
         if (this.live) this.subscriptions.sync(next.exposed);
         if (key !== this.key) {
@@ -166,20 +173,7 @@ export class Gateway {
   /** A new SDK server for one client connection. */
   createServer(): Server {
     const offers = this.offers();
-    const server = new Server(
-      { name: "patchbay", version: packageVersion() },
-      {
-        capabilities: {
-          tools: { listChanged: true },
-          logging: {},
-          // Offered only when an exposed connector can answer them (resources.ts, subscriptions.ts).
-          // listChanged: lists answered while booting are completed when the boot settles.
-          ...(offers.resources ? { resources: offers.subscribe ? { subscribe: true, listChanged: true } : { listChanged: true } } : {}),
-          ...(offers.prompts ? { prompts: { listChanged: true } } : {}),
-        },
-        instructions: "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).",
-      },
-    );
+    const server = new Server({ name: "patchbay", version: packageVersion() }, { ...this.describe(offers), instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       // While booting: the cached list at once when it covers every exposed instance; otherwise
       // wait for the boot (bounded), then offer what is known and announce the rest with list_changed.
@@ -242,6 +236,37 @@ export class Gateway {
       if (wire.code === "PB_ERR_TOOL_ERROR" && wire.data.result && typeof wire.data.result === "object") return wire.data.result as CallToolResult;
       return toolError(err);
     }
+  }
+
+  /** What cli/mcp-front.ts may answer before the next start's CLI has loaded (null: no config file). */
+  private frontAnswers(): FrontAnswers | undefined {
+    const file = this.host.config?.file;
+    if (!file) return undefined;
+    try {
+      const offers = this.offers();
+      const probe = this.describe(offers);
+      return {
+        stamp: frontStamp(file, readFileSync(file, "utf8"), process.env),
+        protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        initialize: { capabilities: probe.capabilities, serverInfo: { name: "patchbay", version: packageVersion() }, instructions: INSTRUCTIONS },
+        tools: [...this.served().values()].map((t) => t.tool),
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private describe(offers: { resources: boolean; subscribe: boolean; prompts: boolean }): { capabilities: Record<string, unknown> } {
+    return {
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        // Offered only when an exposed connector can answer them (resources.ts, subscriptions.ts);
+        // listChanged: lists answered while booting are completed when the boot settles.
+        ...(offers.resources ? { resources: offers.subscribe ? { subscribe: true, listChanged: true } : { listChanged: true } } : {}),
+        ...(offers.prompts ? { prompts: { listChanged: true } } : {}),
+      },
+    };
   }
 
   /** Resolves when the boot has settled (or `signal` aborts first). */
@@ -319,6 +344,8 @@ export function toolError(err: unknown): CallToolResult {
 function isToolResult(v: unknown): v is CallToolResult {
   return !!v && typeof v === "object" && Array.isArray((v as { content?: unknown }).content);
 }
+
+const INSTRUCTIONS = "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).";
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 

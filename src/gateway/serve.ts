@@ -7,6 +7,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { isPatchbayError, pbError } from "../errors.js";
 import type { Host } from "../host-api.js";
 import type { LiveHealth } from "../registry/live-health.js";
+import { takeFront } from "../cli/mcp-front.js";
 import { Gateway } from "./gateway.js";
 import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
@@ -89,8 +90,11 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       const server = gateway.createServer();
       // The SDK closes the transport on a line over its buffer limit; 64 MiB lets a 10 MB request
       // arrive and be refused as a coded tool error (MAX_ARGS_BYTES) instead.
-      const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: STDIO_MAX_LINE });
+      // When the head start (cli/mcp-front.ts) answered first, its streams carry the rest.
+      const front = takeFront();
+      const transport = new StdioServerTransport((front?.input ?? process.stdin) as never, (front?.output ?? process.stdout) as never, { maxBufferSize: STDIO_MAX_LINE });
       stdioClosed = new Promise((resolve) => {
+        if (process.stdin.readableEnded) return resolve();
         process.stdin.once("end", resolve);
         process.stdin.once("close", resolve);
         const onclose = server.onclose;

@@ -41,15 +41,19 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   let gateway: Serving["gateway"] | null = null;
   // A client that goes away (or a signal) during the boot ends the server now, not after the
   // boot: Claude Code stops its MCP servers with SIGINT, then SIGTERM, then SIGKILL within a second.
-  const leftEarly = Promise.race([stopped, ...(mcp ? [stdinClosed()] : [])]).then(async (why) => {
+  let gone: string | null = null;
+  const leave = async (why: string) => {
     if (!booting) return;
     say(`patchbay: ${why} while booting, stopping...`);
     // Bounded: the client escalates to SIGKILL soon, and a worker still starting may not answer.
-    const host = booting;
+    const host: Host = booting;
     await Promise.race([closeEarly().then(() => host.close()), new Promise((r) => setTimeout(r, 500))]);
     process.exit(EXIT.OK);
+  };
+  void Promise.race([stopped, ...(mcp ? [stdinClosed()] : [])]).then((why) => {
+    gone = why;
+    return leave(why);
   });
-  void leftEarly;
   try {
     host = await createHost({
       config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "info",
@@ -58,6 +62,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
         io.scrubber.absorb(h.scrubber);
         early = startServing(h, options);
         early.then((s) => (gateway = s.gateway), () => undefined); // awaited after the boot
+        if (gone) void leave(gone);
       },
       // Each instance's tools reach clients as soon as it is ready, not when the last one is.
       onProgress: () => gateway?.instanceBooted(),
@@ -101,6 +106,8 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
 function stdinClosed(): Promise<string> {
   return new Promise((resolve) => {
     const done = () => resolve("the MCP client closed stdin");
+    // The head start (mcp-front.ts) may have read stdin to its end before this module loaded.
+    if (process.stdin.readableEnded) return done();
     process.stdin.once("end", done);
     process.stdin.once("close", done);
   });
