@@ -17,6 +17,8 @@ import { fileURLToPath } from "node:url";
 
 const REPLAY_ID = "patchbay-front:initialize";
 const MAX_CACHE_BYTES = 8 * 1024 * 1024;
+/** How long the CLI waits for the client's first requests before loading anyway. */
+const QUIET_MS = 3000;
 
 export interface FrontAnswers {
   stamp: string;
@@ -30,7 +32,7 @@ export interface FrontStreams {
   output: NodeJS.WritableStream;
 }
 
-let front: { handover(): FrontStreams } | null = null;
+let front: { quieted: Promise<void>; handover(): FrontStreams } | null = null;
 
 /** What must be unchanged for the last boot's answers to hold: the config text, the values it reads, Patchbay's version. */
 export function frontStamp(file: string, text: string, env: Record<string, string | undefined>): string {
@@ -73,10 +75,26 @@ function load(argv: string[], env: Record<string, string | undefined>): FrontAns
   }
 }
 
-/** Starts answering on stdin/stdout when the cache allows; a no-op otherwise. */
-export function startFront(argv: string[], env: Record<string, string | undefined> = process.env): void {
+/**
+ * Starts answering on stdin/stdout when the cache allows (a no-op otherwise). Resolves when the
+ * client has had its initialize and its first lists answered, or after QUIET_MS: loading the CLI
+ * evaluates large modules and blocks the event loop for seconds on a busy machine, so it must not
+ * start while the client still waits for a list the front could answer at once.
+ */
+export function startFront(argv: string[], env: Record<string, string | undefined> = process.env): Promise<void> {
   const answers = load(argv, env);
-  if (!answers) return;
+  if (!answers) return Promise.resolve();
+  const expected = new Set(["initialize", "tools/list"]);
+  if (answers.initialize.capabilities.prompts) expected.add("prompts/list");
+  if (answers.initialize.capabilities.resources) expected.add("resources/list");
+  let quiet!: () => void;
+  const quieted = new Promise<void>((resolve) => (quiet = resolve));
+  setTimeout(quiet, QUIET_MS).unref();
+  process.stdin.once("end", () => quiet());
+  const answered = (method: string) => {
+    expected.delete(method);
+    if (expected.size === 0) quiet();
+  };
   let buffer = "";
   let initRequest: Record<string, unknown> | null = null;
   const pending: string[] = [];
@@ -95,7 +113,7 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       const asked = String(params.protocolVersion ?? "");
       const protocolVersion = answers.protocolVersions.includes(asked) ? asked : answers.protocolVersions[0];
       reply(msg.id, { protocolVersion, ...answers.initialize });
-      return;
+      return answered("initialize");
     }
     if (msg && msg.id !== undefined && initRequest && params.cursor === undefined) {
       // A client may wait for all its lists before it offers any tool to its model. Prompts and
@@ -106,7 +124,10 @@ export function startFront(argv: string[], env: Record<string, string | undefine
         : msg.method === "resources/list" && caps.resources ? { resources: [] }
         : msg.method === "resources/templates/list" && caps.resources ? { resourceTemplates: [] }
         : null;
-      if (list) return void reply(msg.id, list);
+      if (list) {
+        reply(msg.id, list);
+        return answered(String(msg.method));
+      }
     }
     pending.push(line);
   };
@@ -123,6 +144,7 @@ export function startFront(argv: string[], env: Record<string, string | undefine
   process.stdin.on("data", onData);
   process.stdin.on("end", () => pass?.end());
   front = {
+    quieted,
     handover() {
       const p = new PassThrough();
       if (initRequest) p.write(`${JSON.stringify({ ...initRequest, id: REPLAY_ID })}\n`);
@@ -147,6 +169,7 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       return { input: p, output };
     },
   };
+  return quieted;
 }
 
 /** The streams the gateway's stdio transport should use: the front's, when it answered first. */
