@@ -17,8 +17,9 @@ import type { Logger } from "../log.js";
 import { packageVersion } from "../paths.js";
 import { buildCatalog, catalogKey, type Catalog, type CatalogTool } from "./catalog.js";
 import { exposedFingerprints, loadProvisional, saveCatalog } from "./catalog-cache.js";
-import { exposedMethods, toPositional } from "./exposure.js";
-import { PassthroughRoutes, PROMPT_METHODS, RESOURCE_METHODS, SUBSCRIBE_METHODS, registerPassthrough } from "./resources.js";
+import { toPositional } from "./exposure.js";
+import { describeCapabilities, offersOf } from "./offers.js";
+import { PassthroughRoutes, registerPassthrough } from "./resources.js";
 import { StatsBook } from "./stats.js";
 import { Subscriptions } from "./subscriptions.js";
 
@@ -172,8 +173,8 @@ export class Gateway {
 
   /** A new SDK server for one client connection. */
   createServer(): Server {
-    const offers = this.offers();
-    const server = new Server({ name: "patchbay", version: packageVersion() }, { ...this.describe(offers), instructions: INSTRUCTIONS });
+    const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
+    const server = new Server({ name: "patchbay", version: packageVersion() }, { ...describeCapabilities(offers), instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       // While booting: the cached list at once when it covers every exposed instance; otherwise
       // wait for the boot (bounded), then offer what is known and announce the rest with list_changed.
@@ -243,8 +244,8 @@ export class Gateway {
     const file = this.host.config?.file;
     if (!file) return undefined;
     try {
-      const offers = this.offers();
-      const probe = this.describe(offers);
+      const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
+      const probe = describeCapabilities(offers);
       return {
         stamp: frontStamp(file, readFileSync(file, "utf8"), process.env),
         protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
@@ -256,18 +257,6 @@ export class Gateway {
     }
   }
 
-  private describe(offers: { resources: boolean; subscribe: boolean; prompts: boolean }): { capabilities: Record<string, unknown> } {
-    return {
-      capabilities: {
-        tools: { listChanged: true },
-        logging: {},
-        // Offered only when an exposed connector can answer them (resources.ts, subscriptions.ts);
-        // listChanged: lists answered while booting are completed when the boot settles.
-        ...(offers.resources ? { resources: offers.subscribe ? { subscribe: true, listChanged: true } : { listChanged: true } } : {}),
-        ...(offers.prompts ? { prompts: { listChanged: true } } : {}),
-      },
-    };
-  }
 
   /** Resolves when the boot has settled (or `signal` aborts first). */
   booted(signal?: AbortSignal): Promise<void> {
@@ -280,28 +269,6 @@ export class Gateway {
     });
   }
 
-  /**
-   * Which capabilities a new client is offered. Once booted: what live connectors answer. While
-   * booting (initialize is answered at once): what the exposed mcp connectors' plugins declare.
-   */
-  private offers(): { resources: boolean; subscribe: boolean; prompts: boolean } {
-    if (this.live) {
-      const p = this.catalog.passthrough;
-      return { resources: p.resources.length > 0, subscribe: p.subscribable.length > 0, prompts: p.prompts.length > 0 };
-    }
-    const out = { resources: false, subscribe: false, prompts: false };
-    for (const e of this.host.registryForReload.all()) {
-      const info = e.planned?.pluginInfo;
-      if (!info || info.kind !== "mcp") continue;
-      const methods = exposedMethods({ id: e.id, kind: "mcp", capabilities: info.manifest.capabilities }, this.expose);
-      if (!Array.isArray(methods) || methods.length === 0) continue;
-      const has = (ms: readonly string[]) => ms.every((m) => info.manifest.capabilities.includes(m));
-      out.resources ||= has(RESOURCE_METHODS);
-      out.subscribe ||= has(RESOURCE_METHODS) && has(SUBSCRIBE_METHODS);
-      out.prompts ||= has(PROMPT_METHODS);
-    }
-    return out;
-  }
 
   async close(): Promise<void> {
     this.settle();
