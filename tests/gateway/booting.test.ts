@@ -33,6 +33,28 @@ describe("serve while the instances boot", () => {
     }
   }, 90_000);
 
+  it("the next start lists the last boot's tools while it is still booting, and serves calls after the handover", async () => {
+    const { file, dir } = gatewayConfig({ memoryStores: { slow: { plugin: "fx-health", required: false, health_timeout_ms: 10_000, config: { health: "hang" } } } });
+    const first = await connectStdio(file);
+    const listed = (await first.client.listTools()).tools.map((t) => t.name).sort();
+    // The first boot settles (the slow store's health check times out) before its client leaves.
+    while (JSON.parse((await runCli(["status", "--json", "--config", file], { cwd: dir })).stdout).booting !== false);
+    await first.close();
+    const again = await connectStdio(file);
+    try {
+      const early = (await again.client.listTools()).tools.map((t) => t.name).sort();
+      // The head start answers before the CLI (and its control socket) is up: ask until it answers.
+      let status = await runCli(["status", "--json", "--config", file], { cwd: dir });
+      for (let i = 0; i < 50 && status.code !== 0; i++) status = await runCli(["status", "--json", "--config", file], { cwd: dir });
+      expect((JSON.parse(status.stdout) as { booting: boolean }).booting, "the list was answered before this boot settled").toBe(true);
+      expect(early).toEqual(listed);
+      const echoed = await again.client.callTool({ name: "gw__echo", arguments: { text: "after the handover" } });
+      expect(echoed).toEqual({ content: [{ type: "text", text: "after the handover" }] });
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+
   it("a required instance that fails its boot ends serve --mcp with the boot's exit code", async () => {
     const { file } = writeConfig({ memoryStores: { bad: { plugin: "fx-health", config: { health: "false" } } } });
     const proc = spawn(process.execPath, [BIN, "serve", "--mcp", "--config", file], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
