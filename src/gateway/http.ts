@@ -52,8 +52,10 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     const denied = checkHostAndOrigin(req.headers.host, req.headers.origin, allowed);
     if (denied) return reject(res, 403, "PB_ERR_GATEWAY_HOST_DENIED", `Refused: ${denied}.`);
     if (!bearerMatches(req.headers.authorization, opts.token)) {
-      res.setHeader("WWW-Authenticate", 'Bearer realm="patchbay"');
-      return reject(res, 401, "PB_ERR_GATEWAY_UNAUTHORIZED", "A valid Authorization: Bearer token is required.");
+      // Say which in the header too (RFC 6750): an OAuth-minded client may show only that, not the body.
+      const why = req.headers.authorization ? "the bearer token does not match this server's token" : "no Authorization: Bearer token was sent";
+      res.setHeader("WWW-Authenticate", `Bearer realm="patchbay", error="invalid_token", error_description="Patchbay: ${why}; use PATCHBAY_TOKEN or .patchbay/token"`);
+      return reject(res, 401, "PB_ERR_GATEWAY_UNAUTHORIZED", `Refused: ${why}. A valid Authorization: Bearer token is required.`);
     }
     if (url.pathname === "/status" && req.method === "GET") return json(res, 200, opts.status());
     if (url.pathname !== "/mcp") return reject(res, 404, "PB_ERR_USAGE", `Nothing at ${url.pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`);
