@@ -103,6 +103,7 @@ export const CATALOGUE = Object.freeze({
   // --- MCP resource subscriptions ---
   PB_ERR_UNSUPPORTED: entry("the instance's server or substrate does not offer this optional feature", "Use the feature on an instance whose server offers it (for resource subscriptions: an MCP server whose capabilities include resources.subscribe); the message names what is missing.", EXIT.UNHEALTHY),
   PB_ERR_GATEWAY_RESOURCE_UNKNOWN: entry("the gateway cannot tell which instance serves this resource", "Check the URI against resources/list: the gateway routes a URI to the connector that lists it (or, with one resource connector, to that one); a connector that is unhealthy right now lists nothing.", EXIT.UNHEALTHY),
+  PB_ERR_UPSTREAM_RPC: entry("the instance's MCP server answered the request with a JSON-RPC error", "Read the server's code and message (kept as it sent them): usually a wrong argument, or a resource or prompt the server does not have.", EXIT.UNHEALTHY),
   PB_ERR_GATEWAY_PROMPT_UNKNOWN: entry("no prompt of that name on this gateway", "Check the name against prompts/list (prompt names are <instance>__<prompt>); its connector may be unhealthy or not exposed right now.", EXIT.UNHEALTHY),
   PB_ERR_CONTRACT_BIGINT: entry("the plugin returned a BigInt, which JSON cannot carry", "Return the number as a string (or a Number when it fits in 2^53).", EXIT.UNHEALTHY),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);

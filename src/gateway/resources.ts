@@ -50,6 +50,10 @@ function items(result: unknown, key: string): Record<string, unknown>[] {
 /** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
 export function protocolError(err: unknown, rpcCode?: number): McpError {
   const w = toWire(err);
+  // The upstream server's own JSON-RPC error: its code and message, as it sent them.
+  if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number") {
+    return Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), { code: w.data.rpcCode, data: { code: w.code, hint: w.hint } }) as unknown as McpError;
+  }
   // A feature the upstream lacks reads to a client like a method it lacks.
   const code = rpcCode ?? (w.code === "PB_ERR_UNSUPPORTED" ? ErrorCode.MethodNotFound : ErrorCode.InternalError);
   return new McpError(code, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint });

@@ -76,6 +76,10 @@ describe("resources and prompts without a prior list", () => {
       const read = await s.client.readResource({ uri: "demo://resource/static/document/architecture.md" });
       expect(read.contents.length).toBeGreaterThan(0);
       await expect(s.client.getPrompt({ name: "everything__no-such-prompt" })).rejects.toThrow(/PB_ERR_GATEWAY_PROMPT_UNKNOWN/);
+      // The server's own JSON-RPC error keeps its code and message through mcp-remote and the gateway.
+      const missing = await s.client.readResource({ uri: "demo://resource/static/document/no-such.md" }).then(() => null, (e: unknown) => e as { code?: number; message?: string });
+      expect(missing?.code).toBe(-32602);
+      expect(missing?.message).not.toMatch(/PB_ERR_PLUGIN_THREW/);
     } finally {
       await s.close();
     }
