@@ -7,6 +7,8 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { pbError, type ErrorCode } from "../errors.js";
 import type { Gateway } from "./gateway.js";
@@ -71,7 +73,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
         open.set(sessionId, (open.get(sessionId) ?? 1) - 1);
         lastSeen.set(sessionId, Date.now());
       });
-      return transport.handleRequest(req, res);
+      return withdrawOnHangup(transport, req, res);
     }
     if (req.method !== "POST") return jsonRpcError(res, 400, "Bad Request: no mcp-session-id; start with a POST initialize.");
     if (sessions.size >= MAX_SESSIONS) return jsonRpcError(res, 503, `Too many open sessions (${MAX_SESSIONS}); close one (DELETE /mcp) and retry.`);
@@ -90,7 +92,8 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       void server.close().catch(() => undefined);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    noteRequests(transport);
+    await withdrawOnHangup(transport, req, res);
     if (!transport.sessionId) await server.close().catch(() => undefined);
   }
 
@@ -119,6 +122,36 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** The JSON-RPC requests that arrived with the HTTP request being handled (its async context). */
+const arriving = new AsyncLocalStorage<Set<string | number>>();
+const deliver = new WeakMap<StreamableHTTPServerTransport, (msg: JSONRPCMessage) => void>();
+
+/** Records which requests each POST carried, so a hang-up can withdraw them. */
+function noteRequests(transport: StreamableHTTPServerTransport): void {
+  const onmessage = transport.onmessage;
+  if (!onmessage) return;
+  deliver.set(transport, (msg) => onmessage.call(transport, msg));
+  transport.onmessage = (msg, extra) => {
+    if ("method" in msg && "id" in msg) arriving.getStore()?.add(msg.id);
+    onmessage.call(transport, msg, extra);
+  };
+}
+
+/**
+ * A client that closes its response stream before the answers were written has gone: its calls
+ * are withdrawn as if it had sent notifications/cancelled (the plugin's ctx.signal aborts, and
+ * mcp-remote cancels upstream), not left to run on and count as successes.
+ */
+async function withdrawOnHangup(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const ids = new Set<string | number>();
+  res.once("close", () => {
+    if (res.writableFinished || ids.size === 0) return;
+    const send = deliver.get(transport);
+    for (const requestId of ids) send?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client closed its connection" } });
+  });
+  await arriving.run(ids, () => transport.handleRequest(req, res));
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
