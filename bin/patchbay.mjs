@@ -18,5 +18,9 @@ if (process.argv[2] === "hook") {
     process.exit(code);
   }
 }
+// `serve --mcp` answers initialize and tools/list from the last boot while the CLI loads (src/cli/mcp-front.ts).
+if (process.argv[2] === "serve" && process.argv.includes("--mcp")) {
+  await (await import(new URL("../dist/cli/mcp-front.js", import.meta.url).href)).startFront(process.argv.slice(2));
+}
 const { runMain } = await import(main.href);
 await runMain(process.argv.slice(2));

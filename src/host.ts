@@ -44,6 +44,12 @@ export interface CreateHostOptions {
   startTimeoutMs?: number;
   /** Hears each instance as its boot ends (ready, or failed to start or to pass its health check), in that order. */
   onProgress?: (instance: { id: string; state: string; healthMs: number | null; error: WireError | null }) => void;
+  /**
+   * Hears the host as soon as it exists, before any instance starts (`serve` opens its transports
+   * then, so a client is answered while the instances boot). Its instances are "stopped" until
+   * their boot ends; createHost still resolves only after the boot.
+   */
+  onCreated?: (host: Host) => void;
 }
 
 export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
@@ -93,6 +99,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   }
 
   const host = new Host(registry, scrubber, logger, config.file, fatal.map(toWire), warnings.map(toWire), config);
+  opts.onCreated?.(host);
   const toStart = registry.all().filter((e) => e.planned);
   const progress = (e: InstanceEntry): void => opts.onProgress?.({ id: e.id, state: e.error && !e.required ? "degraded" : e.state, healthMs: e.healthMs, error: e.error });
   const groups = new WorkerGroups();

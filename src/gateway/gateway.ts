@@ -7,15 +7,19 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { readFileSync } from "node:fs";
+import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { frontStamp, type FrontAnswers } from "../cli/mcp-front.js";
 import { pbError, toWire, type PatchbayError } from "../errors.js";
 import type { Host } from "../host-api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
 import type { Logger } from "../log.js";
 import { packageVersion } from "../paths.js";
 import { buildCatalog, catalogKey, type Catalog, type CatalogTool } from "./catalog.js";
+import { exposedFingerprints, loadProvisional, saveCatalog } from "./catalog-cache.js";
 import { toPositional } from "./exposure.js";
-import { registerPassthrough } from "./resources.js";
+import { describeCapabilities, offersOf } from "./offers.js";
+import { PassthroughRoutes, registerPassthrough } from "./resources.js";
 import { StatsBook } from "./stats.js";
 import { Subscriptions } from "./subscriptions.js";
 import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
@@ -23,7 +27,19 @@ import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotenc
 export interface GatewayOptions {
   expose: Readonly<Record<string, boolean | readonly string[]>>;
   logger: Logger;
+  /** Where the tool list of the last boot is kept (catalog-cache.ts); null: no cache. */
+  stateDir?: string | null;
+  /** How long the first tools/list waits for the boot when the cache cannot answer it. @default 20000 */
+  holdMs?: number;
 }
+
+/**
+ * A client that lists once (the Inspector CLI, a script) should get every instance's tools, so the
+ * first tools/list waits for the whole boot when the cache cannot answer it; the bound only keeps
+ * the answer inside a client's request timeout (the SDK's is 60 s). A client that does not wait
+ * (Claude Code in -p mode) is not slowed by the hold: it hears the rest through list_changed.
+ */
+const DEFAULT_HOLD_MS = 20_000;
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
 export const MAX_ARGS_BYTES = 4 * 1024 * 1024;
@@ -44,9 +60,29 @@ export class Gateway {
 
   private expose: GatewayOptions["expose"];
   private readonly subscriptions: Subscriptions;
+  private readonly routes: PassthroughRoutes;
+  /** Until start(): the instances are still booting; tools/list answers from the cache, calls wait. */
+  private live = false;
+  private settle!: () => void;
+  private readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
+  private provisional: { tools: Map<string, CatalogTool>; complete: boolean } = { tools: new Map(), complete: false };
+  private fingerprints = new Map<string, string>();
+  private readonly stateDir: string | null;
+  private readonly holdMs: number;
+  /** The head start's answers in the cache are from before this boot. */
+  private frontStale = true;
 
   constructor(private readonly host: Host, opts: GatewayOptions) {
     this.expose = opts.expose;
+    this.stateDir = opts.stateDir ?? null;
+    this.holdMs = opts.holdMs ?? DEFAULT_HOLD_MS;
+    this.routes = new PassthroughRoutes(host, () => this.catalog.passthrough);
+    if (this.stateDir) {
+      this.fingerprints = exposedFingerprints(host, this.expose);
+      this.provisional = loadProvisional(this.stateDir, this.fingerprints);
+    }
+    // What clients are first told is the cached list: the live one is announced only if it differs.
+    this.key = catalogKey({ ...this.catalog, tools: this.provisional.tools });
     this.subscriptions = new Subscriptions(host, (level, message, to) => {
       for (const s of to) void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
     });
@@ -54,13 +90,48 @@ export class Gateway {
 
   /** Builds the first catalog; returns the gateway section's errors (serve refuses to start on them). */
   async start(): Promise<PatchbayError[]> {
+    this.live = true;
     await this.refresh();
+    this.settle();
+    // Resources and prompts listed during the boot may have missed connectors that were not ready.
+    // (The SDK refuses, without sending, a notification for a capability a server did not offer.)
+    for (const s of this.servers) {
+      void Promise.resolve().then(() => s.sendResourceListChanged()).catch(() => undefined);
+      void Promise.resolve().then(() => s.sendPromptListChanged()).catch(() => undefined);
+    }
     return this.catalog.errors;
+  }
+
+  /**
+   * During the boot, as each instance's boot ends: its tools replace its cached ones (and are
+   * announced with list_changed), and the cache learns them even if the boot never finishes.
+   */
+  instanceBooted(): void {
+    if (!this.live) void this.refresh();
+  }
+
+  /**
+   * The tools clients are offered. Booted: the live catalog. Booting: the instances that are
+   * ready with their live tools, the others with their cached ones.
+   */
+  private served(): Map<string, CatalogTool> {
+    if (this.live) return this.catalog.tools;
+    const ready = new Set([...this.catalog.exposed].filter((id) => !this.catalog.skipped.some((s) => s.instance === id)));
+    const out = new Map<string, CatalogTool>();
+    for (const [name, t] of this.provisional.tools) if (!ready.has(t.route.instance)) out.set(name, t);
+    for (const [name, t] of this.catalog.tools) out.set(name, t);
+    return out;
+  }
+
+  /** True until start(): the boot has not settled. */
+  get booting(): boolean {
+    return !this.live;
   }
 
   /** After a hot reload: the gateway section now in force. */
   setExpose(expose: GatewayOptions["expose"]): void {
     this.expose = expose;
+    if (this.stateDir) this.fingerprints = exposedFingerprints(this.host, expose);
   }
 
   toolNames(): string[] {
@@ -80,15 +151,18 @@ export class Gateway {
       do {
         this.again = false;
         const next = await buildCatalog(this.host, this.expose);
-        const key = catalogKey(next);
         this.catalog = next;
+        const key = catalogKey({ ...next, tools: this.served() });
+        if (this.stateDir && (key !== this.key || this.frontStale)) {
+          saveCatalog(this.stateDir, this.fingerprints, next, this.live ? this.frontAnswers() : undefined);
+          if (this.live) this.frontStale = false;
+        }
         // A restarted or withdrawn instance's subscriptions are renewed or ended.
-        this.subscriptions.sync(next.exposed);
+        if (this.live) this.subscriptions.sync(next.exposed);
         if (key !== this.key) {
-          const first = this.key === "";
           this.key = key;
           this.validators.clear();
-          if (!first) this.notifyToolsChanged();
+          this.notifyToolsChanged();
         }
       } while (this.again);
     })().finally(() => (this.refreshing = null));
@@ -107,20 +181,15 @@ export class Gateway {
    */
   createServer(opts: { stateless?: boolean } = {}): Server {
     const live = !opts.stateless;
-    const server = new Server(
-      { name: "patchbay", version: packageVersion() },
-      {
-        capabilities: {
-          tools: { listChanged: live },
-          logging: {},
-          // Offered only when an exposed, live connector can answer them (resources.ts, subscriptions.ts).
-          ...(this.catalog.passthrough.resources.length > 0 ? { resources: live && this.catalog.passthrough.subscribable.length > 0 ? { subscribe: true } : {} } : {}),
-          ...(this.catalog.passthrough.prompts.length > 0 ? { prompts: {} } : {}),
-        },
-        instructions: "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).",
-      },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...this.catalog.tools.values()].map((t) => t.tool) }));
+    const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
+    if (!live) offers.subscribe = false;
+    const server = new Server({ name: "patchbay", version: packageVersion() }, { ...describeCapabilities(offers, { notify: live }), instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      // While booting: the cached list at once when it covers every exposed instance; otherwise
+      // wait for the boot (bounded), then offer what is known and announce the rest with list_changed.
+      if (!this.live && !this.provisional.complete) await Promise.race([this.settled, delay(this.holdMs)]);
+      return { tools: [...this.served().values()].map((t) => t.tool) };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       // A client that asked for progress (a progressToken) hears the connector's, as notifications/progress.
       const token = req.params._meta?.progressToken;
@@ -130,10 +199,12 @@ export class Gateway {
       // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
       return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal, req.params._meta);
     });
-    const p = this.catalog.passthrough;
-    if (p.resources.length > 0 || p.prompts.length > 0) {
-      const ownerOf = registerPassthrough(server, this.host, () => this.catalog.passthrough);
-      if (live && p.resources.length > 0 && p.subscribable.length > 0) this.subscriptions.register(server, () => this.catalog.passthrough, ownerOf);
+    if (offers.resources || offers.prompts) {
+      // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
+      // reads, gets and subscriptions wait for it.
+      const listWait = () => (this.live || this.provisional.complete ? Promise.resolve() : Promise.race([this.settled, delay(this.holdMs)]));
+      const ownerOf = registerPassthrough(server, this.routes, offers, () => this.booted(), listWait);
+      if (offers.resources && offers.subscribe) this.subscriptions.register(server, () => this.catalog.passthrough, ownerOf, () => this.booted());
     }
     this.servers.add(server);
     server.onclose = () => {
@@ -152,6 +223,7 @@ export class Gateway {
     const key = idempotencyKeyOf(meta);
     if (key === null) return this.runTool(name, args, onProgress, signal);
     if (typeof key !== "string") return toolError(pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }));
+    if (!this.live && !this.catalog.tools.has(name)) await this.booted(signal);
     const entry = this.catalog.tools.get(name);
     if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined) args = { ...args, id: derivedRecordId(entry.route.instance, key) };
     const step = this.idempotency.begin(name, key, args);
@@ -163,6 +235,9 @@ export class Gateway {
   }
 
   private async runTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<CallToolResult> {
+    // A call made from the cached list waits for the boot (unless its instance is ready), then takes the live route.
+    if (!this.live && !this.catalog.tools.has(name)) await this.booted(signal);
+    if (signal?.aborted) return toolError(pbError("PB_ERR_CALL_CANCELLED", `The client withdrew its call of "${clip(name)}" before the instances had booted.`, { tool: clip(name) }));
     const entry = this.catalog.tools.get(name);
     if (!entry) {
       return toolError(pbError("PB_ERR_GATEWAY_TOOL_UNKNOWN", `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`, { tool: clip(name) }));
@@ -192,7 +267,39 @@ export class Gateway {
     }
   }
 
+  /** What cli/mcp-front.ts may answer before the next start's CLI has loaded (null: no config file). */
+  private frontAnswers(): FrontAnswers | undefined {
+    const file = this.host.config?.file;
+    if (!file) return undefined;
+    try {
+      const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
+      const probe = describeCapabilities(offers);
+      return {
+        stamp: frontStamp(file, readFileSync(file, "utf8"), process.env),
+        protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        initialize: { capabilities: probe.capabilities, serverInfo: { name: "patchbay", version: packageVersion() }, instructions: INSTRUCTIONS },
+        tools: [...this.served().values()].map((t) => t.tool),
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+
+  /** Resolves when the boot has settled (or `signal` aborts first). */
+  booted(signal?: AbortSignal): Promise<void> {
+    if (this.live) return Promise.resolve();
+    if (!signal) return this.settled;
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      signal.addEventListener("abort", () => resolve(), { once: true });
+      void this.settled.then(resolve);
+    });
+  }
+
+
   async close(): Promise<void> {
+    this.settle();
     this.subscriptions.close();
     await Promise.all([...this.servers].map((s) => s.close().catch(() => undefined)));
   }
@@ -232,5 +339,9 @@ export function toolError(err: unknown): CallToolResult {
 function isToolResult(v: unknown): v is CallToolResult {
   return !!v && typeof v === "object" && Array.isArray((v as { content?: unknown }).content);
 }
+
+const INSTRUCTIONS = "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).";
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);

@@ -11,6 +11,8 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { pbError } from "../errors.js";
 import type { Gateway } from "./gateway.js";
@@ -52,8 +54,10 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     const denied = checkHostAndOrigin(req.headers.host, req.headers.origin, allowed);
     if (denied) return reject(res, 403, "PB_ERR_GATEWAY_HOST_DENIED", `Refused: ${denied}.`);
     if (!bearerMatches(req.headers.authorization, opts.token)) {
-      res.setHeader("WWW-Authenticate", 'Bearer realm="patchbay"');
-      return reject(res, 401, "PB_ERR_GATEWAY_UNAUTHORIZED", "A valid Authorization: Bearer token is required.");
+      // Say which in the header too (RFC 6750): an OAuth-minded client may show only that, not the body.
+      const why = req.headers.authorization ? "the bearer token does not match this server's token" : "no Authorization: Bearer token was sent";
+      res.setHeader("WWW-Authenticate", `Bearer realm="patchbay", error="invalid_token", error_description="Patchbay: ${why}; use PATCHBAY_TOKEN or .patchbay/token"`);
+      return reject(res, 401, "PB_ERR_GATEWAY_UNAUTHORIZED", `Refused: ${why}. A valid Authorization: Bearer token is required.`);
     }
     if (url.pathname === "/status" && req.method === "GET") return json(res, 200, opts.status());
     if (url.pathname !== "/mcp") return reject(res, 404, "PB_ERR_USAGE", `Nothing at ${url.pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`);
@@ -64,7 +68,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       const transport = sessions.get(sessionId);
       if (!transport) return jsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found (it ended, was evicted, or its server restarted or is gone): initialize a new one.");
       res.once("close", sessions.enter(sessionId));
-      if (req.method !== "POST") return transport.handleRequest(req, res);
+      if (req.method !== "POST") return withdrawOnHangup(transport, req, res);
       const parsed = await readJson(req, res);
       if (parsed === undefined) return;
       if (answerableAlone(parsed)) {
@@ -75,7 +79,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       }
       const cancelled = cancelledId(parsed);
       if (cancelled !== null) alone.get(`${sessionId}\0${cancelled}`)?.();
-      return transport.handleRequest(req, res, parsed);
+      return withdrawOnHangup(transport, req, res, parsed);
     }
     if (req.method !== "POST") return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
     // Idle sessions give way (oldest first); only sessions all busy refuse a new client.
@@ -94,7 +98,8 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     };
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      noteRequests(transport);
+      await withdrawOnHangup(transport, req, res);
     } finally {
       release();
     }
@@ -136,4 +141,34 @@ function cancelledId(body: unknown): string | null {
   if (!m || typeof m !== "object" || m.method !== "notifications/cancelled") return null;
   const id = m.params?.requestId;
   return typeof id === "string" || typeof id === "number" ? String(id) : null;
+}
+
+/** The JSON-RPC requests that arrived with the HTTP request being handled (its async context). */
+const arriving = new AsyncLocalStorage<Set<string | number>>();
+const deliver = new WeakMap<StreamableHTTPServerTransport, (msg: JSONRPCMessage) => void>();
+
+/** Records which requests each POST carried, so a hang-up can withdraw them. */
+function noteRequests(transport: StreamableHTTPServerTransport): void {
+  const onmessage = transport.onmessage;
+  if (!onmessage) return;
+  deliver.set(transport, (msg) => onmessage.call(transport, msg));
+  transport.onmessage = (msg, extra) => {
+    if ("method" in msg && "id" in msg) arriving.getStore()?.add(msg.id);
+    onmessage.call(transport, msg, extra);
+  };
+}
+
+/**
+ * A client that closes its response stream before the answers were written has gone: its calls
+ * are withdrawn as if it had sent notifications/cancelled (the plugin's ctx.signal aborts, and
+ * mcp-remote cancels upstream), not left to run on and count as successes.
+ */
+async function withdrawOnHangup(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> {
+  const ids = new Set<string | number>();
+  res.once("close", () => {
+    if (res.writableFinished || ids.size === 0) return;
+    const send = deliver.get(transport);
+    for (const requestId of ids) send?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client closed its connection" } });
+  });
+  await arriving.run(ids, () => transport.handleRequest(req, res, parsed));
 }

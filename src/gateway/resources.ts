@@ -11,7 +11,7 @@
  */
 import { ErrorCode, McpError, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { toWire } from "../errors.js";
+import { pbError, toWire } from "../errors.js";
 import type { Host } from "../host-api.js";
 import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { nameTools, type ToolRoute } from "./names.js";
@@ -50,58 +50,148 @@ function items(result: unknown, key: string): Record<string, unknown>[] {
 /** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
 export function protocolError(err: unknown, rpcCode?: number): McpError {
   const w = toWire(err);
+  // The upstream server's own JSON-RPC error: its code and message, as it sent them.
+  if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number") {
+    return Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), { code: w.data.rpcCode, data: { code: w.code, hint: w.hint } }) as unknown as McpError;
+  }
   // A feature the upstream lacks reads to a client like a method it lacks.
   const code = rpcCode ?? (w.code === "PB_ERR_UNSUPPORTED" ? ErrorCode.MethodNotFound : ErrorCode.InternalError);
   return new McpError(code, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint });
 }
 
+/** At most this many remembered URI owners; past it the book starts over (a list refills it). */
+const MAX_ROUTES = 10_000;
+
 /**
- * Registers the resources and prompts handlers on one client's server; returns which instance
- * listed a URI for this client (the first that did), for the subscription handlers.
+ * Which instance serves a URI or a prompt name, shared by every client of the gateway: a client
+ * that reads or gets without listing first (a reconnecting client with a cached catalog, the MCP
+ * Inspector CLI) is routed by the URI or the name alone, and a session ending forgets nothing.
+ * A miss lists every connector once (inside the gateway) and looks again.
  */
-export function registerPassthrough(server: Server, host: Host, current: () => Passthrough): (uri: string) => string | undefined {
-  const uriOwner = new Map<string, string>();
-  // The SDK refuses a handler for a capability the server does not announce (a connector with
-  // resources but no prompts would otherwise fail every client's connection).
-  const now = current();
-  if (now.resources.length > 0) registerResources(server, host, current, uriOwner);
-  if (now.prompts.length > 0) registerPrompts(server, host, current);
-  return (uri) => uriOwner.get(uri);
-}
+export class PassthroughRoutes {
+  private readonly uriOwner = new Map<string, string>();
+  private prompts = new Map<string, ToolRoute>();
 
-function registerResources(server: Server, host: Host, current: () => Passthrough, uriOwner: Map<string, string>): void {
+  constructor(private readonly host: Host, private readonly current: () => Passthrough) {}
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  knownOwner(uri: string): string | undefined {
+    return this.uriOwner.get(uri);
+  }
+
+  async listResources(): Promise<Record<string, unknown>[]> {
     const all: Record<string, unknown>[] = [];
-    for (const c of current().resources) {
+    const seen = new Map<string, string>();
+    for (const c of this.current().resources) {
       try {
-        for (const r of items(await host.call(c.id, "list_resources", []), "resources")) {
-          if (typeof r.uri !== "string" || uriOwner.get(r.uri) && uriOwner.get(r.uri) !== c.id) continue;
-          uriOwner.set(r.uri, c.id);
+        for (const r of items(await this.host.call(c.id, "list_resources", []), "resources")) {
+          // The first instance that lists a URI owns it.
+          if (typeof r.uri !== "string" || (seen.get(r.uri) ?? c.id) !== c.id) continue;
+          seen.set(r.uri, c.id);
           all.push(r);
         }
       } catch {
         /* One instance's failure leaves the others' resources listed. */
       }
     }
-    return { resources: all } as never;
+    if (this.uriOwner.size + seen.size > MAX_ROUTES) this.uriOwner.clear();
+    for (const [uri, id] of seen) if (this.uriOwner.size < MAX_ROUTES) this.uriOwner.set(uri, id);
+    return all;
+  }
+
+  /** The instance that serves `uri`: a known owner, the only resource connector, or one that lists it now. */
+  async ownerOf(uri: string): Promise<string | undefined> {
+    const p = this.current();
+    const known = this.uriOwner.get(uri);
+    if (known && p.resources.some((c) => c.id === known)) return known;
+    if (p.resources.length === 1) return p.resources[0].id;
+    await this.listResources();
+    return this.uriOwner.get(uri);
+  }
+
+  async readResource(uri: string): Promise<unknown> {
+    const owner = await this.ownerOf(uri);
+    if (owner) return this.host.call(owner, "read_resource", [uri]);
+    // A URI no connector lists (one from a template): the first connector that can read it.
+    const candidates = this.current().resources;
+    if (candidates.length === 0) throw pbError("PB_ERR_GATEWAY_RESOURCE_UNKNOWN", `No connector serves resources now, so ${uri.slice(0, 200)} cannot be read.`, { uri: uri.slice(0, 200) });
+    let first: unknown;
+    for (const c of candidates) {
+      try {
+        return await this.host.call(c.id, "read_resource", [uri]);
+      } catch (err) {
+        first ??= err;
+      }
+    }
+    throw first;
+  }
+
+  async listPrompts(): Promise<Record<string, unknown>[]> {
+    const found: { route: ToolRoute; prompt: Record<string, unknown> }[] = [];
+    for (const c of this.current().prompts) {
+      try {
+        for (const p of items(await this.host.call(c.id, "list_prompts", []), "prompts")) {
+          if (typeof p.name === "string") found.push({ route: { instance: c.id, section: c.section, name: c.name, target: p.name }, prompt: p });
+        }
+      } catch {
+        /* as above */
+      }
+    }
+    this.prompts = nameTools(found.map((f) => f.route));
+    const byRoute = new Map(found.map((f) => [f.route, f.prompt]));
+    return [...this.prompts].map(([name, route]) => ({ ...byRoute.get(route), name }));
+  }
+
+  templatesOf(): string[] {
+    return this.current().templates.map((c) => c.id);
+  }
+
+  call(instance: string, method: string): Promise<unknown> {
+    return this.host.call(instance, method, []);
+  }
+
+  getPrompt(route: ToolRoute, args: Record<string, unknown> | undefined): Promise<unknown> {
+    return this.host.call(route.instance, "get_prompt", args ? [route.target, args] : [route.target]);
+  }
+
+  async promptRoute(name: string): Promise<ToolRoute | undefined> {
+    if (!this.prompts.has(name)) await this.listPrompts();
+    return this.prompts.get(name);
+  }
+}
+
+/**
+ * Registers the resources and prompts handlers on one client's server (for the capabilities it was
+ * offered); returns the owner lookup the subscription handlers use. Each handler waits for the boot.
+ */
+export function registerPassthrough(server: Server, routes: PassthroughRoutes, offers: { resources: boolean; prompts: boolean }, booted: () => Promise<void>, listWait: () => Promise<void>): (uri: string) => Promise<string | undefined> {
+  // The SDK refuses a handler for a capability the server does not announce.
+  if (offers.resources) registerResources(server, routes, booted, listWait);
+  if (offers.prompts) registerPrompts(server, routes, booted, listWait);
+  return async (uri) => {
+    await booted();
+    return routes.ownerOf(uri);
+  };
+}
+
+function registerResources(server: Server, routes: PassthroughRoutes, booted: () => Promise<void>, listWait: () => Promise<void>): void {
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    await listWait();
+    return { resources: await routes.listResources() } as never;
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    // A URI learned elsewhere (a tool result's resource link) goes to the only instance that could own it.
-    const only = current().resources.length === 1 ? current().resources[0].id : undefined;
-    const owner = uriOwner.get(req.params.uri) ?? only;
-    if (!owner) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${req.params.uri.slice(0, 200)}: list the resources first.`);
+    await booted();
     try {
-      return (await host.call(owner, "read_resource", [req.params.uri])) as never;
+      return (await routes.readResource(req.params.uri)) as never;
     } catch (err) {
       throw protocolError(err);
     }
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+    await listWait();
     const all: Record<string, unknown>[] = [];
-    for (const c of current().templates) {
+    for (const c of routes.templatesOf()) {
       try {
-        all.push(...items(await host.call(c.id, "list_resource_templates", []), "resourceTemplates"));
+        all.push(...items(await routes.call(c, "list_resource_templates"), "resourceTemplates"));
       } catch {
         /* as above */
       }
@@ -110,28 +200,17 @@ function registerResources(server: Server, host: Host, current: () => Passthroug
   });
 }
 
-function registerPrompts(server: Server, host: Host, current: () => Passthrough): void {
-  let promptRoutes = new Map<string, ToolRoute>();
+function registerPrompts(server: Server, routes: PassthroughRoutes, booted: () => Promise<void>, listWait: () => Promise<void>): void {
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
-    const found: { route: ToolRoute; prompt: Record<string, unknown> }[] = [];
-    for (const c of current().prompts) {
-      try {
-        for (const p of items(await host.call(c.id, "list_prompts", []), "prompts")) {
-          if (typeof p.name === "string") found.push({ route: { instance: c.id, section: c.section, name: c.name, target: p.name }, prompt: p });
-        }
-      } catch {
-        /* as above */
-      }
-    }
-    promptRoutes = nameTools(found.map((f) => f.route));
-    const byRoute = new Map(found.map((f) => [f.route, f.prompt]));
-    return { prompts: [...promptRoutes].map(([name, route]) => ({ ...byRoute.get(route), name })) } as never;
+    await listWait();
+    return { prompts: await routes.listPrompts() } as never;
   });
   server.setRequestHandler(GetPromptRequestSchema, async (req) => {
-    const route = promptRoutes.get(req.params.name);
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${req.params.name.slice(0, 200)}: list the prompts first.`);
+    await booted();
+    const route = await routes.promptRoute(req.params.name);
+    if (!route) throw protocolError(pbError("PB_ERR_GATEWAY_PROMPT_UNKNOWN", `No prompt ${req.params.name.slice(0, 200)} on this gateway (its connector may be unhealthy or not exposed).`, { prompt: req.params.name.slice(0, 200) }), ErrorCode.InvalidParams);
     try {
-      return (await host.call(route.instance, "get_prompt", req.params.arguments ? [route.target, req.params.arguments] : [route.target])) as never;
+      return (await routes.getPrompt(route, req.params.arguments)) as never;
     } catch (err) {
       throw protocolError(err);
     }

@@ -7,6 +7,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { isPatchbayError, pbError } from "../errors.js";
 import type { Host } from "../host-api.js";
 import type { LiveHealth } from "../registry/live-health.js";
+import { takeFront } from "../cli/mcp-front.js";
 import { Gateway } from "./gateway.js";
 import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
@@ -27,6 +28,11 @@ export interface ServeOptions {
 }
 
 export interface Serving {
+  /**
+   * After the boot: the first live catalog (refusing an invalid gateway section), live health and
+   * (with --watch) hot reload. Until then the transports answer from the cached catalog.
+   */
+  ready(): Promise<void>;
   gateway: Gateway;
   http: HttpGateway | null;
   token: Token | null;
@@ -45,34 +51,21 @@ export interface StatusDocument {
   transports: { mcp: boolean; http: string | null };
   /** The HTTP transport's mode and sessions (null without --http). */
   httpSessions: { mode: "stateful" | "stateless"; open: number; evicted: number } | null;
+  /** The instances are still booting (each not yet ready shows state "booting"). */
+  booting: boolean;
   tools: number;
   instances: (ReturnType<Host["liveStatus"]>[number] & ReturnType<Gateway["stats"]["of"]>)[];
 }
 
 export async function startServing(host: Host, opts: ServeOptions): Promise<Serving> {
   const startedAt = Date.now();
-  const gateway = new Gateway(host, { expose: host.config?.gateway.expose ?? {}, logger: host.logger });
+  const dir = stateDir(host.config?.file ?? null);
+  const gateway = new Gateway(host, { expose: host.config?.gateway.expose ?? {}, logger: host.logger, stateDir: dir });
   let watcher: Watcher | null = null;
-  const problems = await gateway.start();
-  if (problems.length > 0) {
-    throw pbError("PB_ERR_CONFIG_INVALID", `The gateway section of connectors.json is invalid:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`, { problems: problems.map((p) => p.data) });
-  }
-  const health = host.startLiveHealth(
-    (change) => {
-      // The health error may quote a plugin's log line: scrub before it reaches clients.
-      const what = host.scrubber.scrub(change.healthy ? `${change.id} is healthy again; its tools are back` : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`);
-      host.logger[change.healthy ? "info" : "warn"]({ instance: change.id, healthy: change.healthy }, what);
-      gateway.announce(change.healthy ? "info" : "warning", what);
-      void gateway.refresh();
-    },
-    // A healthy tick also refreshes: an upstream server's own tool list may have changed.
-    () => void gateway.refresh(),
-  );
-
+  let health: LiveHealth | null = null;
   let http: HttpGateway | null = null;
   let token: Token | null = null;
   let control: ControlServer | null = null;
-  const dir = stateDir(host.config?.file ?? null);
   let stdioClosed: Promise<void> = new Promise(() => undefined);
   const status = (): StatusDocument => ({
     pid: process.pid,
@@ -80,14 +73,46 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     startedAt,
     transports: { mcp: opts.mcp, http: http?.url ?? null },
     httpSessions: http ? { mode: http.mode, ...http.sessions() } : null,
+    booting: gateway.booting,
     tools: gateway.toolNames().length,
-    instances: host.liveStatus().map((i) => ({ ...i, ...gateway.stats.of(i.id) })),
+    instances: host.liveStatus().map((i) => ({
+      ...i,
+      // While the boot runs, an instance that has not finished it is booting, not stopped.
+      ...(gateway.booting && i.state === "stopped" && !i.error ? { state: "booting" as never, healthy: false } : {}),
+      ...gateway.stats.of(i.id),
+    })),
   });
+  const stopAll = async () => {
+    watcher?.close();
+    health?.stop();
+    await http?.close();
+    await control?.close();
+  };
   try {
+    // stdio first: the client that spawned this process is waiting for its initialize answer.
+    if (opts.mcp) {
+      const server = gateway.createServer();
+      // The SDK closes the transport on a line over its buffer limit; 64 MiB lets a 10 MB request
+      // arrive and be refused as a coded tool error (MAX_ARGS_BYTES) instead.
+      // When the head start (cli/mcp-front.ts) answered first, its streams carry the rest.
+      const front = takeFront();
+      const transport = new StdioServerTransport((front?.input ?? process.stdin) as never, (front?.output ?? process.stdout) as never, { maxBufferSize: STDIO_MAX_LINE });
+      stdioClosed = new Promise((resolve) => {
+        if (process.stdin.readableEnded) return resolve();
+        process.stdin.once("end", resolve);
+        process.stdin.once("close", resolve);
+        const onclose = server.onclose;
+        server.onclose = () => (onclose?.(), resolve());
+      });
+      await server.connect(transport);
+    }
     try {
       control = await startControl(dir, async (req) => {
         if (req.op === "status") return status();
-        if (req.op === "call") return controlCall(host, gateway, req);
+        if (req.op === "call") {
+          await gateway.booted();
+          return controlCall(host, gateway, req);
+        }
         throw pbError("PB_ERR_USAGE", `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call).`);
       });
     } catch (err) {
@@ -101,46 +126,57 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       http = await startHttpGateway(gateway, { ...opts.http, token: token.value, status, env: opts.env });
       opts.say(`patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`);
     }
-    if (opts.mcp) {
-      const server = gateway.createServer();
-      // The SDK closes the transport on a line over its buffer limit; 64 MiB lets a 10 MB request
-      // arrive and be refused as a coded tool error (MAX_ARGS_BYTES) instead.
-      const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: STDIO_MAX_LINE });
-      stdioClosed = new Promise((resolve) => {
-        process.stdin.once("end", resolve);
-        process.stdin.once("close", resolve);
-        const onclose = server.onclose;
-        server.onclose = () => (onclose?.(), resolve());
-      });
-      await server.connect(transport);
-    }
-    if (opts.watch) {
-      watcher = startWatching(host, async (o) => {
-        for (const id of [...o.restarted, ...o.added]) opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
-        for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
-        // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
-        for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
-        if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose);
-        health.sync();
-        await gateway.refresh();
-        opts.say(`patchbay: reload done (${o.restarted.length + o.added.length} started, ${o.removed.length} removed, ${o.failures.length} failed).`);
-      });
-      opts.say("patchbay: watching connectors.json and the plugin folders for changes.");
-    }
   } catch (err) {
-    watcher?.close();
-    health.stop();
-    await http?.close();
-    await control?.close();
+    await stopAll();
     throw err;
   }
+
+  async function ready(): Promise<void> {
+    try {
+      const problems = await gateway.start();
+      if (problems.length > 0) {
+        throw pbError("PB_ERR_CONFIG_INVALID", `The gateway section of connectors.json is invalid:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`, { problems: problems.map((p) => p.data) });
+      }
+      const live = host.startLiveHealth(
+        (change) => {
+          // The health error may quote a plugin's log line: scrub before it reaches clients.
+          const what = host.scrubber.scrub(change.healthy ? `${change.id} is healthy again; its tools are back` : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`);
+          host.logger[change.healthy ? "info" : "warn"]({ instance: change.id, healthy: change.healthy }, what);
+          gateway.announce(change.healthy ? "info" : "warning", what);
+          void gateway.refresh();
+        },
+        // A healthy tick also refreshes: an upstream server's own tool list may have changed.
+        () => void gateway.refresh(),
+      );
+      health = live;
+      if (opts.watch) {
+        watcher = startWatching(host, async (o) => {
+          for (const id of [...o.restarted, ...o.added]) opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
+          for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
+          // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
+          for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
+          if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose);
+          live.sync();
+          await gateway.refresh();
+          opts.say(`patchbay: reload done (${o.restarted.length + o.added.length} started, ${o.removed.length} removed, ${o.failures.length} failed).`);
+        });
+        opts.say("patchbay: watching connectors.json and the plugin folders for changes.");
+      }
+    } catch (err) {
+      await stopAll();
+      throw err;
+    }
+  }
+
   return {
-    gateway, http, token, control, health, stdioClosed, status,
+    ready,
+    gateway, http, token, control,
+    get health() {
+      return health as LiveHealth;
+    },
+    stdioClosed, status,
     async close() {
-      watcher?.close();
-      health.stop();
-      await http?.close();
-      await control?.close();
+      await stopAll();
       await gateway.close();
     },
   };

@@ -50,10 +50,12 @@ export class Subscriptions {
     this.stopListening = host.onResourceUpdated((u) => this.updated(u.instance, u.uri));
   }
 
-  /** The handlers of one client's server; `ownerOf` says which instance listed a URI for it. */
-  register(server: Server, current: () => Passthrough, ownerOf: (uri: string) => string | undefined): void {
+  /** The handlers of one client's server; `ownerOf` says which instance serves a URI (after the boot). */
+  register(server: Server, current: () => Passthrough, ownerOf: (uri: string) => Promise<string | undefined>, booted: () => Promise<void>): void {
     server.setRequestHandler(SubscribeRequestSchema, async (req) => {
-      await this.subscribe(server, this.route(req.params.uri, current(), ownerOf), req.params.uri);
+      await booted();
+      const owner = await ownerOf(req.params.uri).catch(() => undefined);
+      await this.subscribe(server, this.route(req.params.uri, current(), owner), req.params.uri);
       return {};
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
@@ -128,8 +130,7 @@ export class Subscriptions {
     this.byClient.clear();
   }
 
-  private route(uri: string, p: Passthrough, ownerOf: (uri: string) => string | undefined): string {
-    const owner = ownerOf(uri);
+  private route(uri: string, p: Passthrough, owner: string | undefined): string {
     const ok = (id: string | undefined) => id !== undefined && p.subscribable.some((c) => c.id === id);
     // A URI nobody listed (a resource link in a tool result) goes to the only instance that could serve it.
     const only = p.subscribable.length === 1 && (owner === undefined || ok(owner)) ? p.subscribable[0].id : undefined;

@@ -77,5 +77,12 @@ export function classifyPluginError(err: unknown, instance: string, method: stri
   if (kind === "timeout") {
     return toWire(pbError("PB_ERR_CALL_TIMEOUT", `${instance}.${method}(): the substrate timed out: ${message}`, { instance, method, name, source: "substrate" }));
   }
+  // An MCP server's own JSON-RPC error (an unknown resource, a bad argument) is the server's
+  // answer, not a plugin bug: its code and message travel on so the gateway can pass them through.
+  const rpcCode = (err as { code?: unknown }).code;
+  if (name === "McpError" && typeof rpcCode === "number" && Number.isSafeInteger(rpcCode)) {
+    const rpcMessage = message.replace(/^MCP error -?\d+: /, "").slice(0, 4000);
+    return toWire(pbError("PB_ERR_UPSTREAM_RPC", `${instance}.${method}(): the server answered JSON-RPC error ${rpcCode}: ${rpcMessage}`, { instance, method, rpcCode, rpcMessage }));
+  }
   return toWire(pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, { instance, method, name, ...(stack ? { stack } : {}) }));
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir, until, writeConfig } from "../helpers.js";
 import { HOSTILE } from "../mcp/_host.js";
-import { connectStdio, toolText } from "./_gateway.js";
+import { connectStdio, startHttpServe, toolText } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
 
@@ -39,4 +39,34 @@ describe("cancellation through the gateway", () => {
       await s.close();
     }
   });
+
+  it("over HTTP, a client that closes its response stream mid-call withdraws it upstream, and it counts as an error, not a success", async () => {
+    const dir = tempDir("pb-gw-hangup-");
+    const cancelFile = path.join(dir, "cancelled.txt");
+    const startFile = path.join(dir, "started.txt");
+    const { file } = writeConfig({
+      plugins: [],
+      defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
+      mcpConnectors: { slowpoke: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } } } },
+    }, dir);
+    const serve = await startHttpServe(file);
+    try {
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${serve.token}` };
+      const init = await fetch(serve.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "hangup", version: "1" } } }) });
+      const session = init.headers.get("mcp-session-id")!;
+      await init.text();
+      const h = { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
+      await (await fetch(serve.url, { method: "POST", headers: h, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+      const hangup = new AbortController();
+      const call = fetch(serve.url, { method: "POST", headers: h, signal: hangup.signal, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slowpoke__slow", arguments: { ms: 30_000 } } }) });
+      call.catch(() => undefined);
+      await until(() => existsSync(startFile), 30_000, "the call to reach the upstream server");
+      hangup.abort();
+      await until(() => existsSync(cancelFile), 15_000, "the upstream server to record the cancellation");
+      const status = await (await fetch(`${serve.base}/status`, { headers: { authorization: `Bearer ${serve.token}` } })).json() as { instances: { id: string; calls: number; errors: number }[] };
+      expect(status.instances.find((i) => i.id === "mcpConnectors/slowpoke")).toMatchObject({ calls: 1, errors: 1 });
+    } finally {
+      await serve.stop();
+    }
+  }, 90_000);
 });

@@ -50,7 +50,7 @@ describe("serve --mcp (stdio)", () => {
     } finally {
       await s.close();
     }
-  });
+  }, 90_000);
 
   it("withdraws an instance's tools with list_changed when it turns unhealthy, and brings them back; a required instance does not stop the server", async () => {
     const setup = gatewayConfig();

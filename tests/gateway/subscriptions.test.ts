@@ -20,7 +20,7 @@ describe("resource subscriptions over stdio", () => {
     const { file } = everythingConfig();
     const s = await connectStdio(file);
     try {
-      expect(s.client.getServerCapabilities()?.resources).toEqual({ subscribe: true });
+      expect(s.client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: true });
       const updates = recordUpdates(s.client);
       expect(await s.client.subscribeResource({ uri: "test://a" })).toEqual({});
       expect(await s.client.subscribeResource({ uri: "test://b" })).toEqual({});
@@ -82,7 +82,7 @@ describe("resource subscriptions over Streamable HTTP, several clients", () => {
     try {
       const [c1, c2, c3] = await Promise.all([serve.connect(), serve.connect(), serve.connect()]);
       clients.push(c1, c2, c3);
-      expect(c1.getServerCapabilities()?.resources).toEqual({ subscribe: true });
+      expect(c1.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: true });
       const [u1, u2, u3] = [recordUpdates(c1), recordUpdates(c2), recordUpdates(c3)];
       await c1.subscribeResource({ uri: "test://shared" });
       await c2.subscribeResource({ uri: "test://shared" });

@@ -6,7 +6,8 @@
  */
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost } from "../../host.js";
-import { startServing } from "../../gateway/serve.js";
+import type { Host } from "../../host-api.js";
+import { startServing, type Serving } from "../../gateway/serve.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { renderError, renderReport, type Output } from "../render.js";
 
@@ -21,7 +22,57 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   const port = parsePort(flagString(args, "port"));
   // With --mcp, stdout is the protocol: everything human goes to stderr.
   const say = (line: string) => io.err(line);
-  const host = await createHost({ config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "info" });
+  // Listen before announcing: a supervisor may signal the moment it reads the line.
+  const stopped = new Promise<string>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+  // The transports open as soon as the host exists, before its instances boot: a client that
+  // spawns `serve --mcp` gets its initialize answered (and tools/list from the last boot's
+  // catalog) while the boot runs; calls wait for it.
+  let early: Promise<Serving> | null = null;
+  const options = { mcp, http: http ? { host: flagString(args, "host") ?? "127.0.0.1", port, stateless: args.flags.stateless === true } : null, say, watch: args.flags.watch === true };
+  const closeEarly = async () => {
+    const s = await early?.catch(() => null);
+    await s?.close();
+  };
+  let host;
+  let booting: Host | null = null;
+  let gateway: Serving["gateway"] | null = null;
+  // A client that goes away (or a signal) during the boot ends the server now, not after the
+  // boot: Claude Code stops its MCP servers with SIGINT, then SIGTERM, then SIGKILL within a second.
+  let gone: string | null = null;
+  const leave = async (why: string) => {
+    if (!booting) return;
+    say(`patchbay: ${why} while booting, stopping...`);
+    // Bounded: the client escalates to SIGKILL soon, and a worker still starting may not answer.
+    const host: Host = booting;
+    await Promise.race([closeEarly().then(() => host.close()), new Promise((r) => setTimeout(r, 500))]);
+    process.exit(EXIT.OK);
+  };
+  void Promise.race([stopped, ...(mcp ? [stdinClosed()] : [])]).then((why) => {
+    gone = why;
+    return leave(why);
+  });
+  try {
+    host = await createHost({
+      config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "info",
+      onCreated: (h) => {
+        booting = h;
+        io.scrubber.absorb(h.scrubber);
+        early = startServing(h, options);
+        early.then((s) => (gateway = s.gateway), () => undefined); // awaited after the boot
+        if (gone) void leave(gone);
+      },
+      // Each instance's tools reach clients as soon as it is ready, not when the last one is.
+      onProgress: () => gateway?.instanceBooted(),
+    });
+  } catch (err) {
+    booting = null;
+    await closeEarly();
+    throw err;
+  }
+  booting = null;
   io.scrubber.absorb(host.scrubber);
   const report = host.report();
   const failure = bootFailure(report);
@@ -29,18 +80,16 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   else (mcp ? say : io.out)(renderReport(report));
   if (failure) {
     if (!args.flags.json) say(renderError(failure, io.verbose));
+    await closeEarly();
     await host.close();
     return failure.exitCode;
   }
-  // Listen before announcing: a supervisor may signal the moment it reads the line.
-  const stopped = new Promise<string>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-  });
-  let serving;
+  let serving: Serving;
   try {
-    serving = await startServing(host, { mcp, http: http ? { host: flagString(args, "host") ?? "127.0.0.1", port, stateless: args.flags.stateless === true } : null, say, watch: args.flags.watch === true });
+    serving = await (early ?? startServing(host, options));
+    await serving.ready();
   } catch (err) {
+    await closeEarly();
     await host.close();
     throw err;
   }
@@ -51,6 +100,17 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   await host.close();
   say("patchbay: stopped.");
   return EXIT.OK;
+}
+
+/** Resolves when stdin ends: the MCP client that spawned this server is gone. */
+function stdinClosed(): Promise<string> {
+  return new Promise((resolve) => {
+    const done = () => resolve("the MCP client closed stdin");
+    // The head start (mcp-front.ts) may have read stdin to its end before this module loaded.
+    if (process.stdin.readableEnded) return done();
+    process.stdin.once("end", done);
+    process.stdin.once("close", done);
+  });
 }
 
 function parsePort(value: string | undefined): number {

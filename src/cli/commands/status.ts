@@ -42,7 +42,7 @@ export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitC
   }
   const ago = (t: number | null) => (t === null ? "-" : `${Math.max(0, Math.round((Date.now() - t) / 1000))}s ago`);
   const ms = (v: number | null) => (v === null ? "-" : `${v}ms`);
-  io.out(`patchbay serve (pid ${doc.pid}) for ${doc.configFile ?? "an object config"}, up ${ago(doc.startedAt).replace(" ago", "")}; ${doc.tools} gateway tools; transports: ${[doc.transports.mcp ? "stdio" : null, doc.transports.http].filter(Boolean).join(", ") || "none (control only)"}`);
+  io.out(`patchbay serve (pid ${doc.pid}) for ${doc.configFile ?? "an object config"}, up ${ago(doc.startedAt).replace(" ago", "")}${doc.booting ? ", booting" : ""}; ${doc.tools} gateway tools; transports: ${[doc.transports.mcp ? "stdio" : null, doc.transports.http].filter(Boolean).join(", ") || "none (control only)"}`);
   io.out(table([
     ["INSTANCE", "STATE", "HEALTH", "CHECKED", "CALLS", "ERRORS", "P50", "P99", "RESTARTS"],
     ...doc.instances.map((i) => [i.id, i.state, i.healthy ? "healthy" : "unhealthy", ago(i.lastHealthAt), String(i.calls), String(i.errors), ms(i.p50Ms), ms(i.p99Ms), String(i.restarts)]),

@@ -1,0 +1,180 @@
+/**
+ * `serve --mcp`'s head start. A client that spawns an MCP server without waiting for it (Claude
+ * Code in `-p` mode sends its first model request about as soon as a plain SDK server could have
+ * answered) needs `initialize` and `tools/list` answered before the host and the MCP SDK have even
+ * loaded. bin/patchbay.mjs runs this module first, and it imports nothing but node built-ins: when
+ * `.patchbay/catalog.json` holds the answers of the last boot for this exact config text (and the
+ * environment values it refers to, and this Patchbay version), it answers those two requests
+ * itself and buffers everything else. When the gateway is up it takes over the stream: the
+ * client's `initialize` is replayed to it (its answer dropped, the client already has one) and
+ * the buffered messages follow in order. Anything unexpected: no head start, the gateway answers.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { PassThrough, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+
+const REPLAY_ID = "patchbay-front:initialize";
+const MAX_CACHE_BYTES = 8 * 1024 * 1024;
+/** How long the CLI waits for the client's first requests before loading anyway. */
+const QUIET_MS = 3000;
+
+export interface FrontAnswers {
+  stamp: string;
+  protocolVersions: string[];
+  initialize: { capabilities: Record<string, unknown>; serverInfo: Record<string, unknown>; instructions?: string };
+  tools: unknown[];
+}
+
+export interface FrontStreams {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+let front: { quieted: Promise<void>; handover(): FrontStreams } | null = null;
+
+/** What must be unchanged for the last boot's answers to hold: the config text, the values it reads, Patchbay's version. */
+export function frontStamp(file: string, text: string, env: Record<string, string | undefined>): string {
+  const names = [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]))].sort();
+  const version = readVersion();
+  return createHash("sha256").update(JSON.stringify([version, file, text, names.map((n) => [n, env[n] ?? null])])).digest("hex");
+}
+
+function readVersion(): string {
+  try {
+    return String(JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")).version);
+  } catch {
+    return "?";
+  }
+}
+
+/** The config file `serve` will use: --config, PATCHBAY_CONFIG, else connectors.json from cwd upwards. */
+function configFile(argv: string[], env: Record<string, string | undefined>): string | null {
+  const i = argv.findIndex((a) => a === "--config" || a.startsWith("--config="));
+  const given = i < 0 ? env.PATCHBAY_CONFIG : argv[i].includes("=") ? argv[i].slice("--config=".length) : argv[i + 1];
+  if (given) return path.resolve(given);
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const f = path.join(dir, "connectors.json");
+    if (existsSync(f)) return f;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+function load(argv: string[], env: Record<string, string | undefined>): FrontAnswers | null {
+  try {
+    const file = configFile(argv, env);
+    if (!file) return null;
+    const cache = path.join(path.dirname(file), ".patchbay", "catalog.json");
+    if (statSync(cache).size > MAX_CACHE_BYTES) return null;
+    const answers = (JSON.parse(readFileSync(cache, "utf8")) as { front?: FrontAnswers }).front;
+    if (!answers || !Array.isArray(answers.tools) || !Array.isArray(answers.protocolVersions) || typeof answers.initialize?.capabilities !== "object") return null;
+    return answers.stamp === frontStamp(file, readFileSync(file, "utf8"), env) ? answers : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts answering on stdin/stdout when the cache allows (a no-op otherwise). Resolves when the
+ * client has had its initialize and its first lists answered, or after QUIET_MS: loading the CLI
+ * evaluates large modules and blocks the event loop for seconds on a busy machine, so it must not
+ * start while the client still waits for a list the front could answer at once.
+ */
+export function startFront(argv: string[], env: Record<string, string | undefined> = process.env): Promise<void> {
+  const answers = load(argv, env);
+  if (!answers) return Promise.resolve();
+  const expected = new Set(["initialize", "tools/list"]);
+  if (answers.initialize.capabilities.prompts) expected.add("prompts/list");
+  if (answers.initialize.capabilities.resources) expected.add("resources/list");
+  let quiet!: () => void;
+  const quieted = new Promise<void>((resolve) => (quiet = resolve));
+  setTimeout(quiet, QUIET_MS).unref();
+  process.stdin.once("end", () => quiet());
+  const answered = (method: string) => {
+    expected.delete(method);
+    if (expected.size === 0) quiet();
+  };
+  let buffer = "";
+  let initRequest: Record<string, unknown> | null = null;
+  const pending: string[] = [];
+  let pass: PassThrough | null = null;
+  const reply = (id: unknown, result: unknown) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`);
+  const take = (line: string): void => {
+    let msg: Record<string, unknown> | null = null;
+    try {
+      msg = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      /* the gateway answers a malformed line */
+    }
+    const params = (msg?.params ?? {}) as Record<string, unknown>;
+    if (msg && msg.method === "initialize" && msg.id !== undefined && !initRequest) {
+      initRequest = msg;
+      const asked = String(params.protocolVersion ?? "");
+      const protocolVersion = answers.protocolVersions.includes(asked) ? asked : answers.protocolVersions[0];
+      reply(msg.id, { protocolVersion, ...answers.initialize });
+      return answered("initialize");
+    }
+    if (msg && msg.id !== undefined && initRequest && params.cursor === undefined) {
+      // A client may wait for all its lists before it offers any tool to its model. Prompts and
+      // resources come from live connectors only: empty for now, list_changed when the boot settles.
+      const caps = answers.initialize.capabilities;
+      const list = msg.method === "tools/list" ? { tools: answers.tools }
+        : msg.method === "prompts/list" && caps.prompts ? { prompts: [] }
+        : msg.method === "resources/list" && caps.resources ? { resources: [] }
+        : msg.method === "resources/templates/list" && caps.resources ? { resourceTemplates: [] }
+        : null;
+      if (list) {
+        reply(msg.id, list);
+        return answered(String(msg.method));
+      }
+    }
+    pending.push(line);
+  };
+  const onData = (chunk: Buffer) => {
+    if (pass) return void pass.write(chunk);
+    buffer += chunk.toString("utf8");
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+      if (line.trim()) take(line);
+    }
+  };
+  process.stdin.on("data", onData);
+  process.stdin.on("end", () => pass?.end());
+  front = {
+    quieted,
+    handover() {
+      const p = new PassThrough();
+      if (initRequest) p.write(`${JSON.stringify({ ...initRequest, id: REPLAY_ID })}\n`);
+      for (const line of pending) p.write(`${line}\n`);
+      if (buffer) p.write(buffer);
+      pass = p;
+      if (process.stdin.readableEnded) p.end();
+      const output = new Writable({
+        write(chunk: Buffer | string, _enc, done) {
+          const text = chunk.toString();
+          // The SDK writes one message per write: drop the answer to the replayed initialize.
+          if (text.includes(REPLAY_ID)) {
+            try {
+              if ((JSON.parse(text) as { id?: unknown }).id === REPLAY_ID) return done();
+            } catch {
+              /* not ours */
+            }
+          }
+          process.stdout.write(chunk, () => done());
+        },
+      });
+      return { input: p, output };
+    },
+  };
+  return quieted;
+}
+
+/** The streams the gateway's stdio transport should use: the front's, when it answered first. */
+export function takeFront(): FrontStreams | null {
+  const f = front;
+  front = null;
+  return f ? f.handover() : null;
+}

@@ -1,0 +1,87 @@
+/**
+ * `serve` answers before its instances have booted: initialize at once (status says booting), the
+ * first tools/list held for the boot when no catalog of a previous boot can answer it, every
+ * instance's tools once booted; a required instance that fails its boot still ends serve with its
+ * exit code. And resources/read and prompts/get routed by URI and name with no prior list.
+ */
+import { spawn } from "node:child_process";
+import { afterAll, describe, expect, it } from "vitest";
+import { BIN, cleanupTempDirs, runCli, writeConfig } from "../helpers.js";
+import { childEnv, connectStdio, gatewayConfig } from "./_gateway.js";
+import { everythingConfig } from "./_updates.js";
+
+afterAll(cleanupTempDirs);
+
+describe("serve while the instances boot", () => {
+  it("answers initialize before the boot settles (status: booting), then lists every instance's tools", async () => {
+    // A store whose health check never answers holds the boot for its health_timeout_ms.
+    const { file, dir } = gatewayConfig({ memoryStores: { slow: { plugin: "fx-health", required: false, health_timeout_ms: 8_000, config: { health: "hang" } } } });
+    const s = await connectStdio(file);
+    try {
+      const status = await runCli(["status", "--json", "--config", file], { cwd: dir });
+      expect(status.code, status.stderr).toBe(0);
+      const doc = JSON.parse(status.stdout) as { booting: boolean; instances: { id: string; state: string }[] };
+      expect(doc.booting).toBe(true);
+      expect(doc.instances.find((i) => i.id === "memoryStores/slow")?.state).toBe("booting");
+      // No catalog from an earlier boot: the first list waits for this boot.
+      const names = (await s.client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("gw__echo");
+      const after = JSON.parse((await runCli(["status", "--json", "--config", file], { cwd: dir })).stdout) as { booting: boolean };
+      expect(after.booting).toBe(false);
+    } finally {
+      await s.close();
+    }
+  }, 90_000);
+
+  it("the next start lists the last boot's tools while it is still booting, and serves calls after the handover", async () => {
+    const { file, dir } = gatewayConfig({ memoryStores: { slow: { plugin: "fx-health", required: false, health_timeout_ms: 10_000, config: { health: "hang" } } } });
+    const first = await connectStdio(file);
+    const listed = (await first.client.listTools()).tools.map((t) => t.name).sort();
+    // The first boot settles (the slow store's health check times out) before its client leaves.
+    while (JSON.parse((await runCli(["status", "--json", "--config", file], { cwd: dir })).stdout).booting !== false);
+    await first.close();
+    const again = await connectStdio(file);
+    try {
+      const early = (await again.client.listTools()).tools.map((t) => t.name).sort();
+      // The head start answers before the CLI (and its control socket) is up: ask until it answers.
+      let status = await runCli(["status", "--json", "--config", file], { cwd: dir });
+      for (let i = 0; i < 50 && status.code !== 0; i++) status = await runCli(["status", "--json", "--config", file], { cwd: dir });
+      expect((JSON.parse(status.stdout) as { booting: boolean }).booting, "the list was answered before this boot settled").toBe(true);
+      expect(early).toEqual(listed);
+      const echoed = await again.client.callTool({ name: "gw__echo", arguments: { text: "after the handover" } });
+      expect(echoed).toEqual({ content: [{ type: "text", text: "after the handover" }] });
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+
+  it("a required instance that fails its boot ends serve --mcp with the boot's exit code", async () => {
+    const { file } = writeConfig({ memoryStores: { bad: { plugin: "fx-health", config: { health: "false" } } } });
+    const proc = spawn(process.execPath, [BIN, "serve", "--mcp", "--config", file], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    proc.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => proc.on("exit", resolve));
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain("PB_ERR_BOOT_FAILED");
+  }, 60_000);
+});
+
+describe("resources and prompts without a prior list", () => {
+  it("prompts/get and resources/read route by name and URI alone, in a fresh session", async () => {
+    const { file } = everythingConfig();
+    const s = await connectStdio(file);
+    try {
+      const prompt = await s.client.getPrompt({ name: "everything__simple-prompt" });
+      expect(prompt.messages.length).toBeGreaterThan(0);
+      const read = await s.client.readResource({ uri: "demo://resource/static/document/architecture.md" });
+      expect(read.contents.length).toBeGreaterThan(0);
+      await expect(s.client.getPrompt({ name: "everything__no-such-prompt" })).rejects.toThrow(/PB_ERR_GATEWAY_PROMPT_UNKNOWN/);
+      // The server's own JSON-RPC error keeps its code and message through mcp-remote and the gateway.
+      const missing = await s.client.readResource({ uri: "demo://resource/static/document/no-such.md" }).then(() => null, (e: unknown) => e as { code?: number; message?: string });
+      expect(missing?.code).toBe(-32602);
+      expect(missing?.message).not.toMatch(/PB_ERR_PLUGIN_THREW/);
+    } finally {
+      await s.close();
+    }
+  }, 90_000);
+});
