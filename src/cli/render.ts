@@ -3,7 +3,7 @@
  * message and hint. Every line passes through the scrubber; stack traces only with --verbose.
  */
 import { toWire, type WireError } from "../errors.js";
-import type { BootReport, InstanceReport } from "../host-api.js";
+import type { BootReport, InstanceReport } from "../host/api.js";
 import type { Scrubber } from "../secrets.js";
 import { relativePaths, shownPath } from "./stack.js";
 

@@ -9,7 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { pbError, toWire, type PatchbayError } from "../errors.js";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
 import type { Logger } from "../log.js";
 import { packageVersion } from "../paths.js";

@@ -5,8 +5,8 @@
  */
 import { watch, type FSWatcher } from "node:fs";
 import path from "node:path";
-import type { Host } from "../host-api.js";
-import { Reloader, type ReloadOutcome } from "../host-reload.js";
+import type { Host } from "../host/api.js";
+import { Reloader, type ReloadOutcome } from "../host/reload.js";
 
 export const DEBOUNCE_MS = 250;
 

@@ -4,8 +4,8 @@
  * (The CLI routes `serve` to commands/serve.ts, the gateway; this one is its fallback.)
  */
 import { EXIT, isRetryable, type ExitCode } from "../../errors.js";
-import { bootFailure, createHost, type CreateHostOptions } from "../../host.js";
-import type { Host } from "../../host-api.js";
+import { bootFailure, createHost, type CreateHostOptions } from "../../host/host.js";
+import type { Host } from "../../host/api.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { renderError, renderReport, type Output } from "../render.js";
 

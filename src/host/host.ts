@@ -6,22 +6,22 @@
 import os from "node:os";
 import path from "node:path";
 import type { DestinationStream } from "pino";
-import { EXIT, fromWire, pbError, PatchbayError, toWire, type WireError } from "./errors.js";
-import { METHODS } from "./contract/kinds.js";
-import { declaredFilters, declaredModes } from "./contract/manifest.js";
-import { loadConfig, type ResolvedConfig } from "./config/load.js";
-import { blockedBy } from "./config/scope.js";
-import { scanPlugins, type Discovery } from "./discovery/scan.js";
-import { planInstances, type PlannedInstance } from "./discovery/plan.js";
-import { InstanceWorker } from "./spawn/instance-worker.js";
-import { WorkerGroups } from "./spawn/group-runtime.js";
-import { expandFsGrants } from "./spawn/fs-grants.js";
-import { Registry, type InstanceEntry } from "./registry/registry.js";
-import { runHealthPass } from "./registry/health.js";
-import { Host, type BootReport } from "./host-api.js";
-import { createLogger } from "./log.js";
-import { operatorStrings, Scrubber } from "./secrets.js";
-import { authoringAliases, bundledPluginsDir, jitiCacheDir } from "./paths.js";
+import { EXIT, fromWire, pbError, PatchbayError, toWire, type WireError } from "../errors.js";
+import { METHODS } from "../contract/kinds.js";
+import { declaredFilters, declaredModes } from "../contract/manifest.js";
+import { loadConfig, type ResolvedConfig } from "../config/load.js";
+import { blockedBy } from "../config/scope.js";
+import { scanPlugins, type Discovery } from "../discovery/scan.js";
+import { planInstances, type PlannedInstance } from "../discovery/plan.js";
+import { InstanceWorker } from "../spawn/instance-worker.js";
+import { WorkerGroups } from "../spawn/group-runtime.js";
+import { expandFsGrants } from "../spawn/fs-grants.js";
+import { Registry, type InstanceEntry } from "../registry/registry.js";
+import { runHealthPass } from "../registry/health.js";
+import { Host, type BootReport } from "./api.js";
+import { createLogger } from "../log.js";
+import { operatorStrings, Scrubber } from "../secrets.js";
+import { authoringAliases, bundledPluginsDir, jitiCacheDir } from "../paths.js";
 
 export interface CreateHostOptions {
   /** Path of connectors.json, or an already-parsed object. Default: PATCHBAY_CONFIG, then connectors.json from cwd upwards. */

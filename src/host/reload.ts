@@ -9,16 +9,16 @@
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { pbError, toWire, type PatchbayError, type WireError } from "./errors.js";
-import { loadConfig, type ResolvedConfig, type ResolvedInstance } from "./config/load.js";
-import { scanPlugins } from "./discovery/scan.js";
-import { planInstances, type PlannedInstance } from "./discovery/plan.js";
-import { checkHealth } from "./registry/health.js";
-import type { InstanceEntry } from "./registry/registry.js";
-import { bundledPluginsDir } from "./paths.js";
+import { pbError, toWire, type PatchbayError, type WireError } from "../errors.js";
+import { loadConfig, type ResolvedConfig, type ResolvedInstance } from "../config/load.js";
+import { scanPlugins } from "../discovery/scan.js";
+import { planInstances, type PlannedInstance } from "../discovery/plan.js";
+import { checkHealth } from "../registry/health.js";
+import type { InstanceEntry } from "../registry/registry.js";
+import { bundledPluginsDir } from "../paths.js";
 import { startInstance } from "./host.js";
-import { WorkerGroups } from "./spawn/group-runtime.js";
-import type { Host } from "./host-api.js";
+import { WorkerGroups } from "../spawn/group-runtime.js";
+import type { Host } from "./api.js";
 
 export interface ReloadOutcome {
   /** Instances restarted on a new worker. */

@@ -3,27 +3,27 @@
  * guard with deadlines, discovery (capabilities, list), agent broadcast and delivery receipts,
  * the boot report, and close(). Every error and value that leaves here is scrubbed.
  */
-import { pbError, PatchbayError, toWire, type WireError } from "./errors.js";
-import type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, Remote, ResourceUpdate } from "./host-types.js";
-import type { Section } from "./contract/kinds.js";
-import type { LocalModel, McpConnector, MemoryStore, OutgoingPayload, SkillStore, AdapterPlugin } from "./contract/types.js";
-import { checkCall, checkResult, contractTimeout, type HostMeta } from "./rpc/guard.js";
-import { knowsTools, toolsUnknown } from "./rpc/mcp-checks.js";
-import type { ProgressUpdate } from "./rpc/client.js";
-import type { InstanceEntry, Registry } from "./registry/registry.js";
-import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
-import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
-import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
-import { LiveHealth, isHealthy, type HealthChange } from "./registry/live-health.js";
-import type { ResolvedConfig } from "./config/types.js";
-import type { Scrubber } from "./secrets.js";
-import type { Logger } from "./log.js";
-import { watchSubstrate } from "./registry/substrate.js";
+import { pbError, PatchbayError, toWire, type WireError } from "../errors.js";
+import type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, Remote, ResourceUpdate } from "./types.js";
+import type { Section } from "../contract/kinds.js";
+import type { LocalModel, McpConnector, MemoryStore, OutgoingPayload, SkillStore, AdapterPlugin } from "../contract/types.js";
+import { checkCall, checkResult, contractTimeout, type HostMeta } from "../guard/guard.js";
+import { knowsTools, toolsUnknown } from "../guard/mcp-checks.js";
+import type { ProgressUpdate } from "../rpc/client.js";
+import type { InstanceEntry, Registry } from "../registry/registry.js";
+import { describeInstances, type InstanceCapabilities } from "../registry/capabilities.js";
+import { broadcast, type BroadcastResult } from "../registry/broadcast.js";
+import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "../registry/receipts.js";
+import { LiveHealth, isHealthy, type HealthChange } from "../registry/live-health.js";
+import type { ResolvedConfig } from "../config/types.js";
+import type { Scrubber } from "../secrets.js";
+import type { Logger } from "../log.js";
+import { watchSubstrate } from "../registry/substrate.js";
 
 /** The longest the host spends listing an instance's tools before its first call. */
 const LEARN_TOOLS_MS = 5_000;
 
-export type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, ResourceUpdate } from "./host-types.js";
+export type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, ResourceUpdate } from "./types.js";
 
 export class Host {
   private closed = false;
