@@ -12,7 +12,7 @@ const SRC = path.join(ROOT, "src");
 
 /** Rank of each stage; a file may import files of the same or a lower rank. */
 const RANKS: Record<string, number> = {
-  leaf: 0, config: 1, scaffold: 1, discovery: 2, rpc: 3, guard: 3, spawn: 4, registry: 5, host: 6, adapter: 7, testing: 7, gateway: 7, cli: 8,
+  leaf: 0, config: 1, scaffold: 1, discovery: 2, rpc: 3, spawn: 4, registry: 5, guard: 6, host: 7, adapter: 8, testing: 8, gateway: 8, cli: 9,
 };
 const LEAF_FILES = ["errors.ts", "log.ts", "secrets.ts", "paths.ts", "plugin.ts"];
 const HOST_FILES = ["index.ts"];

@@ -9,17 +9,9 @@ import { pbError, type PatchbayError } from "../errors.js";
 import { CORE_QUERY_KEYS } from "../contract/manifest.js";
 import { portableNameProblem } from "../contract/names.js";
 import { CURATED_MEMORY_FIELDS } from "../contract/schemas.js";
-import type { Kind } from "../contract/kinds.js";
+import type { ContractTarget } from "../contract/target.js";
 
-export interface ContractTarget {
-  instance: string;
-  kind: Kind;
-  /** memory-store: the query modes and extra filter keys its plugin.json declares. */
-  modes?: readonly string[];
-  filters?: readonly string[];
-  /** local-model: the dimension of the first embedding the instance returned; later ones must match. */
-  embedDim?: number | null;
-}
+export type { ContractTarget };
 
 type Rec = Record<string, unknown>;
 

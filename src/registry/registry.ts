@@ -6,7 +6,7 @@ import { pbError } from "../errors.js";
 import type { WireError } from "../errors.js";
 import type { Section } from "../contract/kinds.js";
 import type { PlannedInstance } from "../discovery/plan.js";
-import type { GuardTarget } from "../guard/guard.js";
+import type { GuardTarget } from "../contract/target.js";
 import type { InstanceWorker } from "../spawn/instance-worker.js";
 
 export type InstanceState = "ready" | "degraded" | "failed" | "stopped";
