@@ -16,7 +16,7 @@ import { planInstances, type PlannedInstance } from "../discovery/plan.js";
 import { checkHealth } from "../registry/health.js";
 import type { InstanceEntry } from "../registry/registry.js";
 import { bundledPluginsDir } from "../paths.js";
-import { startInstance } from "./host.js";
+import { startInstance } from "./start.js";
 import { WorkerGroups } from "../spawn/group-runtime.js";
 import type { Host } from "./api.js";
 
