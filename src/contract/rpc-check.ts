@@ -36,6 +36,11 @@ export function isWireError(v: unknown): v is WireError {
 
 const bad = (why: string): CheckedMessage => ({ ok: false, why });
 
+/** For the log line only; String() would throw on an object without a prototype. */
+function describeLevel(level: unknown): string {
+  return typeof level === "string" ? JSON.stringify(level).slice(0, 40) : `of type ${level === null ? "null" : typeof level}`;
+}
+
 /** Checks one raw inbound message; never throws (getters cannot run: structured clone copies data only). */
 export function checkWorkerMessage(raw: unknown): CheckedMessage {
   if (!isRecord(raw)) return bad(raw === null ? "a null message" : `a message of type ${Array.isArray(raw) ? "array" : typeof raw}`);
@@ -48,7 +53,7 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       // see RpcClient; it is counted there.
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "log":
-      if (typeof m.level !== "string" || !LOG_LEVELS.has(m.level)) return bad(`a log line with level ${JSON.stringify(String(m.level)).slice(0, 40)}`);
+      if (typeof m.level !== "string" || !LOG_LEVELS.has(m.level)) return bad(`a log line with level ${describeLevel(m.level)}`);
       if (typeof m.msg !== "string") return bad("a log line whose msg is not a string");
       if (m.data !== undefined && !isRecord(m.data)) return bad("a log line whose data is not an object");
       return { ok: true, msg: m as unknown as WorkerToHost };
