@@ -17,6 +17,7 @@ type Fn = (...args: never[]) => unknown;
 type Fits<A, B> = [StripIndex<A>] extends [StripIndex<B>] ? true : false;
 
 /** A method typed `Promise<void>` may answer undefined or null (MCP's empty result is `{}` → null over the wire). */
+// biome-ignore lint/suspicious/noConfusingVoidType: matching the contract types' own `Promise<void>`
 type Nothing<T> = [T] extends [void] ? undefined | null : T;
 
 type StripIndex<T> = T extends readonly unknown[]

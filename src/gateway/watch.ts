@@ -48,7 +48,7 @@ export function startWatching(host: Host, onOutcome: (o: ReloadOutcome) => void 
   for (const dir of pluginDirs) {
     try {
       watchers.push(watch(dir, { recursive: true }, (_event, name) => {
-        if (!name || !name.split(path.sep).includes("node_modules")) poke();
+        if (!name?.split(path.sep).includes("node_modules")) poke();
       }));
     } catch {
       host.logger.warn({ folder: dir }, `cannot watch plugin folder ${dir}; changes in it need a restart`);

@@ -6,7 +6,7 @@
 import os from "node:os";
 import path from "node:path";
 import type { DestinationStream } from "pino";
-import { fromWire, pbError, PatchbayError, toWire, type WireError } from "../errors.js";
+import { fromWire, type PatchbayError, pbError, toWire, type WireError } from "../errors.js";
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
 import type { ResolvedInstance } from "../config/types.js";
 import { blockedBy } from "../config/scope.js";

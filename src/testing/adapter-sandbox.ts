@@ -172,7 +172,9 @@ export function wiredCommands(files: string[], shim: string): string[] {
     try {
       visit(JSON.parse(text));
     } catch {
-      text.split("\n").filter((l) => l.includes(shim)).forEach((l) => found.add(l.trim()));
+      text.split("\n").filter((l) => l.includes(shim)).forEach((l) => {
+        found.add(l.trim());
+      });
     }
   }
   return [...found];

@@ -50,7 +50,9 @@ async function until(ok: () => boolean): Promise<void> {
 
 describe("RpcClient on a real port", () => {
   const open: (() => void)[] = [];
-  afterEach(() => open.splice(0).forEach((c) => c()));
+  afterEach(() => {
+    for (const c of open.splice(0)) c();
+  });
 
   it("sends the first call of a turn at once and the rest of the turn as one batch, in order", async () => {
     const c = clientOnPort();
