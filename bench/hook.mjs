@@ -1,6 +1,6 @@
 // `patchbay hook claude-code PreToolUse` on the deny path, certified (a fake `claude` printing
 // 2.1.197 on a private PATH), against a bare `node -e 0` start: interleaved rounds in the same run,
-// medians. Goal (issue 10): hook p50 ≤ 3× node -e 0. The first run (full path, builds the cache) is reported apart.
+// medians. Goal: hook p50 ≤ 3× node -e 0. The first run (full path, builds the cache) is reported apart.
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";

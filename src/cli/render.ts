@@ -12,7 +12,7 @@ export interface Output {
   err(text: string): void;
   scrubber: Scrubber;
   verbose: boolean;
-  /** Writes a call's result unchanged: results are the plugin's data and are never scrubbed (issue 8). */
+  /** Writes a call's result unchanged: results are the plugin's data and are never scrubbed. */
   result?(text: string): void;
 }
 

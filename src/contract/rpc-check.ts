@@ -1,5 +1,5 @@
 /**
- * The host's check of every message a worker or child sends (issue 8): a plugin controls what
+ * The host's check of every message a worker or child sends: a plugin controls what
  * arrives on its channel, so nothing reads a field before it is checked here. Hand-written on
  * purpose: `result` is the hot message of every call, and a zod parse per call would cost more
  * than the call (bench/rpc). A message that fails is dropped by the caller and counted against
@@ -72,7 +72,7 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "closed":
       return { ok: true, msg: m as unknown as WorkerToHost };
-    // Progress of a call in flight (issue 11); the numbers' finiteness and the text's length are checked by RpcClient.
+    // Progress of a call in flight; the numbers' finiteness and the text's length are checked by RpcClient.
     case "progress":
       if (!isId(m.id) || typeof m.progress !== "number") return bad("a malformed progress message");
       if (m.total !== undefined && typeof m.total !== "number") return bad("a progress message whose total is not a number");
@@ -91,7 +91,7 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
   }
 }
 
-/** A raw message that claims to be a batch (issue 12); checkBatch says whether it is one. */
+/** A raw message that claims to be a batch; checkBatch says whether it is one. */
 export function isBatch(raw: unknown): raw is { t: "batch"; msgs: unknown } {
   return isRecord(raw) && raw.t === "batch";
 }
@@ -130,7 +130,7 @@ interface Frame {
 }
 
 /**
- * The host's check of a successful result's value before anyone reads it (issue 8): a BigInt or
+ * The host's check of a successful result's value before anyone reads it: a BigInt or
  * a cycle (both cross structured clone, neither is JSON, and each surfaced as PB_ERR_INTERNAL
  * wherever the result was printed) is refused with its own code, naming where it sits; with
  * `shared` (a thread's port), every SharedArrayBuffer-backed part is first copied into private

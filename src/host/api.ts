@@ -164,7 +164,7 @@ export class Host {
   }
 
   /**
-   * serve (issue 9): re-runs every instance's health_check on its interval; `onChange` hears an
+   * serve: re-runs every instance's health_check on its interval; `onChange` hears an
    * instance turn unhealthy or recover. Returns the monitor (stop() it before close()).
    */
   startLiveHealth(onChange: (change: HealthChange) => void, onChecked?: (id: string) => void): LiveHealth {
@@ -178,7 +178,7 @@ export class Host {
     return live;
   }
 
-  /** serve (issue 9): per instance, what `patchbay status` shows besides call statistics. */
+  /** serve: per instance, what `patchbay status` shows besides call statistics. */
   liveStatus(): LiveInstanceStatus[] {
     return this.scrubber.scrubValue(this.registry.all().map((e) => ({
       id: e.id, plugin: e.plugin, required: e.required, state: e.state, healthy: isHealthy(e), healthMs: e.healthMs,
@@ -186,7 +186,7 @@ export class Host {
     })));
   }
 
-  /** Internal (hot reload, issue 9): the registry, for swapping one instance's entry. */
+  /** Internal (hot reload): the registry, for swapping one instance's entry. */
   get registryForReload(): Registry {
     return this.registry;
   }

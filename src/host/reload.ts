@@ -1,5 +1,5 @@
 /**
- * Hot reload (`serve --watch`, issue 9): re-reads connectors.json and the plugin folders and
+ * Hot reload (`serve --watch`): re-reads connectors.json and the plugin folders and
  * restarts only the instances whose resolved entry or plugin files changed. A replacement boots
  * and passes health_check before it takes over; calls in flight on the old worker finish
  * (bounded by its timeout) before that worker stops. A broken edit (bad JSON, a schema error, a

@@ -90,7 +90,7 @@ export class RpcClient {
     this.outbox = new CallOutbox((msg) => transport.post(msg), (msg, err) => this.unsendable(msg, err));
     transport.onMessage((raw: unknown) => {
       if (!isBatch(raw)) return this.receive(raw, false);
-      // A batch (issue 12): its envelope first, then each entry exactly as a lone message would be.
+      // A batch: its envelope first, then each entry exactly as a lone message would be.
       const batch = checkBatch(raw);
       if (!batch.ok) return this.malformed(batch.why);
       const { msgs } = batch;
@@ -186,7 +186,7 @@ export class RpcClient {
     for (const p of waiting) p.reject(err);
   }
 
-  /** A worker's progress report (issue 11): only for a pending call that asked for progress; malformed ones are dropped. */
+  /** A worker's progress report: only for a pending call that asked for progress; malformed ones are dropped. */
   private progress(msg: { id: unknown; progress: unknown; total?: unknown; message?: unknown }): void {
     const p = typeof msg.id === "number" ? this.pending.get(msg.id) : undefined;
     if (!p?.onProgress || typeof msg.progress !== "number" || !Number.isFinite(msg.progress)) return;

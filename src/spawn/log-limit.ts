@@ -1,5 +1,5 @@
 /**
- * Per-instance bounds on what a plugin may log (issue 8): a flood of a million lines must
+ * Per-instance bounds on what a plugin may log: a flood of a million lines must
  * neither stall the host's event loop nor grow its memory. Each line costs O(1) to drop; what
  * is kept is cut to a bounded size; the drops are counted and reported once per window.
  */

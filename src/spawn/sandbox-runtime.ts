@@ -1,5 +1,5 @@
 /**
- * "isolation": "sandbox" (issue 8): the process runtime's child, started through bubblewrap
+ * "isolation": "sandbox": the process runtime's child, started through bubblewrap
  * (Debian's `bubblewrap`, the sandbox Flatpak uses). The child gets its own PID namespace (it
  * cannot signal the host or see it in /proc), its own network namespace (no network at all
  * unless the manifest's permissions.net grants some), and a mount namespace holding only what

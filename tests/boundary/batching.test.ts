@@ -1,5 +1,5 @@
 /**
- * Batching per tick (issue 12): calls issued in one turn leave as one message, results settled
+ * Batching per tick: calls issued in one turn leave as one message, results settled
  * in one turn come back as one, and none of the boundary's rules change: a call or a result that
  * cannot be cloned fails alone, order holds, a hostile worker's batch is checked entry by entry
  * (thread, process and group mode), and nothing it sends throws in the host.

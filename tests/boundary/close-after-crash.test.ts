@@ -1,5 +1,5 @@
 /**
- * Found while measuring (issue 12): closing an instance while it restarts after a crash left a
+ * Found while measuring: closing an instance while it restarts after a crash left a
  * MessagePort open, so the host process never exited on its own. Each case runs in a child
  * process (vitest's own threads hold ports) and closes at one moment of the restart.
  */
