@@ -6,7 +6,7 @@
 
 import { CATALOGUE } from "./errors.js";
 
-export const SECRET_MARKER = "[REDACTED]";
+const SECRET_MARKER = "[REDACTED]";
 
 /**
  * Words no secret may censor: a "secret" that occurs inside an error code or an

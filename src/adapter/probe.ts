@@ -10,7 +10,7 @@ import path from "node:path";
 import type { ClientProbe } from "../adapter-sdk/contract.js";
 import { writeFileAtomic } from "./fs-atomic.js";
 
-export const PROBE_TIMEOUT_MS = 3_000;
+const PROBE_TIMEOUT_MS = 3_000;
 const MAX_OUTPUT = 4_096;
 
 export interface ProbeOptions {

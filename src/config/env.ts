@@ -32,7 +32,7 @@ export interface EnvResolution {
  * Keys that reach Object.prototype machinery when a plugin copies or merges its config.
  * JSON.parse makes `__proto__` an own data property, so Object.keys sees it.
  */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 /** Every forbidden key anywhere in `value`, config objects included. */
 export function findForbiddenKeys(value: unknown): ConfigIssue[] {

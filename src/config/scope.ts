@@ -25,7 +25,7 @@ function unescapePointer(seg: string): string {
 }
 
 /** "memoryStores/primary" when `pointer` is inside that instance's entry (an object), else null. */
-export function instanceAt(value: unknown, pointer: string): string | null {
+function instanceAt(value: unknown, pointer: string): string | null {
   const [section, name] = pointer.split("/").slice(1).map(unescapePointer);
   if (!section || name === undefined || !(SECTIONS as readonly string[]).includes(section)) return null;
   const entries = isObject(value) ? value[section] : undefined;

@@ -14,7 +14,6 @@ import {
 const json = z.unknown();
 const nonEmpty = z.string().min(1);
 
-export { CURATED_MEMORY_FIELDS } from "./memory.js";
 
 /** Seed 001 PortableMemory: core fields, the curated subset (top level only), and the metadata bag. */
 const memoryFields = {

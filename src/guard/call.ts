@@ -16,7 +16,7 @@ import { checkCall, checkResult, contractTimeout } from "./guard.js";
 import { knowsTools, toolsUnknown } from "./mcp-checks.js";
 
 /** The longest the guard spends listing an instance's tools before its first call. */
-export const LEARN_TOOLS_MS = 5_000;
+const LEARN_TOOLS_MS = 5_000;
 
 /** What a caller may add to a call: its deadline, its progress listener, its cancellation. */
 export interface GuardedCallOptions {

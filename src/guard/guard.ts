@@ -74,13 +74,13 @@ function prefill(target: GuardTarget, method: string, args: unknown[], hostMeta?
  * The host owns DeliveryMeta: a fresh dispatch_id and the host's emit clock on every call,
  * whatever the caller passed. A broadcast passes the dispatch_id it shares on purpose.
  */
-export function withHostMeta(payload: Record<string, unknown>, dispatchId: string = randomUUID(), sentAt: number = Date.now()): Record<string, unknown> {
+function withHostMeta(payload: Record<string, unknown>, dispatchId: string = randomUUID(), sentAt: number = Date.now()): Record<string, unknown> {
   const meta = (payload.meta ?? {}) as Record<string, unknown>;
   const origin = meta.origin ?? { skill_name: "patchbay", trigger_kind: "inline" };
   return { ...payload, meta: { ...meta, origin, dispatch_id: dispatchId, sent_at: sentAt } };
 }
 
-export function assertName(instance: string, method: string, name: unknown, what: string): void {
+function assertName(instance: string, method: string, name: unknown, what: string): void {
   const problem = portableNameProblem(name);
   if (problem) throw pbError("PB_ERR_NAME_INVALID", `${instance}.${method}(): ${what} ${JSON.stringify(name)} ${problem}.`, { instance, method });
 }

@@ -23,7 +23,6 @@ import { Scrubber } from "../secrets.js";
 import { bundledPluginsDir } from "../paths.js";
 
 export { bootFailure } from "./boot-failure.js";
-export { startInstance } from "./start.js";
 
 export interface CreateHostOptions {
   /** Path of connectors.json, or an already-parsed object. Default: PATCHBAY_CONFIG, then connectors.json from cwd upwards. */

@@ -25,8 +25,8 @@ const MAX_PROGRESS_MESSAGE = 1_000;
  * dropped, counted and reported in the instance's log. A real server's updates are hints to
  * re-read a resource, so a burst above this loses nothing a client cannot recover by reading.
  */
-export const RESOURCE_UPDATES_PER_WINDOW = 100;
-export const RESOURCE_UPDATE_WINDOW_MS = 1_000;
+const RESOURCE_UPDATES_PER_WINDOW = 100;
+const RESOURCE_UPDATE_WINDOW_MS = 1_000;
 
 interface Pending {
   method: string;

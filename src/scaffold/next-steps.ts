@@ -30,7 +30,7 @@ export interface Scanned {
  * The plugin folders of the connectors.json `patchbay boot` would use from `cwd`, read leniently
  * (raw "plugins" only: a file with other problems is boot's to report, not plugin new's).
  */
-export function scannedDirs(cwd: string, env: Record<string, string | undefined> = process.env): Scanned {
+function scannedDirs(cwd: string, env: Record<string, string | undefined> = process.env): Scanned {
   try {
     const { file } = resolveConfigPath({ cwd, env });
     const base = path.dirname(file);

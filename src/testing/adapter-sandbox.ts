@@ -40,7 +40,7 @@ export function loadFixtures(pluginDir: string): HookFixture[] {
  * the same files certification.json names, each expected to normalize as it did when captured.
  * A capture the adapter refused at the time (kind null) is left out.
  */
-export function loadCaptures(pluginDir: string): HookFixture[] {
+function loadCaptures(pluginDir: string): HookFixture[] {
   const root = path.join(pluginDir, "fixtures", "captures");
   let names: string[] = [];
   try {

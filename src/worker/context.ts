@@ -46,7 +46,7 @@ const WINDOW_MS = 1_000;
 /** Per channel: a group thread hosts several instances, each with its own send and its own budget. */
 const budgets = new WeakMap<Send, { windowStart: number; inWindow: number; dropped: number }>();
 
-export function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
+function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
   let b = budgets.get(send);
   if (!b) budgets.set(send, (b = { windowStart: 0, inWindow: 0, dropped: 0 }));
   const now = Date.now();

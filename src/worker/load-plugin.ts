@@ -114,7 +114,3 @@ function resolveConfigPath(base: string, value: string): string {
   return path.resolve(base, value);
 }
 
-export function firstLine(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.split("\n")[0] ?? text;
-}

@@ -21,7 +21,7 @@ export const CLAUDE_HOOK_EVENTS = [
 
 const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"]);
 
-export const MAIN_PROMPT = "patchbay-certify: run the scripted steps";
+const MAIN_PROMPT = "patchbay-certify: run the scripted steps";
 const SUB_PROMPT = "patchbay-certify-subagent: write one file";
 
 export interface ClientRun {
@@ -74,7 +74,7 @@ function position(req: StubRequest): { conversation: "main" | "sub" | "other"; s
   return { conversation: "other", step };
 }
 
-export function scenario(project: string, protectedDir: string): (req: StubRequest) => StubBlock[] | null {
+function scenario(project: string, protectedDir: string): (req: StubRequest) => StubBlock[] | null {
   const main: StubBlock[] = [
     { type: "tool_use", name: "Write", input: { file_path: path.join(protectedDir, "secret.txt"), content: "must not land\n" } },
     { type: "tool_use", name: "Write", input: { file_path: path.join(project, "notes.txt"), content: "hello\n" } },
