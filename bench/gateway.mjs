@@ -1,4 +1,4 @@
-// Gateway benchmark (issue 9): a tools/call through `patchbay serve --mcp` (stdio → the gateway →
+// Gateway benchmark: a tools/call through `patchbay serve --mcp` (stdio → the gateway →
 // the boundary → mcp-remote → an MCP server on stdio) against a direct SDK client → the same
 // server, interleaved in the same run; and gateway calls/s with 64 calls in flight. Needs
 // `npm run build`. Goal: sequential ratio ≤ 1.5x (the gateway adds one hop and the boundary).

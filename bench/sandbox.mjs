@@ -1,4 +1,4 @@
-// Sandbox vs process isolation (issue 8), in the same run: instance start (boot of one instance:
+// Sandbox vs process isolation, in the same run: instance start (boot of one instance:
 // spawn + load + health) and a sequential small call round trip. Goal: sandbox call ≤ 1.2× a
 // process call; the start overhead is reported. Plus config scale: 10,000 instances and a
 // 5,000-long alias chain, load + plan (goal < 2 s). Skips the sandbox with the reason when bwrap

@@ -3,7 +3,7 @@
 // modules plugins import there ("patchbay/plugin", "patchbay/adapter"), zod inlined into one
 // chunk they share. Why: a worker that loads ~110 small ES modules (zod alone is 95) spends most
 // of its start resolving, reading and linking them; one file per program is parsed in one go
-// (issue 12: measured in `npm run bench`, boot and memory figures). The host itself keeps
+// (measured in `npm run bench`, boot and memory figures). The host itself keeps
 // running dist/ as tsc wrote it; only worker threads and children load these files.
 //
 // rolldown (pinned in devDependencies; it is also vite's bundler) only joins modules: no

@@ -84,7 +84,7 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_INSTALL_RUNNER_MISSING: entry("refusing to install: the hook runner does not exist", "Run `npm run build` in the Patchbay folder so bin/patchbay.mjs and dist/cli/main.js exist, then install again.", EXIT.UNHEALTHY),
   PB_ERR_INBOX_NOT_CONFIGURED: entry("the adapter has no inbox", "Set \"inbox\" in the adapter instance's config to an adapter-inbox instance, e.g. \"agentConnectors/inbox\".", EXIT.USAGE),
   PB_ERR_INBOX_MESSAGE_NOT_FOUND: entry("no such message in the inbox", "List the pending messages with `patchbay adapter inbox <adapter>` and use one of their ids.", EXIT.USAGE),
-  // --- the gateway, live health and hot reload (issue 9) ---
+  // --- the gateway, live health and hot reload ---
   PB_ERR_GATEWAY_TOOL_UNKNOWN: entry("the gateway has no tool by that name", "List the tools again (tools/list): the tool's instance may be unhealthy or not exposed in connectors.json's gateway section.", EXIT.UNHEALTHY),
   PB_ERR_GATEWAY_UNAUTHORIZED: entry("the request has no valid bearer token", "Send `Authorization: Bearer <token>` with the value of PATCHBAY_TOKEN, or of the .patchbay/token file `patchbay serve --http` printed.", EXIT.UNHEALTHY),
   PB_ERR_GATEWAY_HOST_DENIED: entry("the request's Host or Origin is not this server's", "Connect through localhost (or the address serve listens on); a foreign Host or Origin is refused to stop DNS-rebinding attacks. Add extra names to PATCHBAY_ALLOWED_HOSTS if a proxy fronts the gateway.", EXIT.UNHEALTHY),
@@ -93,11 +93,11 @@ export const CATALOGUE = Object.freeze({
   PB_ERR_GATEWAY_PEER_UNREACHABLE: entry("a replica's GET /status did not answer", "Check the replica runs `patchbay serve --http`, the URL (scheme, host, port) and that PATCHBAY_TOKEN is the replicas' token; an unreachable replica is also out of the load balancer's rotation.", EXIT.UNHEALTHY),
   PB_ERR_SERVER_NOT_RUNNING: entry("no `patchbay serve` is running for this config", "Start it with `patchbay serve` (with --mcp or --http as needed) in the folder of connectors.json, then ask again.", EXIT.UNHEALTHY),
   PB_ERR_RELOAD_FAILED: entry("a change could not be applied; the old instance keeps serving", "Fix the problem named in the message and save again: the next good edit is picked up.", EXIT.UNHEALTHY),
-  // issue 10: certifying an adapter against the real client
+  // certifying an adapter against the real client
   PB_ERR_ADAPTER_CERTIFY_FAILED: entry("the adapter could not be certified against the client", "Check the --client path (it must run `<client> --version`), that the adapter declares a certifyDriver (its plugin's module that runs the client offline), and the message's detail; nothing was written.", EXIT.UNHEALTHY),
-  // --- issue 13: the error model (a substrate that is down is not a plugin bug) ---
+  // --- the error model (a substrate that is down is not a plugin bug) ---
   PB_ERR_SUBSTRATE_UNAVAILABLE: entry("the instance's substrate is unavailable", "Start the service the instance talks to (database, server, endpoint) or fix its address in the instance's config; the call can be retried once it is back.", EXIT.UNHEALTHY, true),
-  // --- issue 8: the boundary against a hostile plugin ---
+  // --- the boundary against a hostile plugin ---
   PB_ERR_PLUGIN_MISBEHAVING: entry("the plugin's worker sent malformed messages", "The instance was restarted; if it keeps happening, fix or remove the plugin (its log lines name each dropped message).", EXIT.UNHEALTHY),
   PB_ERR_SANDBOX_UNAVAILABLE: entry("the sandbox (bubblewrap) is not available", "Install Debian's bubblewrap package (apt-get install bubblewrap), or set PATCHBAY_BWRAP to a working bwrap; check that it can create namespaces. The instance is never run outside the sandbox instead.", EXIT.PLUGIN_LOAD),
   PB_ERR_PLUGIN_SYMLINK_ESCAPE: entry("a plugin folder holds a symlink that points outside it", "Replace the symlink named in the message with a copy of what it points to, or remove it; plugin folders may only link inside themselves.", EXIT.PLUGIN_LOAD),

@@ -1,8 +1,8 @@
 /**
  * `patchbay`: the embedder's API. Named exports only: adding a symbol here makes it public.
  */
-export { createHost, type CreateHostOptions } from "./host.js";
-export { Host, type AgentClient, type BootReport, type CallOptions, type InstanceReport } from "./host-api.js";
+export { createHost, type CreateHostOptions } from "./host/host.js";
+export { Host, type AgentClient, type BootReport, type CallOptions, type InstanceReport } from "./host/api.js";
 export type { ProgressUpdate } from "./rpc/client.js";
 export type { InstanceCapabilities } from "./registry/capabilities.js";
 export type { BroadcastBranch, BroadcastResult } from "./registry/broadcast.js";

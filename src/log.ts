@@ -28,14 +28,14 @@ export function createLogger(opts: LoggerOptions): Logger {
   );
 }
 
-export const PLUGIN_LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
+const PLUGIN_LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 export type PluginLogLevel = (typeof PLUGIN_LOG_LEVELS)[number];
 
 const LEVEL_NAMES: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
 const HIDDEN_KEYS = new Set(["level", "time", "name", "msg", "instance", "plugin", "pid", "hostname"]);
 
 /** `[warn] localModels/gemma2 (ollama): health check failed  error="..."`; scrubbing happened before. */
-export function prettyLine(line: string): string {
+function prettyLine(line: string): string {
   let entry: Record<string, unknown>;
   try {
     entry = JSON.parse(line);

@@ -14,7 +14,7 @@ let root: string | null = null;
  * published as patchbay-host; the command stays `patchbay`, and plugins keep importing
  * "patchbay/plugin" (the worker aliases it, the scaffolded tsconfig maps it for the type checker).
  */
-export const PACKAGE_NAME = "patchbay-host";
+const PACKAGE_NAME = "patchbay-host";
 
 export function packageRoot(): string {
   if (root) return root;

@@ -10,6 +10,9 @@ export { z };
 /** The host's own check for names that become file names; plugins use it for defence in depth. */
 export { portableNameProblem } from "./contract/names.js";
 export { unavailable, UnavailableError, unsupported, UnsupportedError } from "./contract/unavailable.js";
+/** The curated-field rule of PortableMemory: the fields that live at the top level only, and helpers. */
+export { CURATED_MEMORY_FIELDS, curatedFieldInMetadata, hoistCuratedFields, isCuratedMemoryField } from "./contract/memory.js";
+export type { CuratedMemoryField } from "./contract/memory.js";
 export type { Kind } from "./contract/kinds.js";
 export type {
   AdapterPlugin, AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryMeta, DeliveryPayload,

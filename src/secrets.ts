@@ -6,10 +6,10 @@
 
 import { CATALOGUE } from "./errors.js";
 
-export const SECRET_MARKER = "[REDACTED]";
+const SECRET_MARKER = "[REDACTED]";
 
 /**
- * Words no secret may censor (issue 8): a "secret" that occurs inside an error code or an
+ * Words no secret may censor: a "secret" that occurs inside an error code or an
  * instance's name would let whoever supplies it hide who failed and why.
  */
 const ALWAYS_PROTECTED: readonly string[] = Object.keys(CATALOGUE);

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import path from "node:path";
 import type { EventKind } from "../adapter-sdk/event-kinds.js";
 
-export const CACHE_VERSION = 1;
+const CACHE_VERSION = 1;
 
 export interface HookCache {
   v: number;
@@ -32,10 +32,10 @@ export interface HookCache {
   slim: string;
 }
 
-export const cacheDir = (stateDir: string, instance: string) => path.join(stateDir, "hook-cache", instance.replace(/^adapters\//, ""));
-export const cacheFile = (stateDir: string, instance: string) => path.join(cacheDir(stateDir, instance), "cache.json");
+const cacheDir = (stateDir: string, instance: string) => path.join(stateDir, "hook-cache", instance.replace(/^adapters\//, ""));
+const cacheFile = (stateDir: string, instance: string) => path.join(cacheDir(stateDir, instance), "cache.json");
 
-export function fileStamp(file: string): string {
+function fileStamp(file: string): string {
   try {
     const st = statSync(file);
     return `${st.mtimeMs}:${st.size}`;

@@ -25,7 +25,7 @@ import { ALLOW, decide, inboxPath, type Decision } from "./hook-decide.js";
 import { detectClient, openAdapter, resolveAdapterInstance, type AdapterSession } from "./session.js";
 import { appendHookLog, homeDir, hookLogPath, stateDirFor, type Env } from "./state.js";
 
-export const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
+const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
 
 export interface HookRunOptions {
   adapter: string;

@@ -12,9 +12,9 @@ import { StandardAdapterConfigSchema, type StandardAdapterConfig } from "../adap
 import { deepFreeze } from "../adapter-sdk/event.js";
 import type { ResolvedConfig } from "../config/load.js";
 import type { DiscoveredPlugin } from "../discovery/scan.js";
-import { createHost } from "../host.js";
-import type { Host } from "../host-api.js";
-import { inspect } from "../inspect.js";
+import { createHost } from "../host/host.js";
+import type { Host } from "../host/api.js";
+import { inspect } from "../host/inspect.js";
 import { currentPlatform } from "./certification.js";
 import { probeClient } from "./probe.js";
 import { homeDir, probeCachePath, shimCommand, stateDirFor, type Env } from "./state.js";

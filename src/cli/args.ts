@@ -9,13 +9,9 @@
 import { parseArgs as tokenize } from "node:util";
 import { pbError } from "../errors.js";
 import { suggest } from "../config/suggest.js";
-import { COMMANDS, GLOBAL_FLAGS, findCommand, type CommandDecl, type FlagDecl } from "./commands.js";
+import { COMMANDS, GLOBAL_FLAGS, findCommand, type CommandDecl, type FlagDecl, type ParsedArgs } from "./commands.js";
 
-export interface ParsedArgs {
-  positionals: string[];
-  /** Keyed by long flag name: a string for a flag with a value, true for a switch. */
-  flags: Record<string, string | boolean>;
-}
+export type { ParsedArgs };
 
 export interface CommandLine extends ParsedArgs {
   /** The declared command, or null when the words name none (main.ts explains). */

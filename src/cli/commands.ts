@@ -7,8 +7,14 @@
  * `hook` (run on every client hook) never load the host, zod or the MCP SDK.
  */
 import type { ExitCode } from "../errors.js";
-import type { ParsedArgs } from "./args.js";
 import type { Output } from "./render.js";
+
+/** A command line as a command receives it (args.ts produces it from argv and this table). */
+export interface ParsedArgs {
+  positionals: string[];
+  /** Keyed by long flag name: a string for a flag with a value, true for a switch. */
+  flags: Record<string, string | boolean>;
+}
 
 export type Command = (args: ParsedArgs, io: Output) => Promise<ExitCode>;
 
@@ -49,24 +55,6 @@ export const GLOBAL_FLAGS: Record<string, FlagDecl> = {
 const json: FlagDecl = { type: "boolean", help: "print one JSON document on stdout" };
 const dryRun: FlagDecl = { type: "boolean", help: "show what would change; change nothing" };
 
-/** A command another branch may provide: its module is looked up at run time, beside this file; null when absent. */
-async function optional(file: string, exported: string): Promise<Command | null> {
-  const url = new URL(`./commands/${file}`, import.meta.url);
-  try {
-    const mod = (await import(url.href)) as Record<string, unknown>;
-    return typeof mod[exported] === "function" ? (mod[exported] as Command) : null;
-  } catch (err) {
-    // Only the module itself missing means "not in this build"; an error inside it is a real error.
-    if ((err as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String((err as Error).message).includes(url.pathname.split("/").pop()!)) return null;
-    throw err;
-  }
-}
-
-async function unavailable(what: string): Promise<never> {
-  const { pbError } = await import("../errors.js");
-  throw pbError("PB_ERR_USAGE", `${what} is not available in this build of Patchbay.`, { command: what }, "Update Patchbay, or run `patchbay help` for the commands this build has.");
-}
-
 export const COMMANDS: readonly CommandDecl[] = [
   {
     name: "boot", summary: "boot every instance, print one row each, shut down",
@@ -85,16 +73,7 @@ export const COMMANDS: readonly CommandDecl[] = [
       watch: { type: "boolean", help: "restart only what a config or plugin change affects" },
     },
     examples: ["patchbay serve", "patchbay serve --mcp", "patchbay serve --http --port 8765", "patchbay serve --http --stateless --host 0.0.0.0"],
-    load: async () => {
-      // The gateway (serve --mcp/--http, --watch) lives in commands/serve.js when this build has it.
-      const gateway = await optional("serve.js", "serveCommand");
-      if (gateway) return gateway;
-      const { serveCommand } = await import("./commands/boot.js");
-      return async (args, io) => {
-        const extra = ["mcp", "http", "host", "port", "stateless", "watch"].find((f) => args.flags[f] !== undefined);
-        return extra ? unavailable(`patchbay serve --${extra}`) : serveCommand(args, io);
-      };
-    },
+    load: async () => (await import("./commands/serve.js")).serveCommand,
   },
   {
     name: "status", summary: "ask the running server for every instance's state and health",
@@ -103,7 +82,7 @@ export const COMMANDS: readonly CommandDecl[] = [
       peers: { type: "string", value: "URL,...", help: "read each `serve --http` replica's GET /status (token: PATCHBAY_TOKEN or .patchbay/token): a row per replica and totals" },
     },
     examples: ["patchbay status", "patchbay status --json", "patchbay status --peers http://10.0.0.5:7777,http://10.0.0.6:7777"],
-    load: async () => (await optional("status.js", "statusCommand")) ?? unavailable("patchbay status"),
+    load: async () => (await import("./commands/status.js")).statusCommand,
   },
   {
     name: "init", summary: "write a starter connectors.json and plugins folder in an empty folder",

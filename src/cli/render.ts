@@ -3,7 +3,7 @@
  * message and hint. Every line passes through the scrubber; stack traces only with --verbose.
  */
 import { toWire, type WireError } from "../errors.js";
-import type { BootReport, InstanceReport } from "../host-api.js";
+import type { BootReport, InstanceReport } from "../host/api.js";
 import type { Scrubber } from "../secrets.js";
 import { relativePaths, shownPath } from "./stack.js";
 
@@ -12,7 +12,7 @@ export interface Output {
   err(text: string): void;
   scrubber: Scrubber;
   verbose: boolean;
-  /** Writes a call's result unchanged: results are the plugin's data and are never scrubbed (issue 8). */
+  /** Writes a call's result unchanged: results are the plugin's data and are never scrubbed. */
   result?(text: string): void;
 }
 

@@ -8,7 +8,7 @@ import { isSection } from "../contract/kinds.js";
 /** Plugin-owned objects inside an instance: never stripped. */
 const PLUGIN_OWNED = new Set(["config", "identity"]);
 
-export function isCommentKey(key: string): boolean {
+function isCommentKey(key: string): boolean {
   return key.startsWith("_");
 }
 

@@ -1,5 +1,5 @@
 /**
- * A limit on nesting (issue 8): JSON.parse reads 100,000 levels happily, but every later stage
+ * A limit on nesting: JSON.parse reads 100,000 levels happily, but every later stage
  * (comments, ${VAR}, the schema) walks the value recursively and would die of a stack overflow,
  * which surfaced as PB_ERR_INTERNAL. Measured iteratively, before any recursive stage runs.
  */

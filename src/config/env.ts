@@ -38,7 +38,9 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constr
 export function findForbiddenKeys(value: unknown): ConfigIssue[] {
   const found: ConfigIssue[] = [];
   const walk = (node: unknown, path: string[]): void => {
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...path, String(i)]));
+    if (Array.isArray(node)) node.forEach((item, i) => {
+      walk(item, [...path, String(i)]);
+    });
     else if (isPlainObject(node)) {
       for (const key of Object.keys(node)) {
         if (FORBIDDEN_KEYS.has(key)) found.push({ pointer: toPointer([...path, key]), message: `the key "${key}" is not allowed` });
@@ -58,7 +60,7 @@ export function resolveEnv(value: unknown, env: Env): EnvResolution {
     if (typeof node === "string") {
       const pointer = toPointer(path);
       const r = interpolate(node, env);
-      r.secrets.forEach((s) => secrets.add(s));
+      for (const s of r.secrets) secrets.add(s);
       for (const variable of r.missing) missing.push({ pointer, variable, message: `\${${variable}} is not set` });
       for (const message of r.malformed) malformed.push({ pointer, message });
       return r.text;

@@ -73,12 +73,12 @@ function showPointer(pointer: string): string {
   return pointer === "" ? "(root)" : pointer;
 }
 
-export function formatIssues(issues: readonly ConfigIssue[]): string {
+function formatIssues(issues: readonly ConfigIssue[]): string {
   return issues.map((i) => `  ${showPointer(i.pointer)}: ${i.message}`).join("\n");
 }
 
 /** Where the problems are, for the first line of a message. */
-export function describeSource(file: string | null): string {
+function describeSource(file: string | null): string {
   return file ? file : "the config object";
 }
 

@@ -26,12 +26,12 @@ export function connectorsJsonSchema(): JsonSchema {
   return generate(ConnectorsFileSchema, "connectors:v1");
 }
 
-export function pluginJsonSchema(): JsonSchema {
+function pluginJsonSchema(): JsonSchema {
   return generate(ManifestSchema, "plugin:v1");
 }
 
 /** The exact bytes of a schema file: 2-space JSON and a trailing newline. */
-export function renderSchemaFile(schema: JsonSchema): string {
+function renderSchemaFile(schema: JsonSchema): string {
   return JSON.stringify(schema, null, 2) + "\n";
 }
 

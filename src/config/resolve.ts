@@ -78,7 +78,7 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
 }
 
 /** Freeze `value` and everything reachable from it (cycles and shared objects visited once). */
-export function deepFreeze<T>(value: T, seen: WeakSet<object> = new WeakSet()): T {
+function deepFreeze<T>(value: T, seen: WeakSet<object> = new WeakSet()): T {
   if (value === null || typeof value !== "object" || seen.has(value)) return value;
   seen.add(value);
   Object.freeze(value);

@@ -12,7 +12,7 @@ import { SECTIONS, type Section } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
 
 /** Defaults applied when neither the instance nor `defaults` says otherwise. */
-export const DEFAULTS = Object.freeze({ timeout_ms: 30_000, health_timeout_ms: 5_000, max_memory_mb: 512, health_interval_ms: 30_000 });
+const DEFAULTS = Object.freeze({ timeout_ms: 30_000, health_timeout_ms: 5_000, max_memory_mb: 512, health_interval_ms: 30_000 });
 export const DEFAULT_PLUGIN_DIRS: readonly string[] = Object.freeze(["./plugins"]);
 
 /** Instance keys that only an mcp instance understands; elsewhere they would be silently ignored. */
@@ -147,7 +147,7 @@ const DefaultsSchema = z
   .default({ ...DEFAULTS })
   .meta({ description: "Values every instance gets unless it sets its own.", ...COMMENTS });
 
-/** What `patchbay serve --mcp|--http` offers AI clients (issue 9); the default is read-only. */
+/** What `patchbay serve --mcp|--http` offers AI clients; the default is read-only. */
 const GatewaySchema = z
   .strictObject({
     expose: z
@@ -175,7 +175,7 @@ export const ConnectorsFileSchema = z
     trust: z
       .array(pluginName)
       .default([])
-      .meta({ description: "Plugins the operator trusts to run as threads inside the host (issue 8). `patchbay doctor` warns when a plugin that is neither bundled nor listed here runs as a thread next to instances holding secrets; untrusted plugins belong in \"isolation\": \"sandbox\" (docs/isolation.md)." }),
+      .meta({ description: "Plugins the operator trusts to run as threads inside the host. `patchbay doctor` warns when a plugin that is neither bundled nor listed here runs as a thread next to instances holding secrets; untrusted plugins belong in \"isolation\": \"sandbox\" (docs/isolation.md)." }),
     memoryStores: sectionSchema("memoryStores"),
     localModels: sectionSchema("localModels"),
     mcpConnectors: sectionSchema("mcpConnectors"),

@@ -21,13 +21,13 @@ export interface Stage {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function unescape(seg: string): string {
+function unescapePointer(seg: string): string {
   return seg.replace(/~1/g, "/").replace(/~0/g, "~");
 }
 
 /** "memoryStores/primary" when `pointer` is inside that instance's entry (an object), else null. */
-export function instanceAt(value: unknown, pointer: string): string | null {
-  const [section, name] = pointer.split("/").slice(1).map(unescape);
+function instanceAt(value: unknown, pointer: string): string | null {
+  const [section, name] = pointer.split("/").slice(1).map(unescapePointer);
   if (!section || name === undefined || !(SECTIONS as readonly string[]).includes(section)) return null;
   // A name that cannot be an instance id ("a/b" would read as another path), that names
   // Object.prototype ("__proto__" would be swallowed by the stand-in copy) or is a forbidden key

@@ -21,8 +21,8 @@ import path from "node:path";
 import { pbError } from "../errors.js";
 import { jsonErrorOffset, lineColumn } from "./json-position.js";
 
-export const CONFIG_FILE_NAME = "connectors.json";
-export const CONFIG_ENV_VAR = "PATCHBAY_CONFIG";
+const CONFIG_FILE_NAME = "connectors.json";
+const CONFIG_ENV_VAR = "PATCHBAY_CONFIG";
 
 export type ConfigVia = "option" | "env" | "search";
 

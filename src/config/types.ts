@@ -36,7 +36,7 @@ export interface ResolvedInstance {
   timeoutMs: number;
   healthTimeoutMs: number;
   maxMemoryMb: number;
-  /** How often `serve` re-runs health_check (issue 9). */
+  /** How often `serve` re-runs health_check. */
   healthIntervalMs: number;
   /** "process": a child process under Node's permission model instead of a worker thread. */
   isolation: "thread" | "process" | "sandbox";
@@ -61,7 +61,7 @@ export interface ResolvedConfig {
   /** Whether the file names "plugins" itself: a missing folder the user named is worth a warning, the default is not. */
   pluginDirsDeclared: boolean;
   defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number; healthIntervalMs: number };
-  /** The gateway section: per instance, true/false or the exact methods exposed (issue 9). */
+  /** The gateway section: per instance, true/false or the exact methods exposed. */
   gateway: { expose: Record<string, boolean | string[]> };
   /** In file order within a section, sections in SECTIONS order. Aliases are not instances. */
   instances: ResolvedInstance[];

@@ -1,6 +1,6 @@
 /**
  * The plugin kinds, the connectors.json section each lives in, and the methods of each kind's
- * contract. The host's capability guard (rpc/guard.ts) refuses anything not listed here.
+ * contract. The host's capability guard (guard/guard.ts) refuses anything not listed here.
  */
 
 export const KINDS = ["memory-store", "local-model", "mcp", "agent", "skill-store", "adapter"] as const;

@@ -20,6 +20,3 @@ export function portableNameProblem(name: unknown): string | null {
   return null;
 }
 
-export function isPortableName(name: unknown): name is string {
-  return portableNameProblem(name) === null;
-}

@@ -1,5 +1,5 @@
 /**
- * The host's check of every message a worker or child sends (issue 8): a plugin controls what
+ * The host's check of every message a worker or child sends: a plugin controls what
  * arrives on its channel, so nothing reads a field before it is checked here. Hand-written on
  * purpose: `result` is the hot message of every call, and a zod parse per call would cost more
  * than the call (bench/rpc). A message that fails is dropped by the caller and counted against
@@ -36,6 +36,11 @@ export function isWireError(v: unknown): v is WireError {
 
 const bad = (why: string): CheckedMessage => ({ ok: false, why });
 
+/** For the log line only; String() would throw on an object without a prototype. */
+function describeLevel(level: unknown): string {
+  return typeof level === "string" ? JSON.stringify(level).slice(0, 40) : `of type ${level === null ? "null" : typeof level}`;
+}
+
 /** Checks one raw inbound message; never throws (getters cannot run: structured clone copies data only). */
 export function checkWorkerMessage(raw: unknown): CheckedMessage {
   if (!isRecord(raw)) return bad(raw === null ? "a null message" : `a message of type ${Array.isArray(raw) ? "array" : typeof raw}`);
@@ -48,7 +53,7 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       // see RpcClient; it is counted there.
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "log":
-      if (typeof m.level !== "string" || !LOG_LEVELS.has(m.level)) return bad(`a log line with level ${JSON.stringify(String(m.level)).slice(0, 40)}`);
+      if (typeof m.level !== "string" || !LOG_LEVELS.has(m.level)) return bad(`a log line with level ${describeLevel(m.level)}`);
       if (typeof m.msg !== "string") return bad("a log line whose msg is not a string");
       if (m.data !== undefined && !isRecord(m.data)) return bad("a log line whose data is not an object");
       return { ok: true, msg: m as unknown as WorkerToHost };
@@ -67,7 +72,7 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "closed":
       return { ok: true, msg: m as unknown as WorkerToHost };
-    // Progress of a call in flight (issue 11); the numbers' finiteness and the text's length are checked by RpcClient.
+    // Progress of a call in flight; the numbers' finiteness and the text's length are checked by RpcClient.
     case "progress":
       if (!isId(m.id) || typeof m.progress !== "number") return bad("a malformed progress message");
       if (m.total !== undefined && typeof m.total !== "number") return bad("a progress message whose total is not a number");
@@ -86,7 +91,7 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
   }
 }
 
-/** A raw message that claims to be a batch (issue 12); checkBatch says whether it is one. */
+/** A raw message that claims to be a batch; checkBatch says whether it is one. */
 export function isBatch(raw: unknown): raw is { t: "batch"; msgs: unknown } {
   return isRecord(raw) && raw.t === "batch";
 }
@@ -125,7 +130,7 @@ interface Frame {
 }
 
 /**
- * The host's check of a successful result's value before anyone reads it (issue 8): a BigInt or
+ * The host's check of a successful result's value before anyone reads it: a BigInt or
  * a cycle (both cross structured clone, neither is JSON, and each surfaced as PB_ERR_INTERNAL
  * wherever the result was printed) is refused with its own code, naming where it sits; with
  * `shared` (a thread's port), every SharedArrayBuffer-backed part is first copied into private

@@ -85,7 +85,7 @@ export interface GrantResultMessage {
 }
 
 /**
- * Several calls posted in one tick, as one message (issue 12): one postMessage and one
+ * Several calls posted in one tick, as one message: one postMessage and one
  * 'message' event each way instead of one per call. Only calls are batched; every other
  * message first flushes the calls queued before it, so the order on the channel is unchanged.
  */
@@ -145,7 +145,7 @@ export interface ResultMessage {
 }
 
 /**
- * Results settled in one tick, as one message (issue 12). Only `result` entries may be batched:
+ * Results settled in one tick, as one message. Only `result` entries may be batched:
  * they are the one hot message of every call. Logs, progress, grant calls and lifecycle messages
  * are never batched; each first flushes the results queued before it (the order on the channel
  * is unchanged). The host checks every entry as it checks a lone message; a bad entry is dropped
@@ -181,7 +181,7 @@ export type WorkerToHost =
   | SecretsMessage | ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage | ProgressMessage
   | ResourceUpdatedMessage;
 
-// --- worker → host: progress of a call in flight (issue 11) ---
+// --- worker → host: progress of a call in flight ---
 
 /**
  * A plugin's ctx.progress() during call `id` (mcp-remote relays MCP notifications/progress).

@@ -1,6 +1,6 @@
 /**
  * Run-time schemas of every contract method: arguments (checked before a call crosses the
- * boundary) and results (checked when it comes back). One table, used only by rpc/guard.ts, so
+ * boundary) and results (checked when it comes back). One table, used only by guard/guard.ts, so
  * nothing is validated twice.
  */
 import { z } from "zod";
@@ -14,10 +14,6 @@ import {
 const json = z.unknown();
 const nonEmpty = z.string().min(1);
 
-export const CURATED_MEMORY_FIELDS = [
-  "thread_status", "pinned", "confidence", "domain_tags", "payload_type", "knowledge_type",
-  "recipients", "expires_at", "created_at", "agent_id", "vault",
-] as const;
 
 /** Seed 001 PortableMemory: core fields, the curated subset (top level only), and the metadata bag. */
 const memoryFields = {
@@ -216,10 +212,14 @@ export interface MethodSchema {
   result: z.ZodType;
 }
 
-const m = (args: z.ZodType, result: z.ZodType): MethodSchema => ({ args, result });
+const m = <A extends z.ZodType, R extends z.ZodType>(args: A, result: R) => ({ args, result });
 const health = m(z.tuple([]), z.boolean());
 
-export const CONTRACT_SCHEMAS: Readonly<Record<Kind, Readonly<Record<string, MethodSchema>>>> = {
+/**
+ * `satisfies`, not a type annotation: each method keeps its own schema type, so drift.ts can hold
+ * the TypeScript contract (types.ts) to these schemas at compile time.
+ */
+export const CONTRACT_SCHEMAS = {
   "memory-store": {
     health_check: health,
     query: m(z.tuple([QueryFiltersSchema]), z.array(PortableMemorySchema)),
@@ -274,10 +274,10 @@ export const CONTRACT_SCHEMAS: Readonly<Record<Kind, Readonly<Record<string, Met
     offerMessage: m(z.tuple([PeerMessageSchema]), json),
     routeReply: m(z.tuple([PeerMessageSchema]), json),
   },
-};
+} satisfies Readonly<Record<Kind, Readonly<Record<string, MethodSchema>>>>;
 
 /** The schema of one method, or undefined for a method the table does not describe. */
 export function methodSchema(kind: Kind, method: string): MethodSchema | undefined {
-  const table = CONTRACT_SCHEMAS[kind];
+  const table: Readonly<Record<string, MethodSchema>> = CONTRACT_SCHEMAS[kind];
   return Object.hasOwn(table, method) ? table[method] : undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * Batching per turn, the policy both directions of the channel share (issue 12): the first
+ * Batching per turn, the policy both directions of the channel share: the first
  * message of a synchronous turn leaves at once (a lone call or result pays no latency: the other
  * side wakes while this one finishes its turn); the messages after it in the same turn leave
  * together at the next microtask checkpoint, or as soon as EAGER_BATCH are queued (the other

@@ -57,7 +57,7 @@ export function planInstances(config: ResolvedConfig, discovery: Discovery): Loa
     }
     const grantProblems = inst.grants.flatMap((g, i) => {
       const pointer = `${inst.pointer}/grants/${i}`;
-      // "section/*" in requires names any instance of that section (issue 11: mcp-remote's sampling model is the operator's choice).
+      // "section/*" in requires names any instance of that section (mcp-remote's sampling model is the operator's choice).
       if (!plugin.manifest.requires.some((r) => r === g || (r.endsWith("/*") && g.startsWith(r.slice(0, -1)) && !g.slice(r.length - 1).includes("/")))) return [`${pointer}: "${g}" is not in plugin "${plugin.name}"'s "requires" (${plugin.manifest.requires.join(", ") || "none"})`];
       if (!known.has(g)) return [`${pointer}: "${g}" is not an instance in connectors.json`];
       if (g === inst.id) return [`${pointer}: an instance cannot be granted to itself`];

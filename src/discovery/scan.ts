@@ -148,18 +148,18 @@ function checkApiRange(manifest: Manifest): PatchbayError | null {
 }
 
 function resolveEntry(dir: string, manifest: Manifest): { path: string } | { error: PatchbayError } {
-  const escape = (why: string) => ({
+  const escapes = (why: string) => ({
     error: pbError("PB_ERR_PLUGIN_ENTRY_ESCAPE", `Plugin "${manifest.name}": entry "${manifest.entry}" ${why}.`, { plugin: manifest.name, entry: manifest.entry, folder: dir }),
   });
   const entry = manifest.entry;
-  if (path.isAbsolute(entry) || /^[A-Za-z]:/.test(entry)) return escape("is an absolute path");
-  if (entry.split(/[\\/]/).includes("..")) return escape("uses '..' to leave the plugin folder");
+  if (path.isAbsolute(entry) || /^[A-Za-z]:/.test(entry)) return escapes("is an absolute path");
+  if (entry.split(/[\\/]/).includes("..")) return escapes("uses '..' to leave the plugin folder");
   const full = path.join(dir, entry);
   if (!existsSync(full)) {
     return { error: pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${manifest.name}": entry "${entry}" does not exist in ${dir}.`, { plugin: manifest.name, entry }) };
   }
   const realDir = realpathSync(dir);
   const realEntry = realpathSync(full);
-  if (!realEntry.startsWith(realDir + path.sep)) return escape(`resolves through a symlink to ${realEntry}, outside the plugin folder`);
+  if (!realEntry.startsWith(realDir + path.sep)) return escapes(`resolves through a symlink to ${realEntry}, outside the plugin folder`);
   return { path: realEntry };
 }

@@ -1,5 +1,5 @@
 /**
- * Symlinks in a plugin folder that point outside it are refused at discovery (issue 8): a
+ * Symlinks in a plugin folder that point outside it are refused at discovery: a
  * shipped `data -> /` would turn a process-mode fs grant of the plugin folder into a grant of
  * the whole disk (Node's permission model checks the path it is given, then the kernel follows
  * the link). Links inside the folder are fine. The walk never follows links and is bounded.

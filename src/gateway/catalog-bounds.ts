@@ -5,7 +5,7 @@
  * list is cut (descriptions shortened, oversized tools and the tail dropped) and a warning names
  * the instance, once per distinct problem (the catalog is rebuilt on every health tick).
  */
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 
 export const MAX_TOOLS_PER_INSTANCE = 500;
 export const MAX_DESCRIPTION_CHARS = 4_096;

@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import { packageVersion } from "../paths.js";
 import type { FrontAnswers } from "../cli/mcp-front.js";
 import type { Catalog, CatalogTool } from "./catalog.js";

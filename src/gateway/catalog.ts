@@ -4,7 +4,7 @@
  * that are live). An instance that is not ready contributes nothing: its tools disappear.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { exposedMethods, methodDescription, methodInputSchema, unknownExposeKeys } from "./exposure.js";
 import { nameTools, type ToolRoute } from "./names.js";

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { frontStamp, type FrontAnswers } from "../cli/mcp-front.js";
 import { pbError, toWire, type PatchbayError } from "../errors.js";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
 import type { Logger } from "../log.js";
 import { packageVersion } from "../paths.js";

@@ -3,7 +3,7 @@
  * answer. While booting (initialize is answered at once, before any instance is up): what the
  * exposed mcp connectors' plugins declare in their manifests.
  */
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import { exposedMethods } from "./exposure.js";
 import { PROMPT_METHODS, RESOURCE_METHODS, SUBSCRIBE_METHODS, type Passthrough } from "./resources.js";
 
@@ -19,7 +19,7 @@ export function offersOf(host: Host, expose: Readonly<Record<string, boolean | r
   const out = { resources: false, subscribe: false, prompts: false };
   for (const e of host.registryForReload.all()) {
     const info = e.planned?.pluginInfo;
-    if (!info || info.kind !== "mcp") continue;
+    if (info?.kind !== "mcp") continue;
     const methods = exposedMethods({ id: e.id, kind: "mcp", capabilities: info.manifest.capabilities }, expose);
     if (!Array.isArray(methods) || methods.length === 0) continue;
     const has = (ms: readonly string[]) => ms.every((m) => info.manifest.capabilities.includes(m));

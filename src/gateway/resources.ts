@@ -1,7 +1,7 @@
 /**
  * Resources and prompts through the gateway, for mcp connectors whose plugin offers the optional
  * contract methods list_resources / read_resource / list_resource_templates / list_prompts /
- * get_prompt (issue 11 grows the contract with them). The gateway offers the `resources` and
+ * get_prompt. The gateway offers the `resources` and
  * `prompts` capabilities only when an exposed, live instance has them, so a client never sees
  * a capability nothing can answer.
  *
@@ -12,7 +12,7 @@
 import { ErrorCode, McpError, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { pbError, toWire } from "../errors.js";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { nameTools, type ToolRoute } from "./names.js";
 

@@ -5,7 +5,7 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { isPatchbayError, pbError } from "../errors.js";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import type { LiveHealth } from "../registry/live-health.js";
 import { takeFront } from "../cli/mcp-front.js";
 import { Gateway } from "./gateway.js";

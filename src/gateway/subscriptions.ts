@@ -21,7 +21,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { pbError, toWire } from "../errors.js";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import { protocolError, type Passthrough } from "./resources.js";
 
 interface Subscription {

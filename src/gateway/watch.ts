@@ -5,8 +5,8 @@
  */
 import { watch, type FSWatcher } from "node:fs";
 import path from "node:path";
-import type { Host } from "../host-api.js";
-import { Reloader, type ReloadOutcome } from "../host-reload.js";
+import type { Host } from "../host/api.js";
+import { Reloader, type ReloadOutcome } from "../host/reload.js";
 
 export const DEBOUNCE_MS = 250;
 
@@ -48,7 +48,7 @@ export function startWatching(host: Host, onOutcome: (o: ReloadOutcome) => void 
   for (const dir of pluginDirs) {
     try {
       watchers.push(watch(dir, { recursive: true }, (_event, name) => {
-        if (!name || !name.split(path.sep).includes("node_modules")) poke();
+        if (!name?.split(path.sep).includes("node_modules")) poke();
       }));
     } catch {
       host.logger.warn({ folder: dir }, `cannot watch plugin folder ${dir}; changes in it need a restart`);

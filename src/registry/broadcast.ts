@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { pbError, toWire, type WireError } from "../errors.js";
 import type { DeliveryReceipt } from "../contract/types.js";
-import type { HostMeta } from "../rpc/guard.js";
+import type { HostMeta } from "../contract/target.js";
 import type { InstanceEntry } from "./registry.js";
 
 export type BroadcastBranch =

@@ -5,7 +5,7 @@
 import { pbError, toWire } from "../errors.js";
 import type { InstanceEntry } from "./registry.js";
 
-/** One instance's check (sets its state, healthMs and error); live health (issue 9) runs it too. */
+/** One instance's check (sets its state, healthMs and error); live health runs it too. */
 export { checkOne as checkHealth };
 
 /** How the pass calls an instance: through the same guard and deadline as every other call. */

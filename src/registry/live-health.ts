@@ -56,7 +56,7 @@ export class LiveHealth {
   /** Runs one instance's check now (tests and reloads use it; the timer keeps its rhythm). */
   async checkNow(id: string): Promise<void> {
     const entry = this.opts.entries().find((e) => e.id === id);
-    if (!entry || !entry.planned || !entry.worker) return;
+    if (!entry?.planned || !entry.worker) return;
     if (entry.worker.state === "stopped" || entry.worker.state === "stopping") return;
     // An open circuit stays failed until the host restarts: checking it would only fail again.
     if (entry.error?.code === "PB_ERR_CIRCUIT_OPEN") return;

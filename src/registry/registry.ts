@@ -6,7 +6,7 @@ import { pbError } from "../errors.js";
 import type { WireError } from "../errors.js";
 import type { Section } from "../contract/kinds.js";
 import type { PlannedInstance } from "../discovery/plan.js";
-import type { GuardTarget } from "../rpc/guard.js";
+import type { GuardTarget } from "../contract/target.js";
 import type { InstanceWorker } from "../spawn/instance-worker.js";
 
 export type InstanceState = "ready" | "degraded" | "failed" | "stopped";
@@ -28,13 +28,13 @@ export interface InstanceEntry {
   error: WireError | null;
   /** The plugin's latest warn-or-worse log line: why a health_check said false, in its own words. */
   lastWarning?: string;
-  /** serve (issue 9): when live health last checked it (ms since epoch). */
+  /** serve: when live health last checked it (ms since epoch). */
   lastHealthAt?: number;
-  /** serve (issue 9): worker restarts after crashes plus hot-reload swaps. */
+  /** serve: worker restarts after crashes plus hot-reload swaps. */
   restarts?: number;
   /** An mcp plugin's running count of what its upstream server asked (log data `client_requests`). */
   clientRequests?: { served: number; refused: number };
-  /** serve (issue 9): calls crossing to this entry's worker right now; a hot reload drains them before stopping it. */
+  /** serve: calls crossing to this entry's worker right now; a hot reload drains them before stopping it. */
   inflight?: number;
 }
 
@@ -47,14 +47,14 @@ export class Registry {
     this.entries.set(entry.id, entry);
   }
 
-  /** Hot reload (issue 9): the entry for `entry.id` becomes `entry`; the old one is returned so its worker can be drained and stopped. */
+  /** Hot reload: the entry for `entry.id` becomes `entry`; the old one is returned so its worker can be drained and stopped. */
   replace(entry: InstanceEntry): InstanceEntry | null {
     const old = this.entries.get(entry.id) ?? null;
     this.entries.set(entry.id, entry);
     return old;
   }
 
-  /** Hot reload (issue 9): an instance deleted from connectors.json. */
+  /** Hot reload: an instance deleted from connectors.json. */
   remove(id: string): void {
     this.entries.delete(id);
   }

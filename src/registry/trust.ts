@@ -1,5 +1,5 @@
 /**
- * Trust levels (issue 8): a thread shares the host's process (its memory, its environment
+ * Trust levels: a thread shares the host's process (its memory, its environment
  * block, the inspector), so a plugin that runs as a thread can read every secret the host
  * holds. `doctor` warns when a plugin that is neither bundled with Patchbay nor listed in
  * connectors.json's "trust" runs as a thread next to instances holding secrets, and says

@@ -25,8 +25,8 @@ const MAX_PROGRESS_MESSAGE = 1_000;
  * dropped, counted and reported in the instance's log. A real server's updates are hints to
  * re-read a resource, so a burst above this loses nothing a client cannot recover by reading.
  */
-export const RESOURCE_UPDATES_PER_WINDOW = 100;
-export const RESOURCE_UPDATE_WINDOW_MS = 1_000;
+const RESOURCE_UPDATES_PER_WINDOW = 100;
+const RESOURCE_UPDATE_WINDOW_MS = 1_000;
 
 interface Pending {
   method: string;
@@ -90,7 +90,7 @@ export class RpcClient {
     this.outbox = new CallOutbox((msg) => transport.post(msg), (msg, err) => this.unsendable(msg, err));
     transport.onMessage((raw: unknown) => {
       if (!isBatch(raw)) return this.receive(raw, false);
-      // A batch (issue 12): its envelope first, then each entry exactly as a lone message would be.
+      // A batch: its envelope first, then each entry exactly as a lone message would be.
       const batch = checkBatch(raw);
       if (!batch.ok) return this.malformed(batch.why);
       const { msgs } = batch;
@@ -186,7 +186,7 @@ export class RpcClient {
     for (const p of waiting) p.reject(err);
   }
 
-  /** A worker's progress report (issue 11): only for a pending call that asked for progress; malformed ones are dropped. */
+  /** A worker's progress report: only for a pending call that asked for progress; malformed ones are dropped. */
   private progress(msg: { id: unknown; progress: unknown; total?: unknown; message?: unknown }): void {
     const p = typeof msg.id === "number" ? this.pending.get(msg.id) : undefined;
     if (!p?.onProgress || typeof msg.progress !== "number" || !Number.isFinite(msg.progress)) return;

@@ -1,5 +1,5 @@
 /**
- * The host → worker half of batching (issue 12), on the shared turn policy
+ * The host → worker half of batching, on the shared turn policy
  * (contract/turn-batch.ts): sixty-four calls issued together cost five postMessages and
  * 'message' events in the worker instead of sixty-four; a lone call costs one microtask more.
  *

@@ -8,7 +8,7 @@ import { pbError } from "../errors.js";
 import { portableNameProblem } from "../contract/names.js";
 
 const ID = /^[a-z][a-z0-9._-]*$/;
-export const MAX_PLUGIN_NAME = 64;
+const MAX_PLUGIN_NAME = 64;
 
 /** Why `name` cannot name a new plugin, or null when it can. */
 export function pluginNameProblem(name: string): string | null {

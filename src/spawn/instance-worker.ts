@@ -19,7 +19,7 @@ import { startSandbox } from "./sandbox-runtime.js";
 import { LogLimiter } from "./log-limit.js";
 import { guardInspectorSignal } from "./inspector-guard.js";
 
-/** Malformed messages one worker may send before it is restarted as misbehaving (issue 8). */
+/** Malformed messages one worker may send before it is restarted as misbehaving. */
 export const MALFORMED_LIMIT = 10;
 
 export type WorkerState = "idle" | "starting" | "ready" | "restarting" | "stopping" | "stopped" | "failed";

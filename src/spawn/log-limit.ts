@@ -1,5 +1,5 @@
 /**
- * Per-instance bounds on what a plugin may log (issue 8): a flood of a million lines must
+ * Per-instance bounds on what a plugin may log: a flood of a million lines must
  * neither stall the host's event loop nor grow its memory. Each line costs O(1) to drop; what
  * is kept is cut to a bounded size; the drops are counted and reported once per window.
  */
@@ -7,11 +7,11 @@ import type { LogMessage } from "../contract/rpc.js";
 
 /** Lines per window an instance may log; the rest are dropped and counted. */
 export const LOG_LINES_PER_WINDOW = 1_000;
-export const LOG_WINDOW_MS = 1_000;
+const LOG_WINDOW_MS = 1_000;
 /** A log message longer than this is cut (characters). */
 export const LOG_MSG_MAX = 8_192;
 /** A log line's data serialized longer than this is replaced by a note (characters). */
-export const LOG_DATA_MAX = 16_384;
+const LOG_DATA_MAX = 16_384;
 
 export class LogLimiter {
   /** Lines dropped over the instance's lifetime. */

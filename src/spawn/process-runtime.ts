@@ -55,7 +55,7 @@ const DRAIN_MS = 100;
 const STDERR_TAIL = 40;
 
 /** The child's command-line flags: the permission scopes, the heap limit, no warning noise. */
-export function processExecArgv(opts: Pick<ProcessRuntimeOptions, "task" | "maxMemoryMb" | "fsPaths">): string[] {
+function processExecArgv(opts: Pick<ProcessRuntimeOptions, "task" | "maxMemoryMb" | "fsPaths">): string[] {
   const { task } = opts;
   const declared = opts.fsPaths.map((p) => (p === "*" ? p : path.resolve(task.configDir, p)));
   const writable = [...(task.jitiCacheDir ? [task.jitiCacheDir] : []), ...declared];

@@ -1,5 +1,5 @@
 /**
- * "isolation": "sandbox" (issue 8): the process runtime's child, started through bubblewrap
+ * "isolation": "sandbox": the process runtime's child, started through bubblewrap
  * (Debian's `bubblewrap`, the sandbox Flatpak uses). The child gets its own PID namespace (it
  * cannot signal the host or see it in /proc), its own network namespace (no network at all
  * unless the manifest's permissions.net grants some), and a mount namespace holding only what
@@ -36,7 +36,7 @@ const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/ura
 const probed = new Map<string, string | null>();
 
 /** The bwrap to use: PATCHBAY_BWRAP, else bwrap on PATH or in /usr/bin. */
-export function bwrapPath(env: NodeJS.ProcessEnv = process.env): string | null {
+function bwrapPath(env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.PATCHBAY_BWRAP) return env.PATCHBAY_BWRAP;
   const dirs = [...(env.PATH ?? "").split(path.delimiter).filter(Boolean), "/usr/bin", "/usr/local/bin"];
   for (const d of dirs) if (existsSync(path.join(d, "bwrap"))) return path.join(d, "bwrap");
@@ -69,7 +69,7 @@ export function startSandbox(options: SandboxRuntimeOptions): WorkerRuntime {
 }
 
 /** bwrap's arguments for one child: namespaces, then the mounts, read-only first. */
-export function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[] {
+function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[] {
   // No --clearenv: bwrap's own environment is already only the child's (permissions.env plus
   // NODE_CHANNEL_FD, which the child needs to find its IPC channel).
   // No --new-session: setsid() puts the child in a scheduler autogroup of its own, which doubled

@@ -40,7 +40,7 @@ export interface AdapterClaim {
 }
 
 /** A claim with nothing to check for this adapter: reported skipped with its reason, never as a pass. */
-export class ClaimSkipped extends Error {
+class ClaimSkipped extends Error {
   override name = "ClaimSkipped";
 }
 

@@ -40,7 +40,7 @@ export function loadFixtures(pluginDir: string): HookFixture[] {
  * the same files certification.json names, each expected to normalize as it did when captured.
  * A capture the adapter refused at the time (kind null) is left out.
  */
-export function loadCaptures(pluginDir: string): HookFixture[] {
+function loadCaptures(pluginDir: string): HookFixture[] {
   const root = path.join(pluginDir, "fixtures", "captures");
   let names: string[] = [];
   try {
@@ -172,7 +172,9 @@ export function wiredCommands(files: string[], shim: string): string[] {
     try {
       visit(JSON.parse(text));
     } catch {
-      text.split("\n").filter((l) => l.includes(shim)).forEach((l) => found.add(l.trim()));
+      text.split("\n").filter((l) => l.includes(shim)).forEach((l) => {
+        found.add(l.trim());
+      });
     }
   }
   return [...found];

@@ -13,8 +13,8 @@ import type { Manifest } from "../contract/manifest.js";
 import { loadConfig } from "../config/load.js";
 import { readManifest, scanPlugins } from "../discovery/scan.js";
 import { bundledPluginsDir } from "../paths.js";
-import { createHost } from "../host.js";
-import type { Host } from "../host-api.js";
+import { createHost } from "../host/host.js";
+import type { Host } from "../host/api.js";
 import type { ConformanceOptions, InvalidHealth, KitKind } from "./types.js";
 
 export const INSTANCE = "kit";

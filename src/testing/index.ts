@@ -26,7 +26,7 @@
  * connectors.json, which can also supply the valid config) or among the bundled plugins.
  * registerConformance imports vitest only when called, so this module loads without it.
  */
-export { createHost } from "../host.js";
+export { createHost } from "../host/host.js";
 export { registerConformance, runConformance } from "./run.js";
 export { agentKit, conformanceKit, localModelKit, mcpKit, memoryStoreKit, skillStoreKit } from "./kits/index.js";
 export { KIT_KINDS, type Claim, type ClaimResult, type ConformanceOptions, type InvalidHealth, type KitContext, type KitKind, type ToolCall } from "./types.js";

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fromWire, isPatchbayError, pbError, toWire, type PatchbayError } from "../errors.js";
 import { SECTION_OF_KIND } from "../contract/kinds.js";
-import type { Host } from "../host-api.js";
+import type { Host } from "../host/api.js";
 import { ClaimFailure } from "./assert.js";
 import { bootKit, checkInvalidHealth, INSTANCE, removeTemps, resolveTarget, type Target } from "./boot.js";
 import { conformanceKit } from "./kits/index.js";

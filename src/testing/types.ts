@@ -2,7 +2,7 @@
  * The shapes of `patchbay/testing`: what a kit is given (ConformanceOptions), what a claim is,
  * and what running one reports. Kept apart from the runner so kits and callers share one source.
  */
-import type { Host, InstanceReport } from "../host-api.js";
+import type { Host, InstanceReport } from "../host/api.js";
 import type { Manifest } from "../contract/manifest.js";
 
 /** The kinds that have a conformance kit (adapters have their own certification). */

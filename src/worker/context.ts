@@ -37,7 +37,7 @@ type Level = LogMessage["level"];
 export type Send = (msg: WorkerToHost) => void;
 
 /**
- * The first cap on a log flood, where it is cheapest (issue 8): lines over the rate are dropped
+ * The first cap on a log flood, where it is cheapest: lines over the rate are dropped
  * here, before they are serialized, so a million ctx.log calls cost the host nothing. The host
  * caps again (spawn/log-limit.ts, same numbers), for a plugin that posts on its channel directly.
  */
@@ -46,7 +46,7 @@ const WINDOW_MS = 1_000;
 /** Per channel: a group thread hosts several instances, each with its own send and its own budget. */
 const budgets = new WeakMap<Send, { windowStart: number; inWindow: number; dropped: number }>();
 
-export function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
+function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
   let b = budgets.get(send);
   if (!b) budgets.set(send, (b = { windowStart: 0, inWindow: 0, dropped: 0 }));
   const now = Date.now();
@@ -155,7 +155,7 @@ export function captureConsole(send: Send): void {
 }
 
 /**
- * A thread's process.stdout/stderr are the host's (issue 8): a raw write would bypass the
+ * A thread's process.stdout/stderr are the host's: a raw write would bypass the
  * scrubber and break `--json`. Writes become log lines of the instance instead (the host caps
  * and scrubs them). fs.writeSync(1) still reaches the host's descriptor: a thread shares the
  * process (docs/isolation.md).

@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { createJiti as CreateJiti } from "jiti";
-import { pbError, PatchbayError } from "../errors.js";
+import { type PatchbayError, pbError } from "../errors.js";
 import type { InstanceTask } from "../contract/rpc.js";
 import { walkMarkedFields } from "./schema-walk.js";
 import { importCompiled } from "./compiled-cache.js";
@@ -114,7 +114,3 @@ function resolveConfigPath(base: string, value: string): string {
   return path.resolve(base, value);
 }
 
-export function firstLine(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.split("\n")[0] ?? text;
-}

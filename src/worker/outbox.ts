@@ -1,5 +1,5 @@
 /**
- * The worker → host half of batching (issue 12), on the shared turn policy
+ * The worker → host half of batching, on the shared turn policy
  * (contract/turn-batch.ts). Only results are batched (the host refuses
  * anything else inside a batch); every other message (log, progress, grant-call, lifecycle) is
  * posted at once, after the results queued before it, so the host sees the same order as

@@ -61,7 +61,7 @@ function positions(text: string): { file: string; line: number; column: number }
   return out;
 }
 
-export function codeFrame(file: string, line: number, column: number, context = 2): string | null {
+function codeFrame(file: string, line: number, column: number, context = 2): string | null {
   let lines: string[];
   try {
     lines = readFileSync(file, "utf8").split(/\r?\n/);

@@ -60,7 +60,9 @@ function walk(
     return;
   }
   if (type === "array" && Array.isArray(value)) {
-    value.forEach((item, i) => walk(def.element as ZodLike, item, marks, (next) => (value[i] = next), visit, depth + 1));
+    value.forEach((item, i) => {
+      walk(def.element as ZodLike, item, marks, (next) => (value[i] = next), visit, depth + 1);
+    });
     return;
   }
   if (type === "union") {

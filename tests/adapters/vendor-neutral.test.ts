@@ -16,7 +16,7 @@ function files(dir: string): string[] {
 }
 
 /** Code only: comments removed, and help `examples: [...]` (user-facing sample lines) dropped. */
-export function codeOf(source: string): string {
+function codeOf(source: string): string {
   return source
     .replace(/\/\*[\s\S]*?\*\//g, "")
     .replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1")

@@ -1,5 +1,5 @@
 /**
- * Boot checks each instance's health as soon as it has started (issue 12: a slow substrate
+ * Boot checks each instance's health as soon as it has started (a slow substrate
  * boots while other workers still start), but never before the instances it is granted have
  * started: a health check that calls a grant must find it up, wherever it sits in the file.
  */

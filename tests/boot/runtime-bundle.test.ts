@@ -1,5 +1,5 @@
 /**
- * Workers run the bundled runtime (scripts/bundle-runtime.mjs, issue 12): the worker programs
+ * Workers run the bundled runtime (scripts/bundle-runtime.mjs): the worker programs
  * and the authoring modules plugins import in a worker, zod inlined, so a worker's start loads a
  * few files rather than ~110 modules. These tests hold the bundle to that: what the runtime's
  * files import, that every worker program and authoring alias points into it, and that a plugin

@@ -1,5 +1,5 @@
 /**
- * The fault-and-attack suite (issue 8): one test per attack of a hostile plugin
+ * The fault-and-attack suite: one test per attack of a hostile plugin
  * (tests/fixtures/plugins/fx-hostile), run in every isolation mode where it applies, next to a
  * neighbour that holds a secret. Each test asserts the outcome written down for its mode
  * (blocked, contained, or documented as out of reach for threads) and records it; the suite

@@ -1,5 +1,5 @@
 /**
- * Batching per tick (issue 12): calls issued in one turn leave as one message, results settled
+ * Batching per tick: calls issued in one turn leave as one message, results settled
  * in one turn come back as one, and none of the boundary's rules change: a call or a result that
  * cannot be cloned fails alone, order holds, a hostile worker's batch is checked entry by entry
  * (thread, process and group mode), and nothing it sends throws in the host.
@@ -52,7 +52,9 @@ async function until(ok: () => boolean): Promise<void> {
 
 describe("RpcClient on a real port", () => {
   const open: (() => void)[] = [];
-  afterEach(() => open.splice(0).forEach((c) => c()));
+  afterEach(() => {
+    for (const c of open.splice(0)) c();
+  });
 
   it("sends the first call of a turn at once and the rest of the turn as one batch, in order", async () => {
     const c = clientOnPort();

@@ -78,7 +78,7 @@ describe("group mode", () => {
   it("refuses a group for a process-isolated instance, naming the field", async () => {
     const { file } = writeConfig({ mcpConnectors: { p: { plugin: "fx-echo", worker: "g", isolation: "process" } } });
     await expect(createHost({ config: file, logLevel: "silent" })).rejects.toMatchObject({
-      // A problem inside one instance blocks that instance (issue 13), so the boot lists it as its failure.
+      // A problem inside one instance blocks that instance, so the boot lists it as its failure.
       code: "PB_ERR_BOOT_FAILED",
       data: { failures: [expect.objectContaining({ code: "PB_ERR_CONFIG_INVALID", message: expect.stringContaining("/mcpConnectors/p/worker") })] },
     });

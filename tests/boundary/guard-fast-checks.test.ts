@@ -1,12 +1,12 @@
 /**
- * The guard's hand-written checks for hot methods (src/rpc/fast-checks.ts) must be exactly as
+ * The guard's hand-written checks for hot methods (src/guard/fast-checks.ts) must be exactly as
  * strict as the contract schema: for every odd argument list, checkCall accepts it exactly when
  * the zod schema does, and sends the same data the schema's copy would carry.
  */
 import { describe, expect, it } from "vitest";
-import { checkCall, type GuardTarget } from "../../src/rpc/guard.js";
+import { checkCall, type GuardTarget } from "../../src/guard/guard.js";
 import { methodSchema } from "../../src/contract/schemas.js";
-import { fastArgsOk } from "../../src/rpc/fast-checks.js";
+import { fastArgsOk } from "../../src/guard/fast-checks.js";
 
 const target: GuardTarget = { instance: "mcpConnectors/x", kind: "mcp", capabilities: [], allowedTools: null, identity: null };
 class Thing { a = 1; }

@@ -1,5 +1,5 @@
 /**
- * The host's inbound checks in isolation (issue 8): every malformed shape is refused with a
+ * The host's inbound checks in isolation: every malformed shape is refused with a
  * reason and nothing throws; valid messages pass untouched; the log limiter drops past its cap;
  * the scrubber never censors codes or protected names.
  */

@@ -1,5 +1,5 @@
 /**
- * Trust levels (issue 8): doctor warns when a plugin that is neither bundled nor listed in
+ * Trust levels: doctor warns when a plugin that is neither bundled nor listed in
  * "trust" runs as a thread next to instances holding secrets, and names the line to add.
  */
 import { afterAll, describe, expect, it } from "vitest";

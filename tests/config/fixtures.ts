@@ -39,6 +39,7 @@ export function tempProject({ git = true } = {}): TempProject {
 }
 
 /** Run `fn` and return what it threw (fails the test when it does not throw). */
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the caught error has
 export async function caught(fn: () => unknown): Promise<any> {
   try {
     await fn();

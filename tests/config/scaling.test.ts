@@ -1,5 +1,5 @@
 /**
- * Config input that scales (issue 8): nesting deeper than the limit is a coded config error
+ * Config input that scales: nesting deeper than the limit is a coded config error
  * (never a stack overflow reported as PB_ERR_INTERNAL), and alias chains resolve in one pass.
  * Speed (10,000 instances, a 5,000-long chain) is measured in bench/config-scale.mjs, not here.
  */

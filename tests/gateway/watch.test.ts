@@ -5,8 +5,8 @@
  * later good edit is picked up.
  */
 import { appendFileSync, cpSync, readFileSync, renameSync, watch, writeFileSync } from "node:fs";
-import { createHost } from "../../src/host.js";
-import type { ReloadOutcome } from "../../src/host-reload.js";
+import { createHost } from "../../src/host/host.js";
+import type { ReloadOutcome } from "../../src/host/reload.js";
 import { startWatching } from "../../src/gateway/watch.js";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ResourceUpdate } from "../../src/host-api.js";
+import type { ResourceUpdate } from "../../src/host/api.js";
 import { cleanupTempDirs, tempDir, until } from "../helpers.js";
 import { bootMcp, EVERYTHING, HOSTILE } from "./_host.js";
 

@@ -54,7 +54,9 @@ beforeAll(async () => {
   project = tempDir("pb-templates-");
   // The user's path exactly: `plugin new` with the default --dir, then a connectors.json that names each plugin and nothing else.
   const created = await Promise.all(KINDS.map((kind) => runCli(["plugin", "new", kind, nameOf(kind), "--json"], { cwd: project })));
-  created.forEach((r, i) => expect(r.code, `plugin new ${KINDS[i]}: ${r.stderr}`).toBe(0));
+  created.forEach((r, i) => {
+    expect(r.code, `plugin new ${KINDS[i]}: ${r.stderr}`).toBe(0);
+  });
   const connectors: Record<string, Record<string, { plugin: string }>> = {};
   for (const kind of KINDS) (connectors[SECTION_OF_KIND[kind]] ??= {})[nameOf(kind)] = { plugin: nameOf(kind) };
   writeFileSync(path.join(project, "connectors.json"), JSON.stringify(connectors, null, 2));

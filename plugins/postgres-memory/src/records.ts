@@ -4,16 +4,11 @@
  * (the top-level value wins) and a read never puts them back. A wrongly typed curated field is
  * refused with its name, never coerced or dropped.
  */
-import type { MemoryWrite, PortableMemory } from "patchbay/plugin";
+import { CURATED_MEMORY_FIELDS, isCuratedMemoryField, type CuratedMemoryField, type MemoryWrite, type PortableMemory } from "patchbay/plugin";
 
-export const CURATED_FIELDS = [
-  "thread_status", "pinned", "confidence", "domain_tags", "payload_type", "knowledge_type",
-  "recipients", "expires_at", "created_at", "agent_id", "vault",
-] as const;
-type Curated = (typeof CURATED_FIELDS)[number];
+type Curated = CuratedMemoryField;
 
 const CORE = new Set(["id", "summary", "detail", "score", "metadata"]);
-const CURATED = new Set<string>(CURATED_FIELDS);
 const MAX_ID_LENGTH = 200;
 
 const isString = (v: unknown) => typeof v === "string";
@@ -62,7 +57,7 @@ export function toRow(record: MemoryWrite, newId: () => string): RowValues {
 
   const metadata: Record<string, unknown> = { ...(record.metadata ?? {}) };
   const curated: Partial<Record<Curated, unknown>> = {};
-  for (const field of CURATED_FIELDS) {
+  for (const field of CURATED_MEMORY_FIELDS) {
     const value = record[field] ?? metadata[field];
     delete metadata[field];
     if (value == null) continue;
@@ -72,7 +67,7 @@ export function toRow(record: MemoryWrite, newId: () => string): RowValues {
   }
   // Unknown top-level keys are substrate-specific: they belong in metadata.
   for (const [key, value] of Object.entries(record)) {
-    if (!CORE.has(key) && !CURATED.has(key) && value !== undefined) metadata[key] = value;
+    if (!CORE.has(key) && !isCuratedMemoryField(key) && value !== undefined) metadata[key] = value;
   }
   return { id, summary: record.summary, detail: (record.detail as string | undefined) ?? null, curated, metadata: Object.keys(metadata).length ? metadata : null };
 }
@@ -84,14 +79,14 @@ export function fromRow(row: StoredRow): PortableMemory {
   const out: PortableMemory = { id: row.id as string, summary: row.summary as string };
   if (row.detail != null) out.detail = row.detail as string;
   if (row.rank != null) out.score = Number(row.rank);
-  for (const field of CURATED_FIELDS) {
+  for (const field of CURATED_MEMORY_FIELDS) {
     const value = row[field];
     if (value != null) (out as unknown as Record<string, unknown>)[field] = value;
   }
   if (isPlainObject(row.metadata)) {
     const metadata = { ...row.metadata };
     // Rows written by other tools: never hand out a duplicated curated key.
-    for (const field of CURATED_FIELDS) delete metadata[field];
+    for (const field of CURATED_MEMORY_FIELDS) delete metadata[field];
     if (Object.keys(metadata).length > 0) out.metadata = metadata;
   }
   return out;

@@ -3,17 +3,12 @@
  * curated field lives at the top level only, never also in `metadata`, so a write hoists curated
  * keys out of `metadata` and a read never puts them back there.
  */
-import type { MemoryWrite, PortableMemory } from "patchbay/plugin";
+import { CURATED_MEMORY_FIELDS, isCuratedMemoryField, type CuratedMemoryField, type MemoryWrite, type PortableMemory } from "patchbay/plugin";
 
-export const CURATED_FIELDS = [
-  "thread_status", "pinned", "confidence", "domain_tags", "payload_type", "knowledge_type",
-  "recipients", "expires_at", "created_at", "agent_id", "vault",
-] as const;
-type Curated = (typeof CURATED_FIELDS)[number];
+type Curated = CuratedMemoryField;
 
 /** Core fields handled on their own; `score` is computed by a query and never stored. */
 const CORE_FIELDS = new Set(["id", "summary", "detail", "score", "metadata"]);
-const CURATED_SET = new Set<string>(CURATED_FIELDS);
 
 const MAX_ID_LENGTH = 200;
 
@@ -77,7 +72,7 @@ export function toRow(record: MemoryWrite, newId: () => string): Row {
 
   const metadata: Record<string, unknown> = { ...(record.metadata ?? {}) };
   const curated: Partial<Record<Curated, unknown>> = {};
-  for (const field of CURATED_FIELDS) {
+  for (const field of CURATED_MEMORY_FIELDS) {
     const top = record[field];
     const nested = metadata[field];
     delete metadata[field];
@@ -90,7 +85,7 @@ export function toRow(record: MemoryWrite, newId: () => string): Row {
   }
   // Unknown top-level keys are substrate-specific: they belong in metadata.
   for (const [key, value] of Object.entries(record)) {
-    if (CORE_FIELDS.has(key) || CURATED_SET.has(key) || value === undefined) continue;
+    if (CORE_FIELDS.has(key) || isCuratedMemoryField(key) || value === undefined) continue;
     metadata[key] = value;
   }
 
@@ -159,7 +154,7 @@ export function fromRow(row: StoredRow): PortableMemory {
   const metadata = parseJson(row.metadata);
   if (isPlainObject(metadata) && Object.keys(metadata).length > 0) {
     // Defence in depth for rows written by other tools: never hand out a duplicated curated key.
-    for (const field of CURATED_FIELDS) delete metadata[field];
+    for (const field of CURATED_MEMORY_FIELDS) delete metadata[field];
     if (Object.keys(metadata).length > 0) out.metadata = metadata;
   }
   return out;

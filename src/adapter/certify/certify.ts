@@ -50,7 +50,7 @@ export interface CertifyReport {
 
 const MARK = "PATCHBAY-CERTIFY-MARK";
 
-export function clientVersion(bin: string): string {
+function clientVersion(bin: string): string {
   let out: string;
   try {
     out = execFileSync(bin, ["--version"], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });

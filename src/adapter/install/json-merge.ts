@@ -34,26 +34,16 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
 export const jsonEqual = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
-export function detectFormat(text: string): JsonFormat {
+function detectFormat(text: string): JsonFormat {
   const m = /\n([ \t]+)\S/.exec(text);
   // An empty object tells nothing about style: give it the usual two spaces rather than one long line.
   return { indent: m ? m[1] : /^\s*\{\s*\}\s*$/.test(text) ? "  " : "", newline: text.endsWith("\n") };
 }
 
-export function formatJson(value: unknown, format: JsonFormat): string {
+function formatJson(value: unknown, format: JsonFormat): string {
   return JSON.stringify(value, null, format.indent) + (format.newline ? "\n" : "");
 }
-
-/** True when formatting the parsed text in its own detected format gives back the same bytes. */
-export function isCanonical(text: string): boolean {
-  try {
-    return formatJson(JSON.parse(text), detectFormat(text)) === text;
-  } catch {
-    return false;
-  }
-}
-
-export function parseJsonObject(text: string, file: string): Record<string, Json> {
+function parseJsonObject(text: string, file: string): Record<string, Json> {
   let value: unknown;
   try {
     value = JSON.parse(text);

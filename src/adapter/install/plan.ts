@@ -20,7 +20,7 @@ export interface ShimFacts {
 }
 
 /** The runner a shim executes; install refuses when it is not there (a hook command that does not exist fails silently). */
-export function runnerPaths(): { node: string; bin: string; main: string } {
+function runnerPaths(): { node: string; bin: string; main: string } {
   const root = packageRoot();
   return { node: process.execPath, bin: path.join(root, "bin", "patchbay.mjs"), main: path.join(root, "dist", "cli", "main.js") };
 }
@@ -33,7 +33,7 @@ export function assertRunner(): void {
   }
 }
 
-export function shimArtifact(facts: ShimFacts): Artifact {
+function shimArtifact(facts: ShimFacts): Artifact {
   const r = runnerPaths();
   const q = shellQuote;
   const content = [

@@ -41,7 +41,7 @@ export type RecordedArtifact = z.output<typeof Recorded>;
 export type InstallRecord = z.output<typeof InstallRecordSchema>;
 export type AdapterRecord = InstallRecord["adapters"][string];
 
-export function emptyRecord(): InstallRecord {
+function emptyRecord(): InstallRecord {
   return { schemaVersion: 1, adapters: {} };
 }
 

@@ -1,11 +1,10 @@
 /**
- * `patchbay boot` and `patchbay serve`: boot every instance, report one row each; boot shuts
- * down after the report, serve stays up until SIGINT or SIGTERM and then closes gracefully.
- * (The CLI routes `serve` to commands/serve.ts, the gateway; this one is its fallback.)
+ * `patchbay boot`: boot every instance, report one row each, shut down. (`serve`, which stays
+ * up, is commands/serve.ts.)
  */
 import { EXIT, isRetryable, type ExitCode } from "../../errors.js";
-import { bootFailure, createHost, type CreateHostOptions } from "../../host.js";
-import type { Host } from "../../host-api.js";
+import { bootFailure, createHost, type CreateHostOptions } from "../../host/host.js";
+import type { Host } from "../../host/api.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { renderError, renderReport, type Output } from "../render.js";
 
@@ -44,29 +43,6 @@ export async function bootCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   } finally {
     await host.close();
   }
-}
-
-export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
-  allowFlags(args, "serve", []);
-  const progress = progressPrinter(io.err, process.stderr.isTTY === true);
-  const host = await createHost({ config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "info", onProgress: progress.onProgress }).finally(progress.done);
-  io.scrubber.absorb(host.scrubber);
-  const code = reportOutcome(host, args, io);
-  if (code !== EXIT.OK) {
-    await host.close();
-    return code;
-  }
-  // Listen before announcing: a supervisor may signal the moment it reads the line.
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-  });
-  io.err(`patchbay: serving ${host.instanceIds().length} instances; press Ctrl-C to stop.`);
-  const signal = await stopped;
-  io.err(`patchbay: ${signal} received, stopping every instance...`);
-  await host.close();
-  io.err("patchbay: stopped.");
-  return EXIT.OK;
 }
 
 function reportOutcome(host: Host, args: ParsedArgs, io: Output): ExitCode {

@@ -27,7 +27,7 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     return EXIT.OK;
   }
   // Imported only now: the host pulls in zod and every stage, which a call answered by a running serve never needs.
-  const { createHost } = await import("../../host.js");
+  const { createHost } = await import("../../host/host.js");
   const host = await createHost({ config: flagString(args, "config"), only: [target], collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "warn" });
   io.scrubber.absorb(host.scrubber);
   try {

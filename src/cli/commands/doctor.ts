@@ -3,8 +3,8 @@
  * check with its fix. Exit codes as boot.
  */
 import { EXIT, toWire, type ExitCode, type WireError } from "../../errors.js";
-import { bootFailure, createHost } from "../../host.js";
-import { inspect } from "../../inspect.js";
+import { bootFailure, createHost } from "../../host/host.js";
+import { inspect } from "../../host/inspect.js";
 import { trustWarnings } from "../../registry/trust.js";
 import { adapterDoctor } from "../../adapter/doctor.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";

@@ -5,8 +5,8 @@
  * health, MCP tools and agents from the running instances, and shuts down.
  */
 import { EXIT, type ExitCode } from "../../errors.js";
-import { createHost } from "../../host.js";
-import { inspect, listing, type InstanceListing } from "../../inspect.js";
+import { createHost } from "../../host/host.js";
+import { inspect, listing, type InstanceListing } from "../../host/inspect.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { table, type Output } from "../render.js";
 

@@ -5,8 +5,8 @@
  * the report joins every other message on stderr.
  */
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
-import { bootFailure, createHost } from "../../host.js";
-import type { Host } from "../../host-api.js";
+import { bootFailure, createHost } from "../../host/host.js";
+import type { Host } from "../../host/api.js";
 import { startServing, type Serving } from "../../gateway/serve.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { renderError, renderReport, type Output } from "../render.js";

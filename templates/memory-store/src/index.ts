@@ -11,7 +11,7 @@
  * duplicated into metadata), so a mistake here fails loudly, at the call that made it.
  */
 import { randomUUID } from "node:crypto";
-import { definePlugin, z } from "patchbay/plugin";
+import { definePlugin, hoistCuratedFields, z } from "patchbay/plugin";
 import type { MemoryStore, MemoryWrite, PortableMemory, QueryFilters } from "patchbay/plugin";
 
 // SUBSTRATE: the settings your store needs. Give each a default where one makes sense, so the
@@ -62,7 +62,7 @@ export default definePlugin({
       async write(record: MemoryWrite): Promise<{ id: string; created_at: number }> {
         // SUBSTRATE: insert or replace the record. Keep curated fields (pinned, domain_tags, ...)
         // at the top level; never copy one into metadata as well (the host refuses that).
-        const clean = withCuratedOnTop(structuredClone(record));
+        const clean = hoistCuratedFields(structuredClone(record));
         const id = clean.id ?? randomUUID();
         const created_at = clean.created_at ?? records.get(id)?.created_at ?? Date.now();
         records.delete(id); // re-insert, so Map order stays oldest-first for eviction
@@ -86,24 +86,6 @@ export default definePlugin({
   },
 });
 
-/** Seed 001's curated fields: each lives at the top level of a record, never also in metadata. */
-const CURATED = [
-  "thread_status", "pinned", "confidence", "domain_tags", "payload_type", "knowledge_type",
-  "recipients", "expires_at", "created_at", "agent_id", "vault",
-] as const;
-
-/** Moves curated fields a writer put in metadata to the top level (a top-level value wins). */
-function withCuratedOnTop(record: MemoryWrite): MemoryWrite {
-  if (!record.metadata) return record;
-  const metadata = { ...record.metadata };
-  const lifted: Record<string, unknown> = {};
-  for (const field of CURATED) {
-    if (!Object.hasOwn(metadata, field)) continue;
-    if (record[field] === undefined) lifted[field] = metadata[field];
-    delete metadata[field];
-  }
-  return { ...record, ...lifted, metadata };
-}
 
 /** Lower-case words of letters and digits: the whole "full-text index" of this example. */
 function words(text: string): string[] {

@@ -2,14 +2,14 @@
  * Config and plugin discovery without starting anything: what `patchbay list` shows and what
  * tooling needs to know about a connectors.json.
  */
-import { loadConfig, type LoadConfigOptions, type ResolvedConfig } from "./config/load.js";
-import { scanPlugins, type DiscoveredPlugin, type Discovery } from "./discovery/scan.js";
-import { planInstances, type LoadPlan } from "./discovery/plan.js";
-import { bundledPluginsDir } from "./paths.js";
-import { Scrubber } from "./secrets.js";
-import { toWire, type WireError } from "./errors.js";
-import { describeUnstarted, type InstanceCapabilities } from "./registry/capabilities.js";
-import { blockedBy } from "./config/scope.js";
+import { loadConfig, type LoadConfigOptions, type ResolvedConfig } from "../config/load.js";
+import { scanPlugins, type DiscoveredPlugin, type Discovery } from "../discovery/scan.js";
+import { planInstances, type LoadPlan } from "../discovery/plan.js";
+import { bundledPluginsDir } from "../paths.js";
+import { Scrubber } from "../secrets.js";
+import { toWire, type WireError } from "../errors.js";
+import { describeUnstarted, type InstanceCapabilities } from "../registry/capabilities.js";
+import { blockedBy } from "../config/scope.js";
 
 export interface Inspection {
   config: ResolvedConfig;

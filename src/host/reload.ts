@@ -1,5 +1,5 @@
 /**
- * Hot reload (`serve --watch`, issue 9): re-reads connectors.json and the plugin folders and
+ * Hot reload (`serve --watch`): re-reads connectors.json and the plugin folders and
  * restarts only the instances whose resolved entry or plugin files changed. A replacement boots
  * and passes health_check before it takes over; calls in flight on the old worker finish
  * (bounded by its timeout) before that worker stops. A broken edit (bad JSON, a schema error, a
@@ -9,16 +9,16 @@
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { pbError, toWire, type PatchbayError, type WireError } from "./errors.js";
-import { loadConfig, type ResolvedConfig, type ResolvedInstance } from "./config/load.js";
-import { scanPlugins } from "./discovery/scan.js";
-import { planInstances, type PlannedInstance } from "./discovery/plan.js";
-import { checkHealth } from "./registry/health.js";
-import type { InstanceEntry } from "./registry/registry.js";
-import { bundledPluginsDir } from "./paths.js";
-import { startInstance } from "./host.js";
-import { WorkerGroups } from "./spawn/group-runtime.js";
-import type { Host } from "./host-api.js";
+import { pbError, toWire, type PatchbayError, type WireError } from "../errors.js";
+import { loadConfig, type ResolvedConfig, type ResolvedInstance } from "../config/load.js";
+import { scanPlugins } from "../discovery/scan.js";
+import { planInstances, type PlannedInstance } from "../discovery/plan.js";
+import { checkHealth } from "../registry/health.js";
+import type { InstanceEntry } from "../registry/registry.js";
+import { bundledPluginsDir } from "../paths.js";
+import { startInstance } from "./start.js";
+import { WorkerGroups } from "../spawn/group-runtime.js";
+import type { Host } from "./api.js";
 
 export interface ReloadOutcome {
   /** Instances restarted on a new worker. */

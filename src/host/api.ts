@@ -3,31 +3,26 @@
  * guard with deadlines, discovery (capabilities, list), agent broadcast and delivery receipts,
  * the boot report, and close(). Every error and value that leaves here is scrubbed.
  */
-import { pbError, PatchbayError, toWire, type WireError } from "./errors.js";
-import type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, Remote, ResourceUpdate } from "./host-types.js";
-import type { Section } from "./contract/kinds.js";
-import type { LocalModel, McpConnector, MemoryStore, OutgoingPayload, SkillStore, AdapterPlugin } from "./contract/types.js";
-import { checkCall, checkResult, contractTimeout, type HostMeta } from "./rpc/guard.js";
-import { knowsTools, toolsUnknown } from "./rpc/mcp-checks.js";
-import type { ProgressUpdate } from "./rpc/client.js";
-import type { InstanceEntry, Registry } from "./registry/registry.js";
-import { describeInstances, type InstanceCapabilities } from "./registry/capabilities.js";
-import { broadcast, type BroadcastResult } from "./registry/broadcast.js";
-import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "./registry/receipts.js";
-import { LiveHealth, isHealthy, type HealthChange } from "./registry/live-health.js";
-import type { ResolvedConfig } from "./config/types.js";
-import type { Scrubber } from "./secrets.js";
-import type { Logger } from "./log.js";
-import { watchSubstrate } from "./registry/substrate.js";
+import { pbError, type PatchbayError, type WireError } from "../errors.js";
+import type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, Remote, ResourceUpdate } from "./types.js";
+import type { Section } from "../contract/kinds.js";
+import type { LocalModel, McpConnector, MemoryStore, OutgoingPayload, SkillStore, AdapterPlugin } from "../contract/types.js";
+import { CallGuard, type HostMeta } from "../guard/call.js";
+import type { InstanceEntry, Registry } from "../registry/registry.js";
+import { describeInstances, type InstanceCapabilities } from "../registry/capabilities.js";
+import { broadcast, type BroadcastResult } from "../registry/broadcast.js";
+import { ReceiptLog, type DeliveryRecord, type ReceiptFilter } from "../registry/receipts.js";
+import { LiveHealth, isHealthy, type HealthChange } from "../registry/live-health.js";
+import type { ResolvedConfig } from "../config/types.js";
+import type { Scrubber } from "../secrets.js";
+import type { Logger } from "../log.js";
 
-/** The longest the host spends listing an instance's tools before its first call. */
-const LEARN_TOOLS_MS = 5_000;
-
-export type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, ResourceUpdate } from "./host-types.js";
+export type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, ResourceUpdate } from "./types.js";
 
 export class Host {
   private closed = false;
   private readonly receiptLog = new ReceiptLog();
+  private readonly guard: CallGuard;
   private readonly updateListeners = new Set<(update: ResourceUpdate) => void>();
 
   constructor(
@@ -39,7 +34,9 @@ export class Host {
     private readonly warnings: WireError[],
     /** The config the host booted from (the gateway section and intervals are read by `serve`). */
     readonly config: ResolvedConfig | null = null,
-  ) {}
+  ) {
+    this.guard = new CallGuard(scrubber, this.receiptLog);
+  }
 
   memory(name = "primary"): Remote<MemoryStore> {
     return this.proxy("memoryStores", name);
@@ -167,7 +164,7 @@ export class Host {
   }
 
   /**
-   * serve (issue 9): re-runs every instance's health_check on its interval; `onChange` hears an
+   * serve: re-runs every instance's health_check on its interval; `onChange` hears an
    * instance turn unhealthy or recover. Returns the monitor (stop() it before close()).
    */
   startLiveHealth(onChange: (change: HealthChange) => void, onChecked?: (id: string) => void): LiveHealth {
@@ -181,7 +178,7 @@ export class Host {
     return live;
   }
 
-  /** serve (issue 9): per instance, what `patchbay status` shows besides call statistics. */
+  /** serve: per instance, what `patchbay status` shows besides call statistics. */
   liveStatus(): LiveInstanceStatus[] {
     return this.scrubber.scrubValue(this.registry.all().map((e) => ({
       id: e.id, plugin: e.plugin, required: e.required, state: e.state, healthy: isHealthy(e), healthMs: e.healthMs,
@@ -189,64 +186,17 @@ export class Host {
     })));
   }
 
-  /** Internal (hot reload, issue 9): the registry, for swapping one instance's entry. */
+  /** Internal (hot reload): the registry, for swapping one instance's entry. */
   get registryForReload(): Registry {
     return this.registry;
   }
 
   /**
-   * Internal: used by the health pass and by grants (plugin → host calls). Never throws: every
-   * failure is a rejection. Not an async function: the common call is one chain of `then`s on the
-   * worker's promise (no async frame and no await ticks of its own), which is every call's path.
+   * Internal: used by the health pass, reload and grants (plugin → host calls): the call guard's
+   * door, without the host's closed check, in-flight count and scrubbing.
    */
   invoke(entry: InstanceEntry, method: string, args: unknown[], opts: CallOptions = {}, hostMeta?: HostMeta): Promise<unknown> {
-    try {
-      if (!entry.worker || !entry.target || !entry.planned) {
-        throw pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${entry.id} is ${entry.state}${entry.error ? ` (${entry.error.message})` : ""}.`, { instance: entry.id, state: entry.state });
-      }
-      const target = entry.target;
-      const sent = checkCall(target, method, args, hostMeta);
-      const timeoutMs = opts.timeoutMs ?? contractTimeout(target, method, sent) ?? entry.planned.timeoutMs;
-      // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
-      const learning = target.kind === "mcp" && method === "call" && !knowsTools(target) ? this.learnTools(entry, timeoutMs) : null;
-      if (target.kind === "agent" && method === "deliver") return this.deliver(entry, sent, timeoutMs, opts.signal);
-      const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
-      return watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress, opts.signal)).then((result) =>
-        learning ? learning.then(() => checkResult(target, method, sent, result)) : checkResult(target, method, sent, result));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  /** An agent delivery: every delivery that crossed is recorded, acknowledged or not. */
-  private async deliver(entry: InstanceEntry, sent: unknown[], timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
-    try {
-      const receipt = checkResult(entry.target!, "deliver", sent, await watchSubstrate(entry, entry.worker!.call("deliver", sent, timeoutMs, undefined, signal)));
-      this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
-      return receipt;
-    } catch (err) {
-      this.receiptLog.recordDelivery(entry.id, sent, { error: err });
-      throw err;
-    }
-  }
-
-  /**
-   * The host checks structuredContent against each tool's outputSchema, which it learns from
-   * list_tools: with the first call of an instance whose tools it has not seen, it lists them
-   * once, bounded by LEARN_TOOLS_MS. A failed listing does not fail the call; it is tried again
-   * after a while (mcp-checks.ts), not before every call.
-   */
-  private async learnTools(entry: InstanceEntry, timeoutMs: number): Promise<void> {
-    try {
-      await this.invoke(entry, "list_tools", [], { timeoutMs: Math.min(timeoutMs, LEARN_TOOLS_MS) });
-    } catch {
-      // The call itself reports whatever is wrong with the instance.
-      toolsUnknown(entry.target!);
-    }
-  }
-
-  private scrubbedProgress(fn: (update: ProgressUpdate) => void): (update: ProgressUpdate) => void {
-    return (u) => fn(u.message === undefined ? u : { ...u, message: this.scrubber.scrub(u.message) });
+    return this.guard.invoke(entry, method, args, opts, hostMeta);
   }
 
   private proxy<T>(section: Section, name: string): Remote<T> {
@@ -266,7 +216,6 @@ export class Host {
   }
 
   private scrubError(err: unknown): PatchbayError {
-    const wire = toWire(err);
-    return new PatchbayError(wire.code, this.scrubber.scrub(wire.message), this.scrubber.scrubValue(wire.data), wire.hint);
+    return this.guard.scrubError(err);
   }
 }

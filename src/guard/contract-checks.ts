@@ -8,18 +8,10 @@
 import { pbError, type PatchbayError } from "../errors.js";
 import { CORE_QUERY_KEYS } from "../contract/manifest.js";
 import { portableNameProblem } from "../contract/names.js";
-import { CURATED_MEMORY_FIELDS } from "../contract/schemas.js";
-import type { Kind } from "../contract/kinds.js";
+import { curatedFieldInMetadata } from "../contract/memory.js";
+import type { ContractTarget } from "../contract/target.js";
 
-export interface ContractTarget {
-  instance: string;
-  kind: Kind;
-  /** memory-store: the query modes and extra filter keys its plugin.json declares. */
-  modes?: readonly string[];
-  filters?: readonly string[];
-  /** local-model: the dimension of the first embedding the instance returned; later ones must match. */
-  embedDim?: number | null;
-}
+export type { ContractTarget };
 
 type Rec = Record<string, unknown>;
 
@@ -132,8 +124,7 @@ function checkMemories(target: ContractTarget, method: string, args: unknown[], 
     throw violation(instance, method, `was asked for id "${String(args[0])}" and answered id "${String(records[0].id)}"`);
   }
   for (const record of records) {
-    const metadata = record.metadata as Rec | undefined;
-    const dup = metadata ? CURATED_MEMORY_FIELDS.find((f) => Object.hasOwn(metadata, f)) : undefined;
+    const dup = curatedFieldInMetadata(record.metadata as Rec | undefined);
     if (dup) throw violation(instance, method, `record "${String(record.id)}" duplicates the curated field "${dup}" into metadata (curated fields belong at the top level only)`, { field: dup });
   }
 }

@@ -1,12 +1,12 @@
 /**
- * The types of the embedder's API (host-api.ts): call options, the boot report and its rows,
- * the status rows, and the typed connector proxies. Apart so host-api.ts holds behaviour only.
+ * The types of the embedder's API (api.ts): call options, the boot report and its rows,
+ * the status rows, and the typed connector proxies. Apart so api.ts holds behaviour only.
  */
-import type { WireError } from "./errors.js";
-import type { Section } from "./contract/kinds.js";
-import type { AgentConnector, AgentResponse, DeliveryReceipt, OutgoingPayload, RequestResponseOpts } from "./contract/types.js";
-import type { ProgressUpdate } from "./rpc/client.js";
-import type { InstanceState } from "./registry/registry.js";
+import type { WireError } from "../errors.js";
+import type { Section } from "../contract/kinds.js";
+import type { AgentConnector, AgentResponse, DeliveryReceipt, OutgoingPayload, RequestResponseOpts } from "../contract/types.js";
+import type { ProgressUpdate } from "../rpc/client.js";
+import type { InstanceState } from "../registry/registry.js";
 
 export interface CallOptions {
   /** Overrides the instance's timeout_ms for this call. */

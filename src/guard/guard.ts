@@ -5,29 +5,16 @@
  */
 import { randomUUID } from "node:crypto";
 import { pbError, type PatchbayError } from "../errors.js";
-import { callableMethods, METHODS, type Kind } from "../contract/kinds.js";
+import { callableMethods, METHODS } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
 import { methodSchema } from "../contract/schemas.js";
-import { checkContractResult, prefillCorrelation, prepareArgs, violation, type ContractTarget } from "./contract-checks.js";
+import type { GuardTarget, HostMeta } from "../contract/target.js";
+import { checkContractResult, prefillCorrelation, prepareArgs, violation } from "./contract-checks.js";
 import { checkMcpResult } from "./mcp-checks.js";
 import { fastArgsOk } from "./fast-checks.js";
 
 export { contractTimeout } from "./contract-checks.js";
-
-export interface GuardTarget extends ContractTarget {
-  instance: string;
-  kind: Kind;
-  capabilities: readonly string[];
-  /** null = every tool; [] = none. */
-  allowedTools: readonly string[] | null;
-  identity: Readonly<Record<string, unknown>> | null;
-}
-
-/** The DeliveryMeta fields only the host sets; a broadcast passes the one it shares across connectors. */
-export interface HostMeta {
-  dispatch_id: string;
-  sent_at: number;
-}
+export type { GuardTarget, HostMeta };
 
 /** Checks a call and returns the arguments to send (identity merged, delivery meta filled). */
 export function checkCall(target: GuardTarget, method: string, args: unknown[], hostMeta?: HostMeta): unknown[] {
@@ -87,13 +74,13 @@ function prefill(target: GuardTarget, method: string, args: unknown[], hostMeta?
  * The host owns DeliveryMeta: a fresh dispatch_id and the host's emit clock on every call,
  * whatever the caller passed. A broadcast passes the dispatch_id it shares on purpose.
  */
-export function withHostMeta(payload: Record<string, unknown>, dispatchId: string = randomUUID(), sentAt: number = Date.now()): Record<string, unknown> {
+function withHostMeta(payload: Record<string, unknown>, dispatchId: string = randomUUID(), sentAt: number = Date.now()): Record<string, unknown> {
   const meta = (payload.meta ?? {}) as Record<string, unknown>;
   const origin = meta.origin ?? { skill_name: "patchbay", trigger_kind: "inline" };
   return { ...payload, meta: { ...meta, origin, dispatch_id: dispatchId, sent_at: sentAt } };
 }
 
-export function assertName(instance: string, method: string, name: unknown, what: string): void {
+function assertName(instance: string, method: string, name: unknown, what: string): void {
   const problem = portableNameProblem(name);
   if (problem) throw pbError("PB_ERR_NAME_INVALID", `${instance}.${method}(): ${what} ${JSON.stringify(name)} ${problem}.`, { instance, method });
 }

@@ -45,5 +45,5 @@ const FAST_ARGS: Partial<Record<Kind, Readonly<Record<string, Check>>>> = {
 export function fastArgsOk(kind: Kind, method: string, args: unknown[]): boolean {
   const table = FAST_ARGS[kind];
   const check = table && Object.hasOwn(table, method) ? table[method] : undefined;
-  return check !== undefined && check(args);
+  return check?.(args) === true;
 }

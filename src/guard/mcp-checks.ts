@@ -44,7 +44,7 @@ export function toolsUnknown(target: object): void {
 }
 
 /** Called with every list_tools answer that passed the schema: remembers each tool's outputSchema. */
-export function rememberTools(target: object, tools: readonly Rec[]): void {
+function rememberTools(target: object, tools: readonly Rec[]): void {
   const byTool = new Map<string, Validate | string>();
   for (const t of tools) {
     if (t.outputSchema && typeof t.outputSchema === "object") byTool.set(String(t.name), compile(t.outputSchema as Rec));
@@ -79,7 +79,7 @@ function compile(schema: Rec): Validate | string {
 }
 
 /** After a call's result: MCP's result shape, and structuredContent against the tool's outputSchema. */
-export function checkMcpCallResult(instance: string, tool: string, result: unknown, target: object): void {
+function checkMcpCallResult(instance: string, tool: string, result: unknown, target: object): void {
   const bad = (why: string): PatchbayError =>
     pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}.call(): tool "${tool}" ${why}.`, { instance, method: "call", tool });
   const check = known.get(target)?.byTool.get(tool);
