@@ -25,7 +25,10 @@ class LongRunningFirst extends BaseSequencer {
       return i === -1 ? LONG_RUNNING.length : i;
     };
     const sorted = await super.sort(files);
-    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
   }
 }
 

@@ -36,7 +36,9 @@ async function sequential(peer, n) {
 async function perSecond(peer, n) {
   const t = process.hrtime.bigint();
   let started = 0;
-  const lane = async () => { while (started++ < n) await peer.call(); };
+  const lane = async () => {
+    while (started++ < n) await peer.call();
+  };
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
   return n / (Number(process.hrtime.bigint() - t) / 1e9);
 }
@@ -46,23 +48,53 @@ async function perSecond(peer, n) {
 // gateway path makes two pipe round trips and one thread round trip where the direct path makes
 // one pipe round trip, so (direct + pipe + thread) / direct is the ratio the hops alone impose.
 function echoHops() {
-  const child = spawn(process.execPath, ["-e", "process.stdin.on('data', (d) => process.stdout.write(d))"], { env, stdio: ["pipe", "pipe", "ignore"] });
-  const thread = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))", { eval: true });
-  const pipe = async () => { child.stdin.write("x\n"); await once(child.stdout, "data"); };
-  const port = async () => { thread.postMessage(0); await once(thread, "message"); };
-  return { pipe: { call: pipe }, thread: { call: port }, close: async () => { child.kill(); await thread.terminate(); } };
+  const child = spawn(process.execPath, ["-e", "process.stdin.on('data', (d) => process.stdout.write(d))"], {
+    env,
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const thread = new Worker(
+    "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))",
+    { eval: true },
+  );
+  const pipe = async () => {
+    child.stdin.write("x\n");
+    await once(child.stdout, "data");
+  };
+  const port = async () => {
+    thread.postMessage(0);
+    await once(thread, "message");
+  };
+  return {
+    pipe: { call: pipe },
+    thread: { call: port },
+    close: async () => {
+      child.kill();
+      await thread.terminate();
+    },
+  };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "pb-bench-gw-"));
 const config = path.join(dir, "connectors.json");
-writeFileSync(config, JSON.stringify({ plugins: [], defaults: { health_interval_ms: 600000 }, mcpConnectors: { demo: { plugin: "mcp-remote", config: { command: "node", args: [server] } } } }));
+writeFileSync(
+  config,
+  JSON.stringify({
+    plugins: [],
+    defaults: { health_interval_ms: 600000 },
+    mcpConnectors: { demo: { plugin: "mcp-remote", config: { command: "node", args: [server] } } },
+  }),
+);
 const direct = await connect(process.execPath, [server], "echo");
 // Attribution: the same path without the gateway (an embedder's host.call → boundary → mcp-remote → server).
 const host = await createHost({ config, logLevel: "silent" });
 const embedded = { call: () => host.mcp("demo").call("echo", { text: "hi" }), close: () => host.close() };
-const gateway = await connect(process.execPath, [path.join(root, "bin", "patchbay.mjs"), "serve", "--mcp", "--config", config], "demo__echo");
+const gateway = await connect(
+  process.execPath,
+  [path.join(root, "bin", "patchbay.mjs"), "serve", "--mcp", "--config", config],
+  "demo__echo",
+);
 const hops = echoHops();
 try {
   const d = [];
@@ -72,7 +104,8 @@ try {
   const e = [];
   const hp = [];
   const ht = [];
-  for (let i = 0; i < ROUNDS; i++) { // interleaved, so both see the same machine load
+  for (let i = 0; i < ROUNDS; i++) {
+    // interleaved, so both see the same machine load
     d.push(await sequential(direct, SEQ));
     g.push(await sequential(gateway, SEQ));
     e.push(await sequential(embedded, SEQ));
@@ -81,11 +114,21 @@ try {
     dr.push(await perSecond(direct, SEQ * 2));
     gr.push(await perSecond(gateway, SEQ * 2));
   }
-  console.log("\nGateway: tools/call over stdio through `patchbay serve --mcp` → mcp-remote → MCP server, vs a direct SDK client → same server\n");
-  console.log(`sequential:        direct ${median(d).toFixed(1)} µs/call, gateway ${median(g).toFixed(1)} µs/call, ratio ${(median(g) / median(d)).toFixed(2)}x (goal ≤ 1.5x)`);
-  console.log(`attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`);
-  console.log(`hops alone:        pipe round trip ${median(hp).toFixed(1)} µs, thread round trip ${median(ht).toFixed(1)} µs; they alone make the gateway path ${((median(d) + median(hp) + median(ht)) / median(d)).toFixed(2)}x direct (2 pipe + 1 thread round trips vs 1 pipe)`);
-  console.log(`${IN_FLIGHT} in flight:      direct ${median(dr).toFixed(0)} calls/s, gateway ${median(gr).toFixed(0)} calls/s`);
+  console.log(
+    "\nGateway: tools/call over stdio through `patchbay serve --mcp` → mcp-remote → MCP server, vs a direct SDK client → same server\n",
+  );
+  console.log(
+    `sequential:        direct ${median(d).toFixed(1)} µs/call, gateway ${median(g).toFixed(1)} µs/call, ratio ${(median(g) / median(d)).toFixed(2)}x (goal ≤ 1.5x)`,
+  );
+  console.log(
+    `attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`,
+  );
+  console.log(
+    `hops alone:        pipe round trip ${median(hp).toFixed(1)} µs, thread round trip ${median(ht).toFixed(1)} µs; they alone make the gateway path ${((median(d) + median(hp) + median(ht)) / median(d)).toFixed(2)}x direct (2 pipe + 1 thread round trips vs 1 pipe)`,
+  );
+  console.log(
+    `${IN_FLIGHT} in flight:      direct ${median(dr).toFixed(0)} calls/s, gateway ${median(gr).toFixed(0)} calls/s`,
+  );
   // `patchbay call` while this serve runs: it goes through the serve's control socket, no boot.
   const wall = (args) => {
     const t = performance.now();
@@ -97,9 +140,22 @@ try {
   const call = [];
   for (let i = 0; i < ROUNDS; i++) {
     floor.push(wall(["-e", "0"]));
-    call.push(wall([path.join(root, "bin", "patchbay.mjs"), "call", "mcpConnectors/demo", "call", '"echo"', '{"text":"hi"}', "--config", config]));
+    call.push(
+      wall([
+        path.join(root, "bin", "patchbay.mjs"),
+        "call",
+        "mcpConnectors/demo",
+        "call",
+        '"echo"',
+        '{"text":"hi"}',
+        "--config",
+        config,
+      ]),
+    );
   }
-  console.log(`patchbay call with a serve up: ${median(call).toFixed(0)} ms wall vs node -e 0 ${median(floor).toFixed(0)} ms = ${(median(call) / median(floor)).toFixed(2)}x`);
+  console.log(
+    `patchbay call with a serve up: ${median(call).toFixed(0)} ms wall vs node -e 0 ${median(floor).toFixed(0)} ms = ${(median(call) / median(floor)).toFixed(2)}x`,
+  );
 } finally {
   await direct.close();
   await gateway.close();

@@ -5,8 +5,20 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 export const WRITE_TOOL: string;
 export const KEY_META: string;
 export const CALL_TIMEOUT_MS: number;
-export interface Replica { dir: string; port: number; proc: ChildProcess; stderr(): string; alive(): boolean }
-export interface Balancer { url: string; base: string; proc: ChildProcess; log(): string; stop(): Promise<void> }
+export interface Replica {
+  dir: string;
+  port: number;
+  proc: ChildProcess;
+  stderr(): string;
+  alive(): boolean;
+}
+export interface Balancer {
+  url: string;
+  base: string;
+  proc: ChildProcess;
+  log(): string;
+  stop(): Promise<void>;
+}
 export interface Cluster {
   table: string;
   token: string;
@@ -36,5 +48,22 @@ export function freePort(): Promise<number>;
 export function haproxyConfig(mode: "stateless" | "stateful", lbPort: number, ports: number[]): string;
 export function connect(url: string, token: string): Promise<Client>;
 export function stopProc(proc: ChildProcess, signal?: NodeJS.Signals): Promise<void>;
-export function startCluster(opts: { pgUrl: string; haproxy: string; mode: "stateless" | "stateful"; n?: number; token?: string }): Promise<Cluster>;
-export function killRun(cluster: Cluster, opts: { pgUrl: string; run: string; clients?: number; perClient?: number; killAfter?: number; victim?: number; reconnectOn404?: boolean }): Promise<KillRunResult>;
+export function startCluster(opts: {
+  pgUrl: string;
+  haproxy: string;
+  mode: "stateless" | "stateful";
+  n?: number;
+  token?: string;
+}): Promise<Cluster>;
+export function killRun(
+  cluster: Cluster,
+  opts: {
+    pgUrl: string;
+    run: string;
+    clients?: number;
+    perClient?: number;
+    killAfter?: number;
+    victim?: number;
+    reconnectOn404?: boolean;
+  },
+): Promise<KillRunResult>;

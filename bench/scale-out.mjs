@@ -39,14 +39,41 @@ export function freePort() {
 export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) {
   dir ??= mkdtempSync(path.join(os.tmpdir(), "pb-scale-"));
   const file = path.join(dir, "connectors.json");
-  writeFileSync(file, JSON.stringify({
-    plugins: [],
-    defaults: { timeout_ms: 10_000, health_interval_ms: 2_000 },
-    memoryStores: { shared: { plugin: "postgres-memory", config: { connection_string: "${PATCHBAY_SCALE_PG}", table } } },
-    gateway: { expose: { "memoryStores/shared": ["query", "get", "write"] } },
-  }, null, 2));
-  const args = [BIN, "serve", "--http", "--port", String(port), "--config", file, ...(stateless ? ["--stateless"] : [])];
-  const proc = spawn(process.execPath, args, { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PATCHBAY_TOKEN: token, PATCHBAY_SCALE_PG: pgUrl }, stdio: ["ignore", "ignore", "pipe"] });
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        plugins: [],
+        defaults: { timeout_ms: 10_000, health_interval_ms: 2_000 },
+        memoryStores: {
+          shared: { plugin: "postgres-memory", config: { connection_string: "${PATCHBAY_SCALE_PG}", table } },
+        },
+        gateway: { expose: { "memoryStores/shared": ["query", "get", "write"] } },
+      },
+      null,
+      2,
+    ),
+  );
+  const args = [
+    BIN,
+    "serve",
+    "--http",
+    "--port",
+    String(port),
+    "--config",
+    file,
+    ...(stateless ? ["--stateless"] : []),
+  ];
+  const proc = spawn(process.execPath, args, {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      PATCHBAY_TOKEN: token,
+      PATCHBAY_SCALE_PG: pgUrl,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   return new Promise((resolve, reject) => {
     proc.stderr.on("data", (d) => {
@@ -54,7 +81,13 @@ export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) 
       const m = /Streamable HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err);
       if (m && !settled) {
         settled = true;
-        resolve({ dir, port: Number(m[1]), proc, stderr: () => err, alive: () => proc.exitCode === null && proc.signalCode === null });
+        resolve({
+          dir,
+          port: Number(m[1]),
+          proc,
+          stderr: () => err,
+          alive: () => proc.exitCode === null && proc.signalCode === null,
+        });
       }
     });
     let settled = false;
@@ -67,9 +100,14 @@ export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) 
 /** The `haproxy` block of docs/deployment.md marked `# patchbay: <mode>`, with our bind and servers. */
 export function haproxyConfig(mode, lbPort, ports) {
   const doc = readFileSync(path.join(ROOT, "docs", "deployment.md"), "utf8");
-  const block = [...doc.matchAll(/^```haproxy\n([\s\S]*?)^```/gm)].map((m) => m[1]).find((b) => b.startsWith(`# patchbay: ${mode}\n`));
+  const block = [...doc.matchAll(/^```haproxy\n([\s\S]*?)^```/gm)]
+    .map((m) => m[1])
+    .find((b) => b.startsWith(`# patchbay: ${mode}\n`));
   if (!block) throw new Error(`docs/deployment.md has no haproxy block marked "# patchbay: ${mode}"`);
-  const lines = block.split("\n").filter((l) => !/^\s*server\s/.test(l)).map((l) => (/^\s*bind\s/.test(l) ? `  bind 127.0.0.1:${lbPort}` : l));
+  const lines = block
+    .split("\n")
+    .filter((l) => !/^\s*server\s/.test(l))
+    .map((l) => (/^\s*bind\s/.test(l) ? `  bind 127.0.0.1:${lbPort}` : l));
   const servers = ports.map((p, i) => `  server r${i + 1} 127.0.0.1:${p}`);
   return [...lines.filter((l) => l.trim() !== ""), ...servers, ""].join("\n");
 }
@@ -79,14 +117,20 @@ export async function startHaproxy({ bin, mode, ports, token, dir }) {
   const lbPort = await freePort();
   const cfg = path.join(dir, `haproxy-${mode}.cfg`);
   writeFileSync(cfg, haproxyConfig(mode, lbPort, ports));
-  const proc = spawn(bin, ["-db", "-f", cfg], { env: { PATH: process.env.PATH ?? "", PATCHBAY_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(bin, ["-db", "-f", cfg], {
+    env: { PATH: process.env.PATH ?? "", PATCHBAY_TOKEN: token },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   proc.stdout.on("data", (d) => (log += d));
   proc.stderr.on("data", (d) => (log += d));
   const base = `http://127.0.0.1:${lbPort}`;
   for (let i = 0; ; i++) {
     if (proc.exitCode !== null) throw new Error(`haproxy exited ${proc.exitCode}:\n${log}`);
-    const ok = await fetch(`${base}/status`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/status`, { headers: { Authorization: `Bearer ${token}` } }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (i > 300) throw new Error(`haproxy did not answer on ${base}:\n${log}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -111,7 +155,11 @@ export async function connect(url, token) {
   for (let attempt = 1; ; attempt++) {
     const client = new Client({ name: "scale-writer", version: "1.0.0" });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
       return client;
     } catch (err) {
       await client.close().catch(() => {});
@@ -127,48 +175,62 @@ export async function connect(url, token) {
  * kill trigger). Every attempt is timed; an attempt ended by the client's own timeout is counted.
  */
 export async function writeLoad({ url, token, run, clients, perClient, onAck = () => {}, reconnectOn404 = false }) {
-  const stats = { acked: [], attempts: 0, failures: 0, timeouts: 0, longestAttemptMs: 0, longestWriteMs: 0, errors: new Map() };
+  const stats = {
+    acked: [],
+    attempts: 0,
+    failures: 0,
+    timeouts: 0,
+    longestAttemptMs: 0,
+    longestWriteMs: 0,
+    errors: new Map(),
+  };
   let total = 0;
-  await Promise.all(Array.from({ length: clients }, async (_, c) => {
-    let client = await connect(url, token);
-    for (let i = 0; i < perClient; i++) {
-      const key = `${run}-c${c}-w${i}`;
-      const byId = c % 2 === 0;
-      const params = { name: WRITE_TOOL, arguments: byId ? { id: key, summary: key } : { summary: key }, ...(byId ? {} : { _meta: { [KEY_META]: key } }) };
-      const first = performance.now();
-      for (let attempt = 1; ; attempt++) {
-        const t0 = performance.now();
-        stats.attempts++;
-        let ok = false;
-        let why = "";
-        try {
-          const result = await client.callTool(params, undefined, { timeout: CALL_TIMEOUT_MS });
-          ok = !result.isError;
-          if (!ok) why = String(result.content?.[0]?.text ?? "tool error").split("]")[0] + "]";
-        } catch (err) {
-          const full = String(err?.message ?? err);
-          why = full.slice(0, 80);
-          if (/timed out/i.test(full)) stats.timeouts++;
-          if (reconnectOn404 && (err?.code === 404 || /-32001|Session not found/.test(full))) {
-            why = "404 session not found (re-initialized)";
-            await client.close().catch(() => {});
-            client = await connect(url, token).catch(() => client);
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      let client = await connect(url, token);
+      for (let i = 0; i < perClient; i++) {
+        const key = `${run}-c${c}-w${i}`;
+        const byId = c % 2 === 0;
+        const params = {
+          name: WRITE_TOOL,
+          arguments: byId ? { id: key, summary: key } : { summary: key },
+          ...(byId ? {} : { _meta: { [KEY_META]: key } }),
+        };
+        const first = performance.now();
+        for (let attempt = 1; ; attempt++) {
+          const t0 = performance.now();
+          stats.attempts++;
+          let ok = false;
+          let why = "";
+          try {
+            const result = await client.callTool(params, undefined, { timeout: CALL_TIMEOUT_MS });
+            ok = !result.isError;
+            if (!ok) why = String(result.content?.[0]?.text ?? "tool error").split("]")[0] + "]";
+          } catch (err) {
+            const full = String(err?.message ?? err);
+            why = full.slice(0, 80);
+            if (/timed out/i.test(full)) stats.timeouts++;
+            if (reconnectOn404 && (err?.code === 404 || /-32001|Session not found/.test(full))) {
+              why = "404 session not found (re-initialized)";
+              await client.close().catch(() => {});
+              client = await connect(url, token).catch(() => client);
+            }
           }
+          const took = performance.now() - t0;
+          stats.longestAttemptMs = Math.max(stats.longestAttemptMs, took);
+          if (ok) break;
+          stats.failures++;
+          stats.errors.set(why, (stats.errors.get(why) ?? 0) + 1);
+          if (attempt >= 100) throw new Error(`write ${key} not acknowledged after 100 attempts (last: ${why})`);
+          await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
         }
-        const took = performance.now() - t0;
-        stats.longestAttemptMs = Math.max(stats.longestAttemptMs, took);
-        if (ok) break;
-        stats.failures++;
-        stats.errors.set(why, (stats.errors.get(why) ?? 0) + 1);
-        if (attempt >= 100) throw new Error(`write ${key} not acknowledged after 100 attempts (last: ${why})`);
-        await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
+        stats.longestWriteMs = Math.max(stats.longestWriteMs, performance.now() - first);
+        stats.acked.push(key);
+        onAck(++total);
       }
-      stats.longestWriteMs = Math.max(stats.longestWriteMs, performance.now() - first);
-      stats.acked.push(key);
-      onAck(++total);
-    }
-    await client.close().catch(() => {});
-  }));
+      await client.close().catch(() => {});
+    }),
+  );
   return stats;
 }
 
@@ -180,7 +242,12 @@ export async function verifyRun(pgUrl, table, run, acked) {
     const { rows } = await db.query(`SELECT summary FROM "${table}" WHERE summary LIKE $1`, [`${run}-%`]);
     const summaries = rows.map((r) => r.summary);
     const distinct = new Set(summaries);
-    return { rows: summaries.length, distinct: distinct.size, duplicates: summaries.length - distinct.size, lost: acked.filter((k) => !distinct.has(k)) };
+    return {
+      rows: summaries.length,
+      distinct: distinct.size,
+      duplicates: summaries.length - distinct.size,
+      lost: acked.filter((k) => !distinct.has(k)),
+    };
   } finally {
     await db.end();
   }
@@ -202,7 +269,11 @@ export async function startCluster({ pgUrl, haproxy, mode, n = 3, token = `scale
   for (let i = 0; i < n; i++) replicas.push(await startReplica({ pgUrl, table, token, stateless }));
   const lb = await startHaproxy({ bin: haproxy, mode, ports: replicas.map((r) => r.port), token, dir });
   return {
-    table, token, replicas, lb, dir,
+    table,
+    token,
+    replicas,
+    lb,
+    dir,
     /** A replica SIGKILLed earlier comes back on its port (so HAProxy's server line finds it). */
     async restart(i) {
       const old = replicas[i];
@@ -218,11 +289,19 @@ export async function startCluster({ pgUrl, haproxy, mode, n = 3, token = `scale
 }
 
 /** One kill run: writers through the balancer, replica `victim` SIGKILLed after `killAfter` acks. */
-export async function killRun(cluster, { pgUrl, run, clients = 8, perClient = 40, killAfter = 60, victim = 0, reconnectOn404 = false }) {
+export async function killRun(
+  cluster,
+  { pgUrl, run, clients = 8, perClient = 40, killAfter = 60, victim = 0, reconnectOn404 = false },
+) {
   let killed = null;
   let ackedAtKill = 0;
   const stats = await writeLoad({
-    url: cluster.lb.url, token: cluster.token, run, clients, perClient, reconnectOn404,
+    url: cluster.lb.url,
+    token: cluster.token,
+    run,
+    clients,
+    perClient,
+    reconnectOn404,
     onAck: (total) => {
       if (killed === null && total >= killAfter) {
         killed = performance.now();
@@ -232,7 +311,19 @@ export async function killRun(cluster, { pgUrl, run, clients = 8, perClient = 40
     },
   });
   const check = await verifyRun(pgUrl, cluster.table, run, stats.acked);
-  return { run, acked: stats.acked.length, ackedAtKill, afterKill: stats.acked.length - ackedAtKill, ...check, attempts: stats.attempts, failures: stats.failures, timeouts: stats.timeouts, longestAttemptMs: Math.round(stats.longestAttemptMs), longestWriteMs: Math.round(stats.longestWriteMs), errors: Object.fromEntries(stats.errors) };
+  return {
+    run,
+    acked: stats.acked.length,
+    ackedAtKill,
+    afterKill: stats.acked.length - ackedAtKill,
+    ...check,
+    attempts: stats.attempts,
+    failures: stats.failures,
+    timeouts: stats.timeouts,
+    longestAttemptMs: Math.round(stats.longestAttemptMs),
+    longestWriteMs: Math.round(stats.longestWriteMs),
+    errors: Object.fromEntries(stats.errors),
+  };
 }
 
 async function main() {
@@ -249,7 +340,12 @@ async function main() {
   try {
     for (let r = 0; r < runs; r++) {
       const victim = r % cluster.replicas.length;
-      const res = await killRun(cluster, { pgUrl, run: `bench${Date.now()}r${r}`, victim, reconnectOn404: mode === "stateful" });
+      const res = await killRun(cluster, {
+        pgUrl,
+        run: `bench${Date.now()}r${r}`,
+        victim,
+        reconnectOn404: mode === "stateful",
+      });
       console.log(JSON.stringify({ mode, victim, ...res, lost: res.lost.length }));
       results.push(res);
       await cluster.restart(victim);
@@ -258,7 +354,9 @@ async function main() {
     await cluster.stop();
   }
   const sum = (k) => results.reduce((n, r) => n + r[k], 0);
-  console.log(`${mode}: ${runs} kill runs: acknowledged ${sum("acked")}, rows ${sum("rows")}, lost ${results.flatMap((r) => r.lost).length}, duplicates ${sum("duplicates")}, client timeouts ${sum("timeouts")}, longest attempt ${Math.max(...results.map((r) => r.longestAttemptMs))} ms, longest write (all attempts) ${Math.max(...results.map((r) => r.longestWriteMs))} ms`);
+  console.log(
+    `${mode}: ${runs} kill runs: acknowledged ${sum("acked")}, rows ${sum("rows")}, lost ${results.flatMap((r) => r.lost).length}, duplicates ${sum("duplicates")}, client timeouts ${sum("timeouts")}, longest attempt ${Math.max(...results.map((r) => r.longestAttemptMs))} ms, longest write (all attempts) ${Math.max(...results.map((r) => r.longestWriteMs))} ms`,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -6,21 +6,27 @@ import { fileURLToPath } from "node:url";
 
 const main = new URL("../dist/cli/main.js", import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
-  process.stderr.write("error PB_ERR_INTERNAL: Patchbay is not built (dist/cli/main.js is missing).\n  hint: run `npm run build` (or `npm ci`, which builds) in the Patchbay folder.\n");
+  process.stderr.write(
+    "error PB_ERR_INTERNAL: Patchbay is not built (dist/cli/main.js is missing).\n  hint: run `npm run build` (or `npm ci`, which builds) in the Patchbay folder.\n",
+  );
   process.exit(1);
 }
 // A client hook first tries the fast path (src/cli/hook-fast.ts), which loads a fraction of the CLI.
 if (process.argv[2] === "hook") {
-  const code = await (await import(new URL("../dist/cli/hook-fast.js", import.meta.url).href)).hookMain(process.argv.slice(2));
+  const code = await (await import(new URL("../dist/cli/hook-fast.js", import.meta.url).href)).hookMain(
+    process.argv.slice(2),
+  );
   if (code !== null) {
     process.exitCode = code;
     await new Promise((resolve) => process.stdout.write("", resolve));
     process.exit(code);
   }
 }
-// `serve --mcp` answers initialize and tools/list from the last boot while the CLI loads (src/cli/mcp-front.ts).
+// `serve --mcp` answers initialize and tools/list from the last boot while the CLI loads (src/gateway/stdio-front.ts).
 if (process.argv[2] === "serve" && process.argv.includes("--mcp")) {
-  await (await import(new URL("../dist/cli/mcp-front.js", import.meta.url).href)).startFront(process.argv.slice(2));
+  await (await import(new URL("../dist/gateway/stdio-front.js", import.meta.url).href)).startFront(
+    process.argv.slice(2),
+  );
 }
 const { runMain } = await import(main.href);
 await runMain(process.argv.slice(2));

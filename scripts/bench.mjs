@@ -47,8 +47,16 @@ async function rawPeer() {
   await new Promise((r) => worker.once("message", r));
   const pending = new Map();
   let next = 0;
-  port1.on("message", (m) => { pending.get(m.id)(m.value); pending.delete(m.id); });
-  const call = (args) => new Promise((resolve) => { const id = next++; pending.set(id, resolve); port1.postMessage({ id, method: "call", args }); });
+  port1.on("message", (m) => {
+    pending.get(m.id)(m.value);
+    pending.delete(m.id);
+  });
+  const call = (args) =>
+    new Promise((resolve) => {
+      const id = next++;
+      pending.set(id, resolve);
+      port1.postMessage({ id, method: "call", args });
+    });
   return { call, close: () => worker.terminate() };
 }
 
@@ -60,12 +68,18 @@ function instances(n, extra = {}) {
 
 async function boot(n, extra) {
   const t = performance.now();
-  const host = await createHost({ config: { plugins: ["./bench/plugins"], mcpConnectors: instances(n, extra) }, dir: root, logLevel: "silent" });
+  const host = await createHost({
+    config: { plugins: ["./bench/plugins"], mcpConnectors: instances(n, extra) },
+    dir: root,
+    logLevel: "silent",
+  });
   const ms = performance.now() - t;
   const report = host.report();
   if (!report.ok) {
     await host.close();
-    throw new Error(`bench boot did not start every instance: ${JSON.stringify(report.problems[0] ?? report.instances.find((i) => i.state !== "ready"))}`);
+    throw new Error(
+      `bench boot did not start every instance: ${JSON.stringify(report.problems[0] ?? report.instances.find((i) => i.state !== "ready"))}`,
+    );
   }
   return { host, ms };
 }
@@ -122,7 +136,8 @@ function timeProcess(cmd, args, env = {}) {
   const t = performance.now();
   const r = spawnSync(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   const ms = performance.now() - t;
-  if (r.status !== 0 && r.status !== 3) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}: ${String(r.stderr).slice(0, 500)}`);
+  if (r.status !== 0 && r.status !== 3)
+    throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}: ${String(r.stderr).slice(0, 500)}`);
   return ms;
 }
 
@@ -148,8 +163,21 @@ if (want("boot")) {
       if (i === 0) console.error(`  group mode unavailable: ${err.message.split("\n")[0]}`);
     }
   }
-  figure("boot of 20, one worker each (× 20 bare workers)", median(ratios), 2.5, "×", `[${ratios.map((r) => r.toFixed(2)).join(", ")}]`);
-  if (groupRatios.length) figure("boot of 20 in one group (× 20 bare workers)", median(groupRatios), 1, "×", `[${groupRatios.map((r) => r.toFixed(2)).join(", ")}]`);
+  figure(
+    "boot of 20, one worker each (× 20 bare workers)",
+    median(ratios),
+    2.5,
+    "×",
+    `[${ratios.map((r) => r.toFixed(2)).join(", ")}]`,
+  );
+  if (groupRatios.length)
+    figure(
+      "boot of 20 in one group (× 20 bare workers)",
+      median(groupRatios),
+      1,
+      "×",
+      `[${groupRatios.map((r) => r.toFixed(2)).join(", ")}]`,
+    );
 }
 
 if (want("memory")) {
@@ -177,7 +205,13 @@ if (want("calls")) {
       r.push(await fn(raw, args, n));
       p.push(await fn(pb, args, n));
     }
-    figure(label, median(p) / median(r), goal, "×", `(raw ${median(r).toFixed(1)} µs, patchbay ${median(p).toFixed(1)} µs)`);
+    figure(
+      label,
+      median(p) / median(r),
+      goal,
+      "×",
+      `(raw ${median(r).toFixed(1)} µs, patchbay ${median(p).toFixed(1)} µs)`,
+    );
   }
   await raw.close();
   await pb.close();
@@ -187,23 +221,51 @@ if (want("cli")) {
   console.error("CLI (wall time of a fresh process vs its floor, median of rounds)");
   const home = mkdtempSync(path.join(os.tmpdir(), "pb-bench-"));
   const cfg = path.join(home, "connectors.json");
-  writeFileSync(cfg, JSON.stringify({ plugins: [path.join(root, "bench", "plugins")], mcpConnectors: { b0: { plugin: "bench-echo" } } }));
+  writeFileSync(
+    cfg,
+    JSON.stringify({ plugins: [path.join(root, "bench", "plugins")], mcpConnectors: { b0: { plugin: "bench-echo" } } }),
+  );
   const bin = path.join(root, "bin", "patchbay.mjs");
-  const nodeE = [], bareProc = [], start = [], version = [], help = [], call = [];
+  const nodeE = [],
+    bareProc = [],
+    start = [],
+    version = [],
+    help = [],
+    call = [];
   for (let i = 0; i < Math.max(ROUNDS, 5); i++) {
     nodeE.push(timeProcess(process.execPath, ["-e", "0"]));
     bareProc.push(timeProcess(process.execPath, [path.join(root, "bench", "bare-worker-process.mjs")]));
     start.push(timeProcess(process.execPath, [bin, "boot"], { PATCHBAY_HOME: home }));
     version.push(timeProcess(process.execPath, [bin, "--version"]));
     help.push(timeProcess(process.execPath, [bin, "--help"]));
-    call.push(timeProcess(process.execPath, [bin, "call", "mcpConnectors/b0", "call", "\"echo\"", "{}", "--config", cfg]));
+    call.push(
+      timeProcess(process.execPath, [bin, "call", "mcpConnectors/b0", "call", '"echo"', "{}", "--config", cfg]),
+    );
   }
   rmSync(home, { recursive: true, force: true });
   const f = median(nodeE);
-  figure("npm start (× a bare worker process)", median(start) / median(bareProc), 5, "×", `(${median(start).toFixed(0)} ms vs ${median(bareProc).toFixed(0)} ms)`);
-  figure("patchbay --version (× node -e 0)", median(version) / f, 2, "×", `(${median(version).toFixed(0)} ms vs ${f.toFixed(0)} ms)`);
+  figure(
+    "npm start (× a bare worker process)",
+    median(start) / median(bareProc),
+    5,
+    "×",
+    `(${median(start).toFixed(0)} ms vs ${median(bareProc).toFixed(0)} ms)`,
+  );
+  figure(
+    "patchbay --version (× node -e 0)",
+    median(version) / f,
+    2,
+    "×",
+    `(${median(version).toFixed(0)} ms vs ${f.toFixed(0)} ms)`,
+  );
   figure("patchbay --help (× node -e 0)", median(help) / f, 2, "×");
-  figure("patchbay call, no serve running (× node -e 0)", median(call) / f, Infinity, "×", "(goal applies only when a serve is up: see the topic benches)");
+  figure(
+    "patchbay call, no serve running (× node -e 0)",
+    median(call) / f,
+    Infinity,
+    "×",
+    "(goal applies only when a serve is up: see the topic benches)",
+  );
 }
 
 // --- topic benchmarks: one line each, `bench/<topic>.mjs`, run in their own process -----------
@@ -219,5 +281,7 @@ console.log("\nPatchbay performance, ratios to floors measured in the same run (
 console.log(`${"figure".padEnd(52)}${"value".padStart(12)}${"goal".padStart(12)}  met`);
 for (const r of rows) {
   const goal = Number.isFinite(r.goal) ? `≤ ${r.goal}${r.unit}` : "–";
-  console.log(`${r.name.padEnd(52)}${(r.value.toFixed(2) + r.unit).padStart(12)}${goal.padStart(12)}  ${Number.isFinite(r.goal) ? (r.value <= r.goal ? "yes" : "NO") : ""}`);
+  console.log(
+    `${r.name.padEnd(52)}${(r.value.toFixed(2) + r.unit).padStart(12)}${goal.padStart(12)}  ${Number.isFinite(r.goal) ? (r.value <= r.goal ? "yes" : "NO") : ""}`,
+  );
 }

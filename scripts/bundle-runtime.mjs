@@ -33,5 +33,12 @@ await build({
   platform: "node",
   external,
   logLevel: "warn",
-  output: { dir: out, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", minify: false, sourcemap: false },
+  output: {
+    dir: out,
+    format: "esm",
+    entryFileNames: "[name].js",
+    chunkFileNames: "[name]-[hash].js",
+    minify: false,
+    sourcemap: false,
+  },
 });

@@ -15,7 +15,11 @@ let tarball = process.argv[2] ? path.resolve(process.argv[2]) : null;
 let temp = null;
 if (!tarball) {
   temp = mkdtempSync(path.join(os.tmpdir(), "patchbay-pack-"));
-  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", temp], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", temp], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   tarball = path.join(temp, JSON.parse(out)[0].filename);
 }
 
@@ -26,7 +30,10 @@ if (!tarball) {
 // .ci/pack-install.sh proves it from a CommonJS project).
 const checks = [
   ["publint", [bin("publint"), "run", tarball, "--strict"]],
-  ["attw", [bin("attw"), tarball, "--profile", "node16", "--ignore-rules", "cjs-resolves-to-esm", "--no-emoji", "--no-color"]],
+  [
+    "attw",
+    [bin("attw"), tarball, "--profile", "node16", "--ignore-rules", "cjs-resolves-to-esm", "--no-emoji", "--no-color"],
+  ],
 ];
 let failed = 0;
 for (const [name, [cmd, ...args]] of checks) {

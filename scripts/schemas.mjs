@@ -34,7 +34,9 @@ if (built === null) {
 for (const source of sources) {
   const changed = await mtime(path.join(root, source));
   if (changed !== null && changed > built) {
-    console.error(`warning: ${source} is newer than dist/: run \`npm run build\` first, or the result reflects the old source.`);
+    console.error(
+      `warning: ${source} is newer than dist/: run \`npm run build\` first, or the result reflects the old source.`,
+    );
     break;
   }
 }

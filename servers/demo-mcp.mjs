@@ -50,7 +50,10 @@ export function createDemoServer() {
       description: "Always reports a tool error (isError: true), for testing error paths.",
       inputSchema: { message: z.string().optional() },
     },
-    async ({ message }) => ({ content: [{ type: "text", text: message ?? "the fail tool always fails" }], isError: true }),
+    async ({ message }) => ({
+      content: [{ type: "text", text: message ?? "the fail tool always fails" }],
+      isError: true,
+    }),
   );
 
   server.registerTool(
@@ -62,7 +65,11 @@ export function createDemoServer() {
     async ({ ms }, extra) => {
       // One progress notification when it starts, so a client can tell the call reached the server.
       const token = extra._meta?.progressToken;
-      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 0, message: "started" } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 0, message: "started" },
+        });
       await new Promise((resolve, reject) => {
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener(

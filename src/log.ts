@@ -22,7 +22,10 @@ export function createLogger(opts: LoggerOptions): Logger {
     {
       level: opts.level ?? process.env.PATCHBAY_LOG_LEVEL ?? "info",
       base: { name: "patchbay" },
-      hooks: { streamWrite: (line: string) => (opts.pretty ? prettyLine(opts.scrubber.scrub(line)) : opts.scrubber.scrub(line)) },
+      hooks: {
+        streamWrite: (line: string) =>
+          opts.pretty ? prettyLine(opts.scrubber.scrub(line)) : opts.scrubber.scrub(line),
+      },
     },
     destination,
   );
@@ -31,7 +34,14 @@ export function createLogger(opts: LoggerOptions): Logger {
 const PLUGIN_LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 export type PluginLogLevel = (typeof PLUGIN_LOG_LEVELS)[number];
 
-const LEVEL_NAMES: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+const LEVEL_NAMES: Record<number, string> = {
+  10: "trace",
+  20: "debug",
+  30: "info",
+  40: "warn",
+  50: "error",
+  60: "fatal",
+};
 const HIDDEN_KEYS = new Set(["level", "time", "name", "msg", "instance", "plugin", "pid", "hostname"]);
 
 /** `[warn] localModels/gemma2 (ollama): health check failed  error="..."`; scrubbing happened before. */

@@ -90,7 +90,10 @@ export function authoringAliases(): Record<string, string> {
 
 /** jiti's transform cache: in node_modules/.cache when writable, else the temp folder. */
 export function jitiCacheDir(): string | false {
-  for (const dir of [path.join(packageRoot(), "node_modules", ".cache", "patchbay-jiti"), path.join(os.tmpdir(), "patchbay-jiti")]) {
+  for (const dir of [
+    path.join(packageRoot(), "node_modules", ".cache", "patchbay-jiti"),
+    path.join(os.tmpdir(), "patchbay-jiti"),
+  ]) {
     try {
       mkdirSync(dir, { recursive: true });
       accessSync(dir, constants.W_OK);

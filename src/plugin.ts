@@ -3,7 +3,7 @@
  * resolves it for folders without node_modules), so it re-exports `z` and the contract types.
  */
 import { z } from "zod";
-import type { Kind, } from "./contract/kinds.js";
+import type { Kind } from "./contract/kinds.js";
 import type { KindContracts } from "./contract/types.js";
 
 export { z };
@@ -11,15 +11,47 @@ export { z };
 export { portableNameProblem } from "./contract/names.js";
 export { unavailable, UnavailableError, unsupported, UnsupportedError } from "./contract/unavailable.js";
 /** The curated-field rule of PortableMemory: the fields that live at the top level only, and helpers. */
-export { CURATED_MEMORY_FIELDS, curatedFieldInMetadata, hoistCuratedFields, isCuratedMemoryField } from "./contract/memory.js";
+export {
+  CURATED_MEMORY_FIELDS,
+  curatedFieldInMetadata,
+  hoistCuratedFields,
+  isCuratedMemoryField,
+} from "./contract/memory.js";
 export type { CuratedMemoryField } from "./contract/memory.js";
 export type { Kind } from "./contract/kinds.js";
 export type {
-  AdapterPlugin, AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryMeta, DeliveryPayload,
-  DeliveryReceipt, KindContracts, LocalModel, McpConnector, McpDispatchCtx, MemoryStore, MemoryWrite, PortableMemory,
-  QueryFilters, RequestResponseOpts, RunOptions, SkillRecord, SkillStore, ToolDescriptor, TriggerKind,
-  TriggerProvenance, WakeOpts, WakeReceipt,
-  ToolResult, ResourceDescriptor, ResourceTemplateDescriptor, ReadResourceResult, PromptDescriptor, GetPromptResult, McpServerInfo,
+  AdapterPlugin,
+  AgentConnector,
+  AgentDescriptor,
+  AgentResponse,
+  AgentStatus,
+  DeliveryMeta,
+  DeliveryPayload,
+  DeliveryReceipt,
+  KindContracts,
+  LocalModel,
+  McpConnector,
+  McpDispatchCtx,
+  MemoryStore,
+  MemoryWrite,
+  PortableMemory,
+  QueryFilters,
+  RequestResponseOpts,
+  RunOptions,
+  SkillRecord,
+  SkillStore,
+  ToolDescriptor,
+  TriggerKind,
+  TriggerProvenance,
+  WakeOpts,
+  WakeReceipt,
+  ToolResult,
+  ResourceDescriptor,
+  ResourceTemplateDescriptor,
+  ReadResourceResult,
+  PromptDescriptor,
+  GetPromptResult,
+  McpServerInfo,
 } from "./contract/types.js";
 
 /** Brand through the global symbol registry: the plugin and the worker may load separate copies of this module. */
@@ -78,7 +110,9 @@ export type DefinedPlugin<K extends Kind = Kind, S extends z.ZodType = z.ZodType
   readonly [PLUGIN_BRAND]: true;
 };
 
-export function definePlugin<K extends Kind, S extends z.ZodType>(definition: PluginDefinition<K, S>): DefinedPlugin<K, S> {
+export function definePlugin<K extends Kind, S extends z.ZodType>(
+  definition: PluginDefinition<K, S>,
+): DefinedPlugin<K, S> {
   return Object.freeze({ ...definition, [PLUGIN_BRAND]: true as const });
 }
 

@@ -38,7 +38,13 @@ export class Scrubber {
   }
 
   add(value: unknown): void {
-    if (typeof value !== "string" || value.length < MIN_SECRET_LENGTH || this.values.has(value) || this.isProtected(value)) return;
+    if (
+      typeof value !== "string" ||
+      value.length < MIN_SECRET_LENGTH ||
+      this.values.has(value) ||
+      this.isProtected(value)
+    )
+      return;
     this.values.add(value);
     // JSON output escapes quotes and backslashes; scrub that spelling too.
     const escaped = JSON.stringify(value).slice(1, -1);
@@ -65,7 +71,10 @@ export class Scrubber {
     if (this.values.size === 0 || text.length === 0) return text;
     this.pattern ??= new RegExp(
       // Longest first, so a secret that contains another is replaced whole.
-      [...this.values].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|"),
+      [...this.values]
+        .sort((a, b) => b.length - a.length)
+        .map(escapeRegExp)
+        .join("|"),
       "g",
     );
     return text.replace(this.pattern, SECRET_MARKER);

@@ -12,7 +12,19 @@ const SRC = path.join(ROOT, "src");
 
 /** Rank of each stage; a file may import files of the same or a lower rank. */
 const RANKS: Record<string, number> = {
-  leaf: 0, config: 1, scaffold: 1, discovery: 2, rpc: 3, spawn: 4, registry: 5, guard: 6, host: 7, adapter: 8, testing: 8, gateway: 8, cli: 9,
+  leaf: 0,
+  config: 1,
+  scaffold: 1,
+  discovery: 2,
+  rpc: 3,
+  spawn: 4,
+  registry: 5,
+  guard: 6,
+  host: 7,
+  adapter: 8,
+  testing: 8,
+  gateway: 8,
+  cli: 9,
 };
 const LEAF_FILES = ["errors.ts", "log.ts", "secrets.ts", "paths.ts", "plugin.ts"];
 const HOST_FILES = ["index.ts"];
@@ -25,7 +37,9 @@ function stageOf(rel: string): string {
 }
 
 function filesUnder(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).map((f) => path.join(dir, f));
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => path.join(dir, f));
 }
 
 function relativeImports(text: string): string[] {
@@ -49,7 +63,19 @@ function importViolations(rel: string, text: string): string[] {
 
 describe("import boundaries", () => {
   it("has every stage folder, none empty", () => {
-    for (const stage of ["contract", "config", "discovery", "rpc", "guard", "spawn", "registry", "host", "worker", "cli", "testing"]) {
+    for (const stage of [
+      "contract",
+      "config",
+      "discovery",
+      "rpc",
+      "guard",
+      "spawn",
+      "registry",
+      "host",
+      "worker",
+      "cli",
+      "testing",
+    ]) {
       const dir = path.join(SRC, stage);
       expect(existsSync(dir) && statSync(dir).isDirectory(), `src/${stage} is missing`).toBe(true);
       expect(filesUnder(dir).length, `src/${stage} is empty`).toBeGreaterThan(0);
@@ -57,7 +83,9 @@ describe("import boundaries", () => {
   });
 
   it("stages import only leaves and earlier stages", () => {
-    const violations = filesUnder(SRC).flatMap((file) => importViolations(path.relative(SRC, file), readFileSync(file, "utf8")));
+    const violations = filesUnder(SRC).flatMap((file) =>
+      importViolations(path.relative(SRC, file), readFileSync(file, "utf8")),
+    );
     expect(violations).toEqual([]);
   });
 
@@ -70,21 +98,31 @@ describe("import boundaries", () => {
         const target = path.relative(SRC, path.resolve(path.dirname(file), spec));
         const to = stageOf(target);
         if (to !== "leaf" && to !== "worker") violations.push(`${path.relative(SRC, file)} imports ${target}`);
-        if (to === "leaf" && !target.startsWith("contract") && !target.startsWith("errors.")) violations.push(`${path.relative(SRC, file)} imports ${target}: the worker may use errors and contract only`);
+        if (to === "leaf" && !target.startsWith("contract") && !target.startsWith("errors."))
+          violations.push(`${path.relative(SRC, file)} imports ${target}: the worker may use errors and contract only`);
       }
     }
     expect(violations).toEqual([]);
   });
 
   it("the public entry uses named exports, never export *", () => {
-    for (const entry of ["index.ts", "plugin.ts", path.join("adapter-sdk", "index.ts"), path.join("testing", "index.ts")]) {
+    for (const entry of [
+      "index.ts",
+      "plugin.ts",
+      path.join("adapter-sdk", "index.ts"),
+      path.join("testing", "index.ts"),
+    ]) {
       expect(readFileSync(path.join(SRC, entry), "utf8")).not.toMatch(/export \* from/);
     }
   });
 
   it("catches a planted violation (the check is not vacuous)", () => {
     // The same check the real files go through, on a config file that imports the CLI, the worker and a leaf.
-    const planted = ['import { main } from "../cli/main.js";', 'import("../worker/serve.js");', 'import { pbError } from "../errors.js";'].join("\n");
+    const planted = [
+      'import { main } from "../cli/main.js";',
+      'import("../worker/serve.js");',
+      'import { pbError } from "../errors.js";',
+    ].join("\n");
     expect(importViolations(path.join("config", "planted.ts"), planted)).toEqual([
       `${path.join("config", "planted.ts")} (config) imports ${path.join("cli", "main.js")} (cli)`,
       `${path.join("config", "planted.ts")} (config) imports ${path.join("worker", "serve.js")} (worker)`,

@@ -28,13 +28,22 @@ describe("the bundled connectors.json", () => {
   it("answers an MCP tool call through the demo server over stdio", async () => {
     const r = await runCli(["call", "mcpConnectors/primary", "call", '"add"', '{"a":2,"b":3}'], { cwd: ROOT, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ structuredContent: { sum: 5 }, content: [{ type: "text", text: "5" }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      structuredContent: { sum: 5 },
+      content: [{ type: "text", text: "5" }],
+    });
   });
 
   it("writes a memory and finds it again by full-text search", async () => {
-    const w = await runCli(["call", "memoryStores/primary", "write", '{"summary":"deploy the patchbay release","domain_tags":["ops"]}'], { cwd: ROOT, env });
+    const w = await runCli(
+      ["call", "memoryStores/primary", "write", '{"summary":"deploy the patchbay release","domain_tags":["ops"]}'],
+      { cwd: ROOT, env },
+    );
     expect(w.code, w.stderr).toBe(0);
-    const q = await runCli(["call", "memoryStores/primary", "query", '{"query":"patchbay release","limit":5,"mode":"fts"}'], { cwd: ROOT, env });
+    const q = await runCli(
+      ["call", "memoryStores/primary", "query", '{"query":"patchbay release","limit":5,"mode":"fts"}'],
+      { cwd: ROOT, env },
+    );
     expect(q.code, q.stderr).toBe(0);
     expect(JSON.parse(q.stdout)[0]).toMatchObject({ summary: "deploy the patchbay release", domain_tags: ["ops"] });
   });

@@ -38,14 +38,19 @@ export function writeConfig(config: Record<string, unknown>, dir = tempDir()): {
  * resolves when a line containing `text` has arrived (at once if one has): tests wait on the
  * log line itself, never on a fixed sleep.
  */
-export function logSink(): { stream: Writable & { write(chunk: string): boolean }; lines: string[]; text(): string; waitFor(text: string, timeoutMs?: number): Promise<void> } {
+export function logSink(): {
+  stream: Writable & { write(chunk: string): boolean };
+  lines: string[];
+  text(): string;
+  waitFor(text: string, timeoutMs?: number): Promise<void>;
+} {
   const lines: string[] = [];
   const waiting: { text: string; resolve: () => void }[] = [];
   const stream = new Writable({
     write(chunk, _enc, done) {
       lines.push(...String(chunk).split("\n").filter(Boolean));
       const all = lines.join("\n");
-      for (const w of waiting.splice(0)) (all.includes(w.text) ? w.resolve() : waiting.push(w));
+      for (const w of waiting.splice(0)) all.includes(w.text) ? w.resolve() : waiting.push(w);
       done();
     },
   });
@@ -53,8 +58,20 @@ export function logSink(): { stream: Writable & { write(chunk: string): boolean 
   const waitFor = (text: string, timeoutMs = 60_000): Promise<void> => {
     if (lines.join("\n").includes(text)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no log line containing ${JSON.stringify(text)} within ${timeoutMs} ms:\n${lines.join("\n")}`)), timeoutMs);
-      waiting.push({ text, resolve: () => { clearTimeout(timer); resolve(); } });
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`no log line containing ${JSON.stringify(text)} within ${timeoutMs} ms:\n${lines.join("\n")}`),
+          ),
+        timeoutMs,
+      );
+      waiting.push({
+        text,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   };
   return { stream: stream as never, lines, text: () => lines.join("\n"), waitFor };
@@ -76,7 +93,10 @@ export interface CliResult {
 }
 
 /** Runs the real `patchbay` bin in `cwd`. */
-export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string; timeoutMs?: number; nodeArgs?: string[] }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; input?: string; timeoutMs?: number; nodeArgs?: string[] },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
       cwd: opts.cwd,
@@ -89,7 +109,11 @@ export function runCli(args: string[], opts: { cwd: string; env?: Record<string,
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`patchbay ${args.join(" ")} did not exit within ${opts.timeoutMs ?? 90_000} ms\n${stdout}\n${stderr}`));
+      reject(
+        new Error(
+          `patchbay ${args.join(" ")} did not exit within ${opts.timeoutMs ?? 90_000} ms\n${stdout}\n${stderr}`,
+        ),
+      );
     }, opts.timeoutMs ?? 90_000);
     child.on("error", reject);
     child.on("close", (code) => {
@@ -107,14 +131,20 @@ export function runCli(args: string[], opts: { cwd: string; env?: Record<string,
 export function refuseModules(refused: RegExp): string[] {
   const dir = tempDir("pb-guard-");
   const hooks = path.join(dir, "hooks.mjs");
-  writeFileSync(hooks, `const refused = new RegExp(${JSON.stringify(refused.source)});
+  writeFileSync(
+    hooks,
+    `const refused = new RegExp(${JSON.stringify(refused.source)});
 export async function resolve(spec, ctx, next) {
   const r = await next(spec, ctx);
   if (refused.test(r.url)) throw new Error("loaded " + r.url);
   return r;
-}\n`);
+}\n`,
+  );
   const register = path.join(dir, "register.mjs");
-  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n`);
+  writeFileSync(
+    register,
+    `import { register } from "node:module";\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n`,
+  );
   return ["--import", register];
 }
 

@@ -3,7 +3,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const transport = new StdioClientTransport({ command: process.execPath, args: ["node_modules/patchbay-host/bin/patchbay.mjs", "serve", "--mcp"], stderr: "inherit" });
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: ["node_modules/patchbay-host/bin/patchbay.mjs", "serve", "--mcp"],
+  stderr: "inherit",
+});
 const client = new Client({ name: "pack-install", version: "1.0.0" });
 await client.connect(transport);
 try {

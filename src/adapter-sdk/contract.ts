@@ -38,9 +38,13 @@ export const ADAPTER_CAPABILITIES = Object.freeze({
 } as const);
 
 export type CapabilityGroup = keyof typeof ADAPTER_CAPABILITIES;
-export type CapabilityShape = { readonly [G in CapabilityGroup]: { readonly [C in keyof (typeof ADAPTER_CAPABILITIES)[G]]: boolean } };
+export type CapabilityShape = {
+  readonly [G in CapabilityGroup]: { readonly [C in keyof (typeof ADAPTER_CAPABILITIES)[G]]: boolean };
+};
 /** Declared capabilities: any subset, every omitted entry is false. */
-export type CapabilityDeclaration = { [G in CapabilityGroup]?: { [C in keyof (typeof ADAPTER_CAPABILITIES)[G]]?: boolean } };
+export type CapabilityDeclaration = {
+  [G in CapabilityGroup]?: { [C in keyof (typeof ADAPTER_CAPABILITIES)[G]]?: boolean };
+};
 
 export const CAPABILITY_GROUPS = Object.keys(ADAPTER_CAPABILITIES) as CapabilityGroup[];
 
@@ -62,7 +66,6 @@ export const ADAPTER_OPTIONAL_METHODS: readonly string[] = METHODS.adapter.optio
 
 export { EVENT_KEYS, EVENT_KINDS, type EventKind };
 
-
 const text = z.string().min(1).max(4096);
 
 export const NormalizedEventSchema = z.strictObject({
@@ -77,7 +80,9 @@ export const NormalizedEventSchema = z.strictObject({
   /** Paths this call would write; never guessed from a shell command. */
   targets: z.array(text).max(256),
 });
-export type NormalizedEvent = Readonly<Omit<z.output<typeof NormalizedEventSchema>, "targets"> & { targets: readonly string[] }>;
+export type NormalizedEvent = Readonly<
+  Omit<z.output<typeof NormalizedEventSchema>, "targets"> & { targets: readonly string[] }
+>;
 
 // --- outcomes and rendering ---
 
@@ -88,7 +93,10 @@ export const HookOutcomeSchema = z.strictObject({
 });
 export type HookOutcome = z.output<typeof HookOutcomeSchema>;
 
-export const GuardDecisionSchema = z.strictObject({ decision: z.enum(["allow", "deny"]), reason: z.string().optional() });
+export const GuardDecisionSchema = z.strictObject({
+  decision: z.enum(["allow", "deny"]),
+  reason: z.string().optional(),
+});
 export type GuardDecision = z.output<typeof GuardDecisionSchema>;
 
 /** One message from a peer, as recorded by an inbox; every text field is untrusted. */
@@ -115,7 +123,11 @@ export type RenderResult = z.output<typeof RenderResultSchema>;
 
 // --- detection, doctor, install ---
 
-export const DiagnosticSchema = z.strictObject({ level: z.enum(["info", "warn", "error"]), code: z.string(), message: z.string() });
+export const DiagnosticSchema = z.strictObject({
+  level: z.enum(["info", "warn", "error"]),
+  code: z.string(),
+  message: z.string(),
+});
 export type Diagnostic = z.output<typeof DiagnosticSchema>;
 
 /** What the host saw when it ran `client.command client.versionArgs` (workers have no PATH). */
@@ -155,14 +167,25 @@ export const AdapterEnvSchema = z.strictObject({
 });
 export type AdapterEnv = z.output<typeof AdapterEnvSchema>;
 
-const relPath = z.string().min(1).refine((p) => !p.startsWith("/") && !p.split("/").some((s) => s === ".." || s === "." || s === ""), "must be a relative path without '.', '..' or empty segments");
+const relPath = z
+  .string()
+  .min(1)
+  .refine(
+    (p) => !p.startsWith("/") && !p.split("/").some((s) => s === ".." || s === "." || s === ""),
+    "must be a relative path without '.', '..' or empty segments",
+  );
 
 export const TreeArtifactSchema = z.strictObject({
   kind: z.literal("tree"),
   path: absolute,
   files: z.array(z.strictObject({ path: relPath, content: z.string(), mode: z.number().int().optional() })).min(1),
 });
-export const FileArtifactSchema = z.strictObject({ kind: z.literal("file"), path: absolute, content: z.string(), mode: z.number().int().optional() });
+export const FileArtifactSchema = z.strictObject({
+  kind: z.literal("file"),
+  path: absolute,
+  content: z.string(),
+  mode: z.number().int().optional(),
+});
 /** A JSON file the user owns: Patchbay appends entries to arrays inside it, never deletes it. */
 export const MergeArtifactSchema = z.strictObject({
   kind: z.literal("merge"),
@@ -170,16 +193,28 @@ export const MergeArtifactSchema = z.strictObject({
   format: z.literal("json"),
   entries: z.array(z.strictObject({ at: z.array(z.string().min(1)).min(1), append: z.unknown() })).min(1),
 });
-export const ArtifactSchema = z.discriminatedUnion("kind", [TreeArtifactSchema, FileArtifactSchema, MergeArtifactSchema]);
+export const ArtifactSchema = z.discriminatedUnion("kind", [
+  TreeArtifactSchema,
+  FileArtifactSchema,
+  MergeArtifactSchema,
+]);
 export type Artifact = z.output<typeof ArtifactSchema>;
 
-export const InstallPlanSchema = z.strictObject({ artifacts: z.array(ArtifactSchema), notes: z.array(z.string()).optional() });
+export const InstallPlanSchema = z.strictObject({
+  artifacts: z.array(ArtifactSchema),
+  notes: z.array(z.string()).optional(),
+});
 export type InstallPlan = z.output<typeof InstallPlanSchema>;
 
 // --- the manifest, as manifest() returns it ---
 
 const booleanGroup = (g: CapabilityGroup) =>
-  z.strictObject(Object.fromEntries(Object.keys(ADAPTER_CAPABILITIES[g]).map((c) => [c, z.boolean()])) as Record<string, z.ZodBoolean>);
+  z.strictObject(
+    Object.fromEntries(Object.keys(ADAPTER_CAPABILITIES[g]).map((c) => [c, z.boolean()])) as Record<
+      string,
+      z.ZodBoolean
+    >,
+  );
 
 export const CapabilityShapeSchema = z.strictObject({
   lifecycle: booleanGroup("lifecycle"),
@@ -215,7 +250,10 @@ export const EvidenceSchema = z.strictObject({
   capability: z.string().refine((k) => CAPABILITY_KEYS.includes(k), "must be a capability such as guards.beforeWrite"),
   fixture: relPath,
   /** sha256 of the capture file's bytes; a passing entry without it, or with another hash, does not count. */
-  sha256: z.string().regex(/^([0-9a-f]{64})?$/).optional(),
+  sha256: z
+    .string()
+    .regex(/^([0-9a-f]{64})?$/)
+    .optional(),
   /** The client's hook events the capture holds (e.g. ["PreToolUse"]). */
   events: z.array(z.string().min(1).max(100)).max(64).optional(),
   result: z.enum(["pass", "fail"]),

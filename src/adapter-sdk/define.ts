@@ -13,10 +13,26 @@ import { pbError, type PatchbayError } from "../errors.js";
 import type { PluginContext } from "../plugin.js";
 import { portableNameProblem } from "../contract/names.js";
 import {
-  ADAPTER_CAPABILITIES, ADAPTER_OPTIONAL_METHODS, ADAPTER_REQUIRED_METHODS, CAPABILITY_GROUPS,
-  type AdapterEnv, type AdapterManifest, type CapabilityDeclaration, type CapabilityGroup, type CapabilityShape,
-  type ClientProbe, type DetectResult, type DoctorResult, type GuardDecision, type HookOutcome, type InstallPlan,
-  type NormalizedEvent, type PeerMessage, type RenderInput, type RenderOptions, type RenderResult,
+  ADAPTER_CAPABILITIES,
+  ADAPTER_OPTIONAL_METHODS,
+  ADAPTER_REQUIRED_METHODS,
+  CAPABILITY_GROUPS,
+  type AdapterEnv,
+  type AdapterManifest,
+  type CapabilityDeclaration,
+  type CapabilityGroup,
+  type CapabilityShape,
+  type ClientProbe,
+  type DetectResult,
+  type DoctorResult,
+  type GuardDecision,
+  type HookOutcome,
+  type InstallPlan,
+  type NormalizedEvent,
+  type PeerMessage,
+  type RenderInput,
+  type RenderOptions,
+  type RenderResult,
 } from "./contract.js";
 import { deepFreeze } from "./event.js";
 
@@ -25,16 +41,37 @@ import { deepFreeze } from "./event.js";
  * them (on its side, from connectors.json) and the adapter gets them in create()'s config.
  */
 export const STANDARD_ADAPTER_CONFIG = {
-  hook_timeout_ms: z.number().int().min(100).max(60_000).default(5_000)
-    .meta({ description: "Bound of one whole `patchbay hook` run (parse, load, normalize, decide, render), in ms. On expiry the hook fails open." }),
-  context_budget_bytes: z.number().int().min(1).max(64_000).default(6_000)
+  hook_timeout_ms: z.number().int().min(100).max(60_000).default(5_000).meta({
+    description:
+      "Bound of one whole `patchbay hook` run (parse, load, normalize, decide, render), in ms. On expiry the hook fails open.",
+  }),
+  context_budget_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(64_000)
+    .default(6_000)
     .meta({ description: "Most bytes of context (peer messages) one hook may inject." }),
-  inbox: z.string().regex(/^agentConnectors\/[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'must be "agentConnectors/<name>" of an adapter-inbox instance').optional()
+  inbox: z
+    .string()
+    .regex(
+      /^agentConnectors\/[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/,
+      'must be "agentConnectors/<name>" of an adapter-inbox instance',
+    )
+    .optional()
     .meta({ description: "The adapter-inbox instance whose messages this client receives on its next turn." }),
-  recipient: z.string().min(1).optional()
+  recipient: z
+    .string()
+    .min(1)
+    .optional()
     .meta({ description: "The agent id (in the inbox) this client reads; default the adapter instance's name." }),
-  protect: z.array(z.string().min(1).meta({ path: true })).default([])
-    .meta({ description: "Paths (relative to connectors.json) a guarded client may not write; enforced only where guards.beforeWrite is certified." }),
+  protect: z
+    .array(z.string().min(1).meta({ path: true }))
+    .default([])
+    .meta({
+      description:
+        "Paths (relative to connectors.json) a guarded client may not write; enforced only where guards.beforeWrite is certified.",
+    }),
 };
 
 /** The host-side view of those keys, read straight from connectors.json (unknown keys pass). */
@@ -112,11 +149,15 @@ function usage(message: string, key: string): PatchbayError {
   return pbError("PB_ERR_ADAPTER_MANIFEST_INVALID", message, { key });
 }
 
-export function defineAdapter<S extends z.ZodObject = z.ZodObject<Record<never, never>>>(definition: AdapterDefinition<S>): DefinedAdapter<S> {
+export function defineAdapter<S extends z.ZodObject = z.ZodObject<Record<never, never>>>(
+  definition: AdapterDefinition<S>,
+): DefinedAdapter<S> {
   const own = definition.config ?? z.strictObject({});
-  if (typeof (own as { extend?: unknown }).extend !== "function") throw usage("adapter config must be a z.object({...}) (the standard keys are added to it)", "config");
+  if (typeof (own as { extend?: unknown }).extend !== "function")
+    throw usage("adapter config must be a z.object({...}) (the standard keys are added to it)", "config");
   const clash = Object.keys(STANDARD_ADAPTER_CONFIG).filter((k) => Object.hasOwn((own as z.ZodObject).shape ?? {}, k));
-  if (clash.length > 0) throw usage(`adapter config must not redefine the standard keys ${clash.join(", ")}`, `config.${clash[0]}`);
+  if (clash.length > 0)
+    throw usage(`adapter config must not redefine the standard keys ${clash.join(", ")}`, `config.${clash[0]}`);
   const config = (own as z.ZodObject).extend(STANDARD_ADAPTER_CONFIG);
   const defined = {
     kind: "adapter" as const,
@@ -146,28 +187,37 @@ export function validateAdapter(definition: AdapterDefinition<z.ZodObject>, meth
   if (typeof d.id !== "string" || d.id.trim() === "") throw usage("an adapter must declare an id", "id");
   const idProblem = portableNameProblem(d.id);
   if (idProblem) throw usage(`invalid adapter id ${JSON.stringify(d.id)}: it ${idProblem}`, "id");
-  if (typeof d.displayName !== "string" || d.displayName.trim() === "") throw usage("an adapter must declare a displayName", "displayName");
+  if (typeof d.displayName !== "string" || d.displayName.trim() === "")
+    throw usage("an adapter must declare a displayName", "displayName");
   const client = (d.client ?? {}) as Record<string, unknown>;
   if (typeof client.command !== "string" || client.command.trim() === "") {
     throw usage("an adapter must declare client.command, the binary its client installs", "client.command");
   }
   const versionArgs = client.versionArgs ?? ["--version"];
-  if (!Array.isArray(versionArgs) || versionArgs.some((a) => typeof a !== "string")) throw usage("client.versionArgs must be an array of strings", "client.versionArgs");
+  if (!Array.isArray(versionArgs) || versionArgs.some((a) => typeof a !== "string"))
+    throw usage("client.versionArgs must be an array of strings", "client.versionArgs");
   const certificationName = client.certificationName ?? d.id;
-  if (typeof certificationName !== "string" || certificationName === "") throw usage("client.certificationName must be a non-empty string", "client.certificationName");
+  if (typeof certificationName !== "string" || certificationName === "")
+    throw usage("client.certificationName must be a non-empty string", "client.certificationName");
   for (const key of Object.keys(client)) {
-    if (!["command", "versionArgs", "certificationName"].includes(key)) throw usage(`unknown client key: client.${key}`, `client.${key}`);
+    if (!["command", "versionArgs", "certificationName"].includes(key))
+      throw usage(`unknown client key: client.${key}`, `client.${key}`);
   }
 
-  if (!methods || typeof methods !== "object") throw usage(`adapter ${d.id}: create() must return an object of adapter methods`, "create");
+  if (!methods || typeof methods !== "object")
+    throw usage(`adapter ${d.id}: create() must return an object of adapter methods`, "create");
   const m = methods as Record<string, unknown>;
   for (const name of AUTHOR_REQUIRED) {
     if (typeof m[name] !== "function") throw usage(`an adapter must implement ${name}()`, name);
   }
   for (const name of Object.keys(m)) {
-    if (name === "manifest") throw usage("create() must not return manifest(): defineAdapter builds it from the definition", "manifest");
+    if (name === "manifest")
+      throw usage("create() must not return manifest(): defineAdapter builds it from the definition", "manifest");
     if (typeof m[name] === "function" && !KNOWN_METHODS.has(name)) {
-      throw usage(`unknown adapter method ${name}() (the adapter contract has: ${[...KNOWN_METHODS].join(", ")})`, name);
+      throw usage(
+        `unknown adapter method ${name}() (the adapter contract has: ${[...KNOWN_METHODS].join(", ")})`,
+        name,
+      );
     }
   }
 
@@ -187,7 +237,11 @@ export function validateAdapter(definition: AdapterDefinition<z.ZodObject>, meth
 /** A module path declared by the definition: relative, inside the plugin folder. */
 function pluginFile(value: unknown, key: string, example: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string" || !/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(value) || value.split("/").includes("..")) {
+  if (
+    typeof value !== "string" ||
+    !/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(value) ||
+    value.split("/").includes("..")
+  ) {
     throw usage(`${key} must be a relative path inside the plugin folder, e.g. "${example}"`, key);
   }
   return value;
@@ -200,13 +254,26 @@ export function capabilityShape(declared: unknown, hasMethod: (name: string) => 
   }
   const decl = (declared ?? {}) as Record<string, unknown>;
   for (const group of Object.keys(decl)) {
-    if (!(CAPABILITY_GROUPS as string[]).includes(group)) throw usage(`unknown capability group: ${group} (groups: ${CAPABILITY_GROUPS.join(", ")})`, `capabilities.${group}`);
+    if (!(CAPABILITY_GROUPS as string[]).includes(group))
+      throw usage(
+        `unknown capability group: ${group} (groups: ${CAPABILITY_GROUPS.join(", ")})`,
+        `capabilities.${group}`,
+      );
     const entries = decl[group];
-    if (!entries || typeof entries !== "object" || Array.isArray(entries)) throw usage(`capability group ${group} must be an object of booleans`, `capabilities.${group}`);
+    if (!entries || typeof entries !== "object" || Array.isArray(entries))
+      throw usage(`capability group ${group} must be an object of booleans`, `capabilities.${group}`);
     const known = Object.keys(ADAPTER_CAPABILITIES[group as CapabilityGroup]);
     for (const [name, value] of Object.entries(entries)) {
-      if (!known.includes(name)) throw usage(`unknown capability: ${group}.${name} (${group} has: ${known.join(", ")})`, `capabilities.${group}.${name}`);
-      if (typeof value !== "boolean") throw usage(`capability ${group}.${name} must be a boolean, not ${JSON.stringify(value)}`, `capabilities.${group}.${name}`);
+      if (!known.includes(name))
+        throw usage(
+          `unknown capability: ${group}.${name} (${group} has: ${known.join(", ")})`,
+          `capabilities.${group}.${name}`,
+        );
+      if (typeof value !== "boolean")
+        throw usage(
+          `capability ${group}.${name} must be a boolean, not ${JSON.stringify(value)}`,
+          `capabilities.${group}.${name}`,
+        );
     }
   }
   const shape: Record<string, Record<string, boolean>> = {};
@@ -218,8 +285,12 @@ export function capabilityShape(declared: unknown, hasMethod: (name: string) => 
       if (on) {
         for (const method of needs) {
           if (hasMethod(method)) continue;
-          const why = method === "denyOutcome" ? ": without it the guard would silently allow"
-            : method === "injectOutcome" ? ": without it the context would be silently dropped" : "";
+          const why =
+            method === "denyOutcome"
+              ? ": without it the guard would silently allow"
+              : method === "injectOutcome"
+                ? ": without it the context would be silently dropped"
+                : "";
           throw usage(`capability ${group}.${name} requires ${method}()${why}`, `capabilities.${group}.${name}`);
         }
       }

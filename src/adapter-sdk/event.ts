@@ -28,7 +28,8 @@ function invalid(message: string, field: string): PatchbayError {
 function optionalText(fields: Record<string, unknown>, key: string): string | null {
   const value = fields[key];
   if (value === undefined || value === null) return null;
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_TEXT) throw invalid(`${key} must be a non-empty string (at most ${MAX_TEXT} characters) or null`, key);
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_TEXT)
+    throw invalid(`${key} must be a non-empty string (at most ${MAX_TEXT} characters) or null`, key);
   return value;
 }
 
@@ -37,9 +38,11 @@ export function normalizedEvent(fields: EventFields): NormalizedEvent {
   if (!fields || typeof fields !== "object" || Array.isArray(fields)) throw invalid("must be an object", "(event)");
   const raw = fields as unknown as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
-    if (!(EVENT_KEYS as readonly string[]).includes(key)) throw invalid(`unknown field: ${key} (allowed: ${EVENT_KEYS.join(", ")})`, key);
+    if (!(EVENT_KEYS as readonly string[]).includes(key))
+      throw invalid(`unknown field: ${key} (allowed: ${EVENT_KEYS.join(", ")})`, key);
   }
-  if (!(EVENT_KINDS as readonly unknown[]).includes(raw.kind)) throw invalid(`unknown kind ${JSON.stringify(raw.kind)} (kinds: ${EVENT_KINDS.join(", ")})`, "kind");
+  if (!(EVENT_KINDS as readonly unknown[]).includes(raw.kind))
+    throw invalid(`unknown kind ${JSON.stringify(raw.kind)} (kinds: ${EVENT_KINDS.join(", ")})`, "kind");
   const sessionId = optionalText(raw, "sessionId");
   if (sessionId === null) throw invalid("has no session id", "sessionId");
   const cwd = optionalText(raw, "cwd");
@@ -48,7 +51,8 @@ export function normalizedEvent(fields: EventFields): NormalizedEvent {
   if (!Array.isArray(targets)) throw invalid("targets must be an array", "targets");
   if (targets.length > MAX_TARGETS) throw invalid(`targets holds more than ${MAX_TARGETS} paths`, "targets");
   for (const t of targets) {
-    if (typeof t !== "string" || t.length === 0 || t.length > MAX_TEXT) throw invalid("each target must be a non-empty string", "targets");
+    if (typeof t !== "string" || t.length === 0 || t.length > MAX_TEXT)
+      throw invalid("each target must be a non-empty string", "targets");
   }
   const event = {
     kind: raw.kind as EventKind,

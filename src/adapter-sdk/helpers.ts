@@ -39,7 +39,11 @@ export function isInside(child: string, parent: string): boolean {
  * host resolves the standard `protect` config key against connectors.json); relative targets
  * resolve against the event's cwd.
  */
-export function guardProtected(event: NormalizedEvent, protect: readonly string[], clientName = "the client"): GuardDecision {
+export function guardProtected(
+  event: NormalizedEvent,
+  protect: readonly string[],
+  clientName = "the client",
+): GuardDecision {
   if (event.targets.length === 0 || protect.length === 0) return { decision: "allow" };
   const roots = protect.map((p) => canonicalPath(p));
   for (const target of event.targets) {
@@ -55,11 +59,33 @@ const VERSION = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/;
 /** The usual detect(): present when the probe found the binary, version = the first x.y.z in its output. */
 export function detectFromProbe(probe: ClientProbe): DetectResult {
   if (!probe.present) {
-    return { ok: true, present: false, version: null, diagnostics: [{ level: "info", code: "client-absent", message: `${probe.command} was not found on PATH${probe.error ? ` (${probe.error})` : ""}.` }] };
+    return {
+      ok: true,
+      present: false,
+      version: null,
+      diagnostics: [
+        {
+          level: "info",
+          code: "client-absent",
+          message: `${probe.command} was not found on PATH${probe.error ? ` (${probe.error})` : ""}.`,
+        },
+      ],
+    };
   }
   const match = VERSION.exec(probe.output);
   if (!match) {
-    return { ok: false, present: true, version: null, diagnostics: [{ level: "warn", code: "version-unknown", message: `${probe.command} ${probe.error ? `failed (${probe.error})` : "printed no x.y.z version"}; every capability counts as uncertified.` }] };
+    return {
+      ok: false,
+      present: true,
+      version: null,
+      diagnostics: [
+        {
+          level: "warn",
+          code: "version-unknown",
+          message: `${probe.command} ${probe.error ? `failed (${probe.error})` : "printed no x.y.z version"}; every capability counts as uncertified.`,
+        },
+      ],
+    };
   }
   return { ok: true, present: true, version: match[1], diagnostics: [] };
 }

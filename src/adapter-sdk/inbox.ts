@@ -76,7 +76,14 @@ interface Row {
   delivered_at: number | null;
 }
 
-const toPeer = (r: Row): PeerMessage => ({ id: r.id, from: r.sender, type: r.type, subject: r.subject, body: r.body, sentAt: r.sent_at });
+const toPeer = (r: Row): PeerMessage => ({
+  id: r.id,
+  from: r.sender,
+  type: r.type,
+  subject: r.subject,
+  body: r.body,
+  sentAt: r.sent_at,
+});
 
 let Database: typeof BetterSqlite3 | null = null;
 
@@ -91,18 +98,35 @@ export function openInboxStore(file: string, opts: { busyTimeoutMs?: number } = 
   db.pragma("synchronous = FULL");
   db.exec(SCHEMA);
 
-  const insert = db.prepare(`INSERT INTO inbox_messages (id, agent_id, dispatch_id, sender, type, subject, body, sent_at, recorded_at)
+  const insert =
+    db.prepare(`INSERT INTO inbox_messages (id, agent_id, dispatch_id, sender, type, subject, body, sent_at, recorded_at)
     VALUES (@id, @agent_id, @dispatch_id, @sender, @type, @subject, @body, @sent_at, @recorded_at) ON CONFLICT (agent_id, dispatch_id) DO NOTHING`);
   const byDispatch = db.prepare("SELECT id, recorded_at FROM inbox_messages WHERE agent_id = ? AND dispatch_id = ?");
-  const pendingStmt = db.prepare("SELECT * FROM inbox_messages WHERE agent_id = ? AND delivered_at IS NULL ORDER BY seq LIMIT ?");
+  const pendingStmt = db.prepare(
+    "SELECT * FROM inbox_messages WHERE agent_id = ? AND delivered_at IS NULL ORDER BY seq LIMIT ?",
+  );
   const getStmt = db.prepare("SELECT * FROM inbox_messages WHERE id = ?");
-  const mark = db.prepare("UPDATE inbox_messages SET delivered_at = ?, delivered_to = ? WHERE agent_id = ? AND id = ? AND delivered_at IS NULL");
-  const countStmt = db.prepare("SELECT sum(delivered_at IS NULL) AS pending, sum(delivered_at IS NOT NULL) AS delivered FROM inbox_messages WHERE agent_id = ?");
+  const mark = db.prepare(
+    "UPDATE inbox_messages SET delivered_at = ?, delivered_to = ? WHERE agent_id = ? AND id = ? AND delivered_at IS NULL",
+  );
+  const countStmt = db.prepare(
+    "SELECT sum(delivered_at IS NULL) AS pending, sum(delivered_at IS NOT NULL) AS delivered FROM inbox_messages WHERE agent_id = ?",
+  );
 
   const record = db.transaction((d: InboxDelivery) => {
     const recordedAt = Date.now();
     const id = `m_${randomBytes(8).toString("hex")}`;
-    const info = insert.run({ id, agent_id: d.agentId, dispatch_id: d.dispatchId, sender: d.from, type: d.type, subject: d.subject, body: d.body, sent_at: d.sentAt, recorded_at: recordedAt });
+    const info = insert.run({
+      id,
+      agent_id: d.agentId,
+      dispatch_id: d.dispatchId,
+      sender: d.from,
+      type: d.type,
+      subject: d.subject,
+      body: d.body,
+      sent_at: d.sentAt,
+      recorded_at: recordedAt,
+    });
     if (info.changes === 1) return { id, recordedAt, duplicate: false };
     const existing = byDispatch.get(d.agentId, d.dispatchId) as { id: string; recorded_at: number };
     return { id: existing.id, recordedAt: existing.recorded_at, duplicate: true };
@@ -120,7 +144,15 @@ export function openInboxStore(file: string, opts: { busyTimeoutMs?: number } = 
     pending: (agentId, limit = 50) => (pendingStmt.all(agentId, limit) as Row[]).map(toPeer),
     get(id) {
       const r = getStmt.get(id) as Row | undefined;
-      return r ? { ...toPeer(r), agentId: r.agent_id, dispatchId: r.dispatch_id, recordedAt: r.recorded_at, deliveredAt: r.delivered_at } : null;
+      return r
+        ? {
+            ...toPeer(r),
+            agentId: r.agent_id,
+            dispatchId: r.dispatch_id,
+            recordedAt: r.recorded_at,
+            deliveredAt: r.delivered_at,
+          }
+        : null;
     },
     markDelivered: (agentId, ids, to) => markMany.immediate(agentId, ids, to),
     counts(agentId) {

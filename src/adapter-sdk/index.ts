@@ -4,15 +4,47 @@
  * projection, the guard and detect helpers, the inbox store, and the contract's types.
  * An adapter plugin imports `z` and `definePlugin`-level things from `patchbay/plugin`, the rest from here.
  */
-export { defineAdapter, validateAdapter, STANDARD_ADAPTER_CONFIG, type AdapterDefinition, type AdapterInstance, type AdapterMethods, type DefinedAdapter, type StandardAdapterConfig } from "./define.js";
+export {
+  defineAdapter,
+  validateAdapter,
+  STANDARD_ADAPTER_CONFIG,
+  type AdapterDefinition,
+  type AdapterInstance,
+  type AdapterMethods,
+  type DefinedAdapter,
+  type StandardAdapterConfig,
+} from "./define.js";
 export { normalizedEvent, type EventFields } from "./event.js";
 export { projectContext, escapePeerText, PEER_FENCE } from "./render.js";
 export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
-export { MODEL_APIS, type CertifyDriver, type CertifyRunSpec, type CertifyWorld, type ModelApi, type StubCall } from "./certify-driver.js";
+export {
+  MODEL_APIS,
+  type CertifyDriver,
+  type CertifyRunSpec,
+  type CertifyWorld,
+  type ModelApi,
+  type StubCall,
+} from "./certify-driver.js";
 export { openInboxStore, type InboxDelivery, type InboxStore, type StoredMessage } from "./inbox.js";
 export {
-  ADAPTER_CAPABILITIES, EVENT_KINDS,
-  type AdapterEnv, type AdapterManifest, type Artifact, type CapabilityDeclaration, type CapabilityShape, type ClientProbe,
-  type DetectResult, type Diagnostic, type DoctorResult, type EventKind, type GuardDecision, type HookOutcome, type InstallPlan,
-  type NormalizedEvent, type PeerMessage, type RenderInput, type RenderOptions, type RenderResult,
+  ADAPTER_CAPABILITIES,
+  EVENT_KINDS,
+  type AdapterEnv,
+  type AdapterManifest,
+  type Artifact,
+  type CapabilityDeclaration,
+  type CapabilityShape,
+  type ClientProbe,
+  type DetectResult,
+  type Diagnostic,
+  type DoctorResult,
+  type EventKind,
+  type GuardDecision,
+  type HookOutcome,
+  type InstallPlan,
+  type NormalizedEvent,
+  type PeerMessage,
+  type RenderInput,
+  type RenderOptions,
+  type RenderResult,
 } from "./contract.js";

@@ -9,8 +9,15 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import {
-  ADAPTER_CAPABILITIES, CAPABILITY_GROUPS, CAPABILITY_KEYS, CertificationSchema, capabilityRequires,
-  type AdapterManifest, type CapabilityShape, type Certification, type Evidence,
+  ADAPTER_CAPABILITIES,
+  CAPABILITY_GROUPS,
+  CAPABILITY_KEYS,
+  CertificationSchema,
+  capabilityRequires,
+  type AdapterManifest,
+  type CapabilityShape,
+  type Certification,
+  type Evidence,
 } from "../adapter-sdk/contract.js";
 import { isInside } from "../adapter-sdk/helpers.js";
 import { BACKING_KINDS } from "./certify/evidence.js";
@@ -21,7 +28,15 @@ export const CAPTURES_DIR = "fixtures/captures";
 
 export interface CapabilityDiagnostic {
   capability: string;
-  code: "no-certification" | "version-unknown" | "no-evidence" | "capture-failed" | "method-not-callable" | "certification-invalid" | "fixture-missing" | "evidence-unverified";
+  code:
+    | "no-certification"
+    | "version-unknown"
+    | "no-evidence"
+    | "capture-failed"
+    | "method-not-callable"
+    | "certification-invalid"
+    | "fixture-missing"
+    | "evidence-unverified";
   message: string;
 }
 
@@ -58,21 +73,38 @@ export function loadCertification(pluginDir: string, localDir?: string): Certifi
   const base = own.certification ?? local.certification;
   if (!base) return { certification: null, diagnostics };
   if (local.certification && own.certification && local.certification.adapter !== own.certification.adapter) {
-    diagnostics.push({ capability: "*", code: "certification-invalid", message: `${path.join(localDir, CERTIFICATION_FILE)} is for adapter "${local.certification.adapter}", not "${own.certification.adapter}": ignored.` });
+    diagnostics.push({
+      capability: "*",
+      code: "certification-invalid",
+      message: `${path.join(localDir, CERTIFICATION_FILE)} is for adapter "${local.certification.adapter}", not "${own.certification.adapter}": ignored.`,
+    });
     return { certification: own.certification, diagnostics };
   }
-  return { certification: { ...base, evidence: [...(own.certification?.evidence ?? []), ...(local.certification?.evidence ?? [])] }, diagnostics };
+  return {
+    certification: {
+      ...base,
+      evidence: [...(own.certification?.evidence ?? []), ...(local.certification?.evidence ?? [])],
+    },
+    diagnostics,
+  };
 }
 
 function readOne(dir: string): CertificationLoad {
   const file = path.join(dir, CERTIFICATION_FILE);
-  const fail = (code: CapabilityDiagnostic["code"], message: string): CertificationLoad => ({ certification: null, diagnostics: [{ capability: "*", code, message }] });
-  if (!existsSync(file)) return fail("no-certification", `${file} does not exist: every capability counts as uncertified.`);
+  const fail = (code: CapabilityDiagnostic["code"], message: string): CertificationLoad => ({
+    certification: null,
+    diagnostics: [{ capability: "*", code, message }],
+  });
+  if (!existsSync(file))
+    return fail("no-certification", `${file} does not exist: every capability counts as uncertified.`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    return fail("certification-invalid", `${file} is not valid JSON (${(err as Error).message}): every capability counts as uncertified.`);
+    return fail(
+      "certification-invalid",
+      `${file} is not valid JSON (${(err as Error).message}): every capability counts as uncertified.`,
+    );
   }
   const parsed = CertificationSchema.safeParse(raw);
   if (!parsed.success) {
@@ -85,7 +117,11 @@ function readOne(dir: string): CertificationLoad {
     const problem = evidenceProblem(root, e);
     if (!problem) return true;
     const missing = problem.startsWith("not a file");
-    diagnostics.push({ capability: e.capability, code: missing ? "fixture-missing" : "evidence-unverified", message: `evidence for ${e.capability} (${e.client} ${e.version} ${e.platform}) names ${path.join(dir, e.fixture)}, which is ${problem}: entry ignored.` });
+    diagnostics.push({
+      capability: e.capability,
+      code: missing ? "fixture-missing" : "evidence-unverified",
+      message: `evidence for ${e.capability} (${e.client} ${e.version} ${e.platform}) names ${path.join(dir, e.fixture)}, which is ${problem}: entry ignored.`,
+    });
     return false;
   });
   return { certification: { ...parsed.data, evidence }, diagnostics };
@@ -102,21 +138,27 @@ function evidenceProblem(root: string, e: Evidence): string | null {
   }
   if (!isInside(real, root)) return "not a file in the folder";
   if (e.result !== "pass") return null;
-  if (!isInside(real, path.join(root, CAPTURES_DIR))) return `not under ${CAPTURES_DIR}/ (a capture is the only evidence)`;
+  if (!isInside(real, path.join(root, CAPTURES_DIR)))
+    return `not under ${CAPTURES_DIR}/ (a capture is the only evidence)`;
   const bytes = readFileSync(real);
   if (!e.sha256) return "named without a sha256";
-  if (createHash("sha256").update(bytes).digest("hex") !== e.sha256) return "changed since it was certified (sha256 differs)";
+  if (createHash("sha256").update(bytes).digest("hex") !== e.sha256)
+    return "changed since it was certified (sha256 differs)";
   let capture: { client?: unknown; version?: unknown; platform?: unknown; kind?: unknown; event?: unknown };
   try {
     capture = JSON.parse(bytes.toString("utf8"));
   } catch {
     return "not a capture (not JSON)";
   }
-  if (capture.version !== e.version || capture.platform !== e.platform) return `a capture of ${String(capture.version)} ${String(capture.platform)}, not ${e.version} ${e.platform}`;
-  if (typeof capture.client === "string" && capture.client !== e.client) return `a capture of ${capture.client}, not ${e.client}`;
+  if (capture.version !== e.version || capture.platform !== e.platform)
+    return `a capture of ${String(capture.version)} ${String(capture.platform)}, not ${e.version} ${e.platform}`;
+  if (typeof capture.client === "string" && capture.client !== e.client)
+    return `a capture of ${capture.client}, not ${e.client}`;
   const kinds = BACKING_KINDS[e.capability] ?? [];
-  if (!kinds.includes(capture.kind as never)) return `a capture of ${String(capture.event)} (${String(capture.kind)}), which cannot back ${e.capability}`;
-  if (e.events && e.events.length > 0 && !e.events.includes(String(capture.event))) return `a capture of ${String(capture.event)}, not of ${e.events.join(", ")}`;
+  if (!kinds.includes(capture.kind as never))
+    return `a capture of ${String(capture.event)} (${String(capture.kind)}), which cannot back ${e.capability}`;
+  if (e.events && e.events.length > 0 && !e.events.includes(String(capture.event)))
+    return `a capture of ${String(capture.event)}, not of ${e.events.join(", ")}`;
   return null;
 }
 
@@ -134,7 +176,10 @@ export interface EffectiveCapabilities {
   diagnostics: CapabilityDiagnostic[];
 }
 
-export function effectiveCapabilities(adapter: AdapterFacts, client: { clientVersion: string | null; platform: string }): EffectiveCapabilities {
+export function effectiveCapabilities(
+  adapter: AdapterFacts,
+  client: { clientVersion: string | null; platform: string },
+): EffectiveCapabilities {
   const { manifest } = adapter;
   const certification = adapter.certification ?? null;
   const diagnostics: CapabilityDiagnostic[] = [];
@@ -147,10 +192,14 @@ export function effectiveCapabilities(adapter: AdapterFacts, client: { clientVer
       const key = `${group}.${name}`;
       effective[group][name] = false;
       if (!(manifest.capabilities[group] as Record<string, boolean>)[name]) continue;
-      const say = (code: CapabilityDiagnostic["code"], message: string) => diagnostics.push({ capability: key, code, message: `${key}: ${message}` });
+      const say = (code: CapabilityDiagnostic["code"], message: string) =>
+        diagnostics.push({ capability: key, code, message: `${key}: ${message}` });
       const missing = adapter.callable ? capabilityRequires(key).filter((m) => !adapter.callable!.includes(m)) : [];
       if (missing.length > 0) {
-        say("method-not-callable", `declared true, but ${missing.map((m) => `${m}()`).join(", ")} ${missing.length === 1 ? "is" : "are"} not in plugin.json "capabilities", so the host may not call ${missing.length === 1 ? "it" : "them"}.`);
+        say(
+          "method-not-callable",
+          `declared true, but ${missing.map((m) => `${m}()`).join(", ")} ${missing.length === 1 ? "is" : "are"} not in plugin.json "capabilities", so the host may not call ${missing.length === 1 ? "it" : "them"}.`,
+        );
         continue;
       }
       if (!certification) {
@@ -158,7 +207,10 @@ export function effectiveCapabilities(adapter: AdapterFacts, client: { clientVer
         continue;
       }
       if (foreign) {
-        say("certification-invalid", `certification.json belongs to adapter "${certification.adapter}", not "${manifest.id}".`);
+        say(
+          "certification-invalid",
+          `certification.json belongs to adapter "${certification.adapter}", not "${manifest.id}".`,
+        );
         continue;
       }
       if (!client.clientVersion) {
@@ -168,11 +220,17 @@ export function effectiveCapabilities(adapter: AdapterFacts, client: { clientVer
       const forKey = certification.evidence.filter((e) => e.capability === key && e.client === certName);
       const exact = forKey.filter((e) => e.version === client.clientVersion && e.platform === client.platform);
       if (exact.some((e) => e.result === "fail")) {
-        say("capture-failed", `the capture for ${certName} ${client.clientVersion} on ${client.platform} failed (${exact.find((e) => e.result === "fail")!.fixture}).`);
+        say(
+          "capture-failed",
+          `the capture for ${certName} ${client.clientVersion} on ${client.platform} failed (${exact.find((e) => e.result === "fail")!.fixture}).`,
+        );
         continue;
       }
       if (!exact.some((e) => e.result === "pass")) {
-        say("no-evidence", `no passing capture for ${certName} ${client.clientVersion} on ${client.platform}${describeOthers(forKey)}.`);
+        say(
+          "no-evidence",
+          `no passing capture for ${certName} ${client.clientVersion} on ${client.platform}${describeOthers(forKey)}.`,
+        );
         continue;
       }
       effective[group][name] = true;

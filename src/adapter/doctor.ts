@@ -7,7 +7,14 @@
 import { toWire, type WireError } from "../errors.js";
 import type { Diagnostic } from "../adapter-sdk/contract.js";
 import { loadConfig } from "../config/load.js";
-import { currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, localCertificationDir, type CapabilityDiagnostic } from "./certification.js";
+import {
+  currentPlatform,
+  effectiveCapabilities,
+  enabledKeys,
+  loadCertification,
+  localCertificationDir,
+  type CapabilityDiagnostic,
+} from "./certification.js";
 import { readRecord } from "./install/record.js";
 import { adapterEnv, detectClient, openAdapter } from "./session.js";
 import { installRecordPath, stateDirFor, type Env } from "./state.js";
@@ -49,7 +56,9 @@ export interface AdapterDoctorOptions {
 export async function adapterDoctor(opts: AdapterDoctorOptions = {}): Promise<AdapterDoctorReport> {
   const env = opts.env ?? process.env;
   const config = await loadConfig({ config: opts.config, cwd: opts.cwd, env });
-  const names = opts.instances?.map((i) => i.replace(/^adapters\//, "")) ?? config.instances.filter((i) => i.section === "adapters").map((i) => i.name);
+  const names =
+    opts.instances?.map((i) => i.replace(/^adapters\//, "")) ??
+    config.instances.filter((i) => i.section === "adapters").map((i) => i.name);
   let installed: string[] = [];
   let recordError: WireError | null = null;
   try {
@@ -60,13 +69,28 @@ export async function adapterDoctor(opts: AdapterDoctorOptions = {}): Promise<Ad
   const adapters: AdapterDoctorEntry[] = [];
   for (const name of names) adapters.push(await inspectOne(name, opts, env, installed.includes(name)));
   const checks: DoctorCheck[] = adapters.map(toCheck);
-  if (recordError) checks.push({ check: "adapter install record", ok: false, detail: recordError.message, error: recordError });
+  if (recordError)
+    checks.push({ check: "adapter install record", ok: false, detail: recordError.message, error: recordError });
   return { adapters, checks };
 }
 
-async function inspectOne(name: string, opts: AdapterDoctorOptions, env: Env, installed: boolean): Promise<AdapterDoctorEntry> {
+async function inspectOne(
+  name: string,
+  opts: AdapterDoctorOptions,
+  env: Env,
+  installed: boolean,
+): Promise<AdapterDoctorEntry> {
   const entry: AdapterDoctorEntry = {
-    instance: `adapters/${name}`, plugin: null, client: null, platform: currentPlatform(), declared: [], effective: [], downgrades: [], diagnostics: [], installed, error: null,
+    instance: `adapters/${name}`,
+    plugin: null,
+    client: null,
+    platform: currentPlatform(),
+    declared: [],
+    effective: [],
+    downgrades: [],
+    diagnostics: [],
+    installed,
+    error: null,
   };
   let session;
   try {
@@ -77,13 +101,23 @@ async function inspectOne(name: string, opts: AdapterDoctorOptions, env: Env, in
   try {
     entry.plugin = session.plugin.name;
     const client = await detectClient(session, { useCache: false });
-    entry.client = { command: session.manifest.client.command, present: client.detect.present, version: client.detect.version, path: client.probe.path };
+    entry.client = {
+      command: session.manifest.client.command,
+      present: client.detect.present,
+      version: client.detect.version,
+      path: client.probe.path,
+    };
     const cert = loadCertification(session.plugin.dir, localCertificationDir(session.stateDir, session.name));
-    const caps = effectiveCapabilities({ manifest: session.manifest, certification: cert.certification, callable: session.callable }, { clientVersion: client.detect.version, platform: entry.platform });
+    const caps = effectiveCapabilities(
+      { manifest: session.manifest, certification: cert.certification, callable: session.callable },
+      { clientVersion: client.detect.version, platform: entry.platform },
+    );
     entry.declared = enabledKeys(caps.declared);
     entry.effective = enabledKeys(caps.effective);
     entry.downgrades = [...cert.diagnostics, ...caps.diagnostics];
-    const doctor = await session.call<{ ok: boolean; diagnostics: Diagnostic[] }>("doctor", [adapterEnv(session, client)]);
+    const doctor = await session.call<{ ok: boolean; diagnostics: Diagnostic[] }>("doctor", [
+      adapterEnv(session, client),
+    ]);
     entry.diagnostics = [...client.detect.diagnostics, ...doctor.diagnostics];
   } catch (err) {
     entry.error = toWire(err);
@@ -95,14 +129,21 @@ async function inspectOne(name: string, opts: AdapterDoctorOptions, env: Env, in
 
 function toCheck(e: AdapterDoctorEntry): DoctorCheck {
   if (e.error) return { check: `${e.instance} (adapter)`, ok: false, detail: e.error.message, error: e.error };
-  const client = e.client?.present ? `${e.client.command} ${e.client.version ?? "(version unknown)"}` : `${e.client?.command ?? "client"} not installed`;
+  const client = e.client?.present
+    ? `${e.client.command} ${e.client.version ?? "(version unknown)"}`
+    : `${e.client?.command ?? "client"} not installed`;
   const caps = `declared: ${e.declared.join(", ") || "none"}; effective on ${e.platform}: ${e.effective.join(", ") || "none"}`;
   const why = e.downgrades.filter((d) => d.capability !== "*" || e.declared.length > 0).map((d) => d.message);
   const problems = e.diagnostics.filter((d) => d.level === "error").map((d) => d.message);
   return {
     check: `${e.instance} (${e.plugin})`,
     ok: problems.length === 0,
-    detail: [`${client}; ${e.installed ? "installed" : "not installed"}`, caps, ...why.map((w) => `downgraded: ${w}`), ...e.diagnostics.map((d) => `${d.level}: ${d.message}`)].join("\n"),
+    detail: [
+      `${client}; ${e.installed ? "installed" : "not installed"}`,
+      caps,
+      ...why.map((w) => `downgraded: ${w}`),
+      ...e.diagnostics.map((d) => `${d.level}: ${d.message}`),
+    ].join("\n"),
     error: null,
   };
 }

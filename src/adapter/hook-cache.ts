@@ -32,7 +32,8 @@ export interface HookCache {
   slim: string;
 }
 
-const cacheDir = (stateDir: string, instance: string) => path.join(stateDir, "hook-cache", instance.replace(/^adapters\//, ""));
+const cacheDir = (stateDir: string, instance: string) =>
+  path.join(stateDir, "hook-cache", instance.replace(/^adapters\//, ""));
 const cacheFile = (stateDir: string, instance: string) => path.join(cacheDir(stateDir, instance), "cache.json");
 
 function fileStamp(file: string): string {
@@ -45,20 +46,32 @@ function fileStamp(file: string): string {
 }
 
 /** The cache, if it exists and every stamp in its key still matches; else null. */
-export function readHookCache(stateDir: string, instance: string, env: Record<string, string | undefined>): HookCache | null {
+export function readHookCache(
+  stateDir: string,
+  instance: string,
+  env: Record<string, string | undefined>,
+): HookCache | null {
   let cache: HookCache;
   try {
     cache = JSON.parse(readFileSync(cacheFile(stateDir, instance), "utf8")) as HookCache;
   } catch {
     return null;
   }
-  if (cache.v !== CACHE_VERSION || cache.env.PATH !== (env.PATH ?? "") || cache.env.PATCHBAY_HOME !== (env.PATCHBAY_HOME ?? "")) return null;
+  if (
+    cache.v !== CACHE_VERSION ||
+    cache.env.PATH !== (env.PATH ?? "") ||
+    cache.env.PATCHBAY_HOME !== (env.PATCHBAY_HOME ?? "")
+  )
+    return null;
   for (const [file, stamp] of Object.entries(cache.key)) if (fileStamp(file) !== stamp) return null;
   return cache;
 }
 
 export interface FastModule {
-  normalizeHook(payload: unknown, event: string | null): { kind: EventKind; targets: readonly string[]; tool: string | null; cwd: string };
+  normalizeHook(
+    payload: unknown,
+    event: string | null,
+  ): { kind: EventKind; targets: readonly string[]; tool: string | null; cwd: string };
   denyOutcome(reason: string, event: unknown): { stdout: string; stderr: string; exitCode: number };
   guardWrite?(event: unknown, protect: readonly string[]): { decision: "allow" | "deny"; reason?: string };
 }
@@ -77,9 +90,16 @@ export function loadFastModule(cache: HookCache, slim: Record<string, unknown>):
   };
   const mod = { exports: {} as Record<string, unknown> };
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the adapter's own module, compiled by us from its folder
-  new Function("require", "module", "exports", "__filename", "__dirname", code)(req, mod, mod.exports, cache.module, path.dirname(cache.module));
+  new Function("require", "module", "exports", "__filename", "__dirname", code)(
+    req,
+    mod,
+    mod.exports,
+    cache.module,
+    path.dirname(cache.module),
+  );
   const m = mod.exports as unknown as FastModule;
-  if (typeof m.normalizeHook !== "function" || typeof m.denyOutcome !== "function") throw new Error("fastHook module lacks normalizeHook or denyOutcome");
+  if (typeof m.normalizeHook !== "function" || typeof m.denyOutcome !== "function")
+    throw new Error("fastHook module lacks normalizeHook or denyOutcome");
   return m;
 }
 
@@ -102,8 +122,16 @@ export async function writeHookCache(facts: BuildFacts): Promise<boolean> {
   try {
     const current = readHookCache(facts.stateDir, facts.instance, facts.env);
     const same = (a: readonly string[], b: readonly string[]) => JSON.stringify(a) === JSON.stringify(b);
-    if (current && current.timeoutMs === facts.timeoutMs && current.client === facts.client && JSON.stringify(current.inbox) === JSON.stringify(facts.inbox) && same(current.protect, facts.protect) && same(current.effective, facts.effective)
-      && same(Object.keys(current.key).sort(), [...new Set([...facts.keyFiles, facts.source, facts.slim])].sort())) return true;
+    if (
+      current &&
+      current.timeoutMs === facts.timeoutMs &&
+      current.client === facts.client &&
+      JSON.stringify(current.inbox) === JSON.stringify(facts.inbox) &&
+      same(current.protect, facts.protect) &&
+      same(current.effective, facts.effective) &&
+      same(Object.keys(current.key).sort(), [...new Set([...facts.keyFiles, facts.source, facts.slim])].sort())
+    )
+      return true;
     const { createJiti } = await import("jiti");
     const jiti = createJiti(facts.source);
     const code = jiti.transform({ source: readFileSync(facts.source, "utf8"), filename: facts.source, ts: true });
@@ -113,8 +141,17 @@ export async function writeHookCache(facts: BuildFacts): Promise<boolean> {
     writeFileSync(module, code);
     const key = Object.fromEntries([...facts.keyFiles, facts.source, facts.slim].map((f) => [f, fileStamp(f)]));
     const cache: HookCache = {
-      v: CACHE_VERSION, instance: facts.instance, key, env: { PATH: facts.env.PATH ?? "", PATCHBAY_HOME: facts.env.PATCHBAY_HOME ?? "" },
-      timeoutMs: facts.timeoutMs, protect: facts.protect, effective: facts.effective, client: facts.client, inbox: facts.inbox, module, slim: facts.slim,
+      v: CACHE_VERSION,
+      instance: facts.instance,
+      key,
+      env: { PATH: facts.env.PATH ?? "", PATCHBAY_HOME: facts.env.PATCHBAY_HOME ?? "" },
+      timeoutMs: facts.timeoutMs,
+      protect: facts.protect,
+      effective: facts.effective,
+      client: facts.client,
+      inbox: facts.inbox,
+      module,
+      slim: facts.slim,
     };
     const file = cacheFile(facts.stateDir, facts.instance);
     writeFileSync(`${file}.tmp`, JSON.stringify(cache));

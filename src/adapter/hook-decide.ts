@@ -7,7 +7,13 @@
  */
 import path from "node:path";
 import { pbError } from "../errors.js";
-import type { CapabilityShape, GuardDecision, HookOutcome, NormalizedEvent, RenderResult } from "../adapter-sdk/contract.js";
+import type {
+  CapabilityShape,
+  GuardDecision,
+  HookOutcome,
+  NormalizedEvent,
+  RenderResult,
+} from "../adapter-sdk/contract.js";
 import { openInboxStore, type InboxStore } from "../adapter-sdk/inbox.js";
 import { capabilityOn } from "./certification.js";
 import { INJECTION, LIFECYCLE } from "./decide-tables.js";
@@ -32,7 +38,12 @@ const GUARDS: { key: string; method: string; needsTargets: boolean }[] = [
   { key: "guards.beforeRead", method: "guardRead", needsTargets: false },
 ];
 
-export async function decide(session: AdapterSession, event: NormalizedEvent, effective: CapabilityShape, call: Call): Promise<Decision> {
+export async function decide(
+  session: AdapterSession,
+  event: NormalizedEvent,
+  effective: CapabilityShape,
+  call: Call,
+): Promise<Decision> {
   const life = LIFECYCLE[event.kind];
   if (life && capabilityOn(effective, life.key)) await call(life.method, [event]);
 
@@ -41,18 +52,37 @@ export async function decide(session: AdapterSession, event: NormalizedEvent, ef
       if (!capabilityOn(effective, guard.key) || (guard.needsTargets && event.targets.length === 0)) continue;
       const verdict = await call<GuardDecision>(guard.method, [event]);
       if (verdict.decision === "deny") {
-        const reason = verdict.reason?.trim() || `Patchbay's ${guard.key} guard denied this ${event.tool ?? "tool"} call.`;
-        return { decision: "deny", outcome: await call<HookOutcome>("denyOutcome", [reason, event]), note: `${guard.key} denied`, deliver: null };
+        const reason =
+          verdict.reason?.trim() || `Patchbay's ${guard.key} guard denied this ${event.tool ?? "tool"} call.`;
+        return {
+          decision: "deny",
+          outcome: await call<HookOutcome>("denyOutcome", [reason, event]),
+          note: `${guard.key} denied`,
+          deliver: null,
+        };
       }
     }
-    const declared = event.targets.length > 0 && capabilityOn(session.manifest.capabilities, "guards.beforeWrite") && !capabilityOn(effective, "guards.beforeWrite");
-    return { decision: "allow", outcome: ALLOW, note: declared ? "unguarded: guards.beforeWrite is not certified for this client" : "no guard objected", deliver: null };
+    const declared =
+      event.targets.length > 0 &&
+      capabilityOn(session.manifest.capabilities, "guards.beforeWrite") &&
+      !capabilityOn(effective, "guards.beforeWrite");
+    return {
+      decision: "allow",
+      outcome: ALLOW,
+      note: declared ? "unguarded: guards.beforeWrite is not certified for this client" : "no guard objected",
+      deliver: null,
+    };
   }
 
   const injection = INJECTION[event.kind];
   if (!injection) return { decision: "allow", outcome: ALLOW, note: `nothing to do for ${event.kind}`, deliver: null };
   if (!capabilityOn(effective, injection) || !capabilityOn(effective, "delivery.nextTurn")) {
-    return { decision: "allow", outcome: ALLOW, note: `${injection} and delivery.nextTurn are not both effective`, deliver: null };
+    return {
+      decision: "allow",
+      outcome: ALLOW,
+      note: `${injection} and delivery.nextTurn are not both effective`,
+      deliver: null,
+    };
   }
   if (!session.standard.inbox) return { decision: "allow", outcome: ALLOW, note: "no inbox configured", deliver: null };
 
@@ -63,13 +93,29 @@ export async function decide(session: AdapterSession, event: NormalizedEvent, ef
     const messages = store.pending(recipient);
     if (messages.length === 0) return { decision: "allow", outcome: ALLOW, note: "no pending messages", deliver: null };
     const budgetBytes = session.standard.context_budget_bytes;
-    const rendered = await call<RenderResult>("renderContext", [{ messages }, { budgetBytes, readCommand: `patchbay adapter inbox ${session.name} --message` }]);
-    checkRendered(session, rendered, messages.map((m) => m.id), budgetBytes);
-    if (rendered.text === "") return { decision: "allow", outcome: ALLOW, note: `${messages.length} pending, none fit the budget`, deliver: null };
+    const rendered = await call<RenderResult>("renderContext", [
+      { messages },
+      { budgetBytes, readCommand: `patchbay adapter inbox ${session.name} --message` },
+    ]);
+    checkRendered(
+      session,
+      rendered,
+      messages.map((m) => m.id),
+      budgetBytes,
+    );
+    if (rendered.text === "")
+      return {
+        decision: "allow",
+        outcome: ALLOW,
+        note: `${messages.length} pending, none fit the budget`,
+        deliver: null,
+      };
     const outcome = await call<HookOutcome>("injectOutcome", [rendered.text, event]);
     keepOpen = rendered.includedMessageIds.length > 0;
     return {
-      decision: "inject", outcome, note: `offered ${rendered.includedMessageIds.length} of ${messages.length} pending`,
+      decision: "inject",
+      outcome,
+      note: `offered ${rendered.includedMessageIds.length} of ${messages.length} pending`,
       deliver: keepOpen ? { store, recipient, ids: rendered.includedMessageIds } : null,
     };
   } finally {
@@ -82,7 +128,11 @@ function checkRendered(session: AdapterSession, rendered: RenderResult, offered:
   const foreign = rendered.includedMessageIds.filter((id) => !offered.includes(id));
   const size = Buffer.byteLength(rendered.text, "utf8");
   if (foreign.length > 0 || size > budgetBytes) {
-    throw pbError("PB_ERR_CONTRACT_VIOLATION", `${session.id}.renderContext() broke its contract: ${foreign.length > 0 ? `reported ids it was not offered (${foreign.length})` : `rendered ${size} bytes for a budget of ${budgetBytes}`}.`, { instance: session.id, method: "renderContext" });
+    throw pbError(
+      "PB_ERR_CONTRACT_VIOLATION",
+      `${session.id}.renderContext() broke its contract: ${foreign.length > 0 ? `reported ids it was not offered (${foreign.length})` : `rendered ${size} bytes for a budget of ${budgetBytes}`}.`,
+      { instance: session.id, method: "renderContext" },
+    );
   }
 }
 
@@ -92,7 +142,11 @@ export function inboxPath(session: Pick<AdapterSession, "id" | "config" | "stand
   const inst = session.config.instances.find((i) => i.id === (session.config.aliases[ref] ?? ref));
   const file = inst?.config.path;
   if (!inst || typeof file !== "string" || file === "") {
-    throw pbError("PB_ERR_INBOX_NOT_CONFIGURED", `${session.id}: config.inbox names ${ref}, which is not an instance with a "path" (an adapter-inbox instance).`, { instance: session.id, inbox: ref });
+    throw pbError(
+      "PB_ERR_INBOX_NOT_CONFIGURED",
+      `${session.id}: config.inbox names ${ref}, which is not an instance with a "path" (an adapter-inbox instance).`,
+      { instance: session.id, inbox: ref },
+    );
   }
   return path.resolve(session.config.dir, file);
 }

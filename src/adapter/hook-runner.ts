@@ -13,13 +13,25 @@
  */
 import { Writable } from "node:stream";
 import { toWire } from "../errors.js";
-import { HookOutcomeSchema, NormalizedEventSchema, type HookOutcome, type NormalizedEvent } from "../adapter-sdk/contract.js";
+import {
+  HookOutcomeSchema,
+  NormalizedEventSchema,
+  type HookOutcome,
+  type NormalizedEvent,
+} from "../adapter-sdk/contract.js";
 import { deepFreeze } from "../adapter-sdk/event.js";
 import { Scrubber } from "../secrets.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveConfigPath } from "../config/source.js";
-import { CERTIFICATION_FILE, currentPlatform, effectiveCapabilities, enabledKeys, loadCertification, localCertificationDir } from "./certification.js";
+import {
+  CERTIFICATION_FILE,
+  currentPlatform,
+  effectiveCapabilities,
+  enabledKeys,
+  loadCertification,
+  localCertificationDir,
+} from "./certification.js";
 import { writeHookCache } from "./hook-cache.js";
 import { ALLOW, decide, inboxPath, type Decision } from "./hook-decide.js";
 import { detectClient, openAdapter, resolveAdapterInstance, type AdapterSession } from "./session.js";
@@ -54,7 +66,11 @@ export interface HookRunResult {
 }
 
 class FailOpen extends Error {
-  constructor(readonly reason: string, message: string, readonly code: string | null = null) {
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly code: string | null = null,
+  ) {
     super(message);
   }
 }
@@ -77,8 +93,12 @@ export async function runHook(opts: HookRunOptions): Promise<HookRunResult> {
   const start = opts.startedAt ?? 0;
   const fixed = opts.timeoutMs ?? envTimeout(opts.env);
   const state: RunState = {
-    deadline: start + (fixed ?? DEFAULT_HOOK_TIMEOUT_MS), timedOut: false, session: null, logFile: null,
-    scrubber: new Scrubber(), facts: { adapter: opts.adapter, eventArg: opts.event },
+    deadline: start + (fixed ?? DEFAULT_HOOK_TIMEOUT_MS),
+    timedOut: false,
+    session: null,
+    logFile: null,
+    scrubber: new Scrubber(),
+    facts: { adapter: opts.adapter, eventArg: opts.event },
   };
   let onTimeout!: () => void;
   const timedOut = new Promise<"timeout">((resolve) => (onTimeout = () => resolve("timeout")));
@@ -102,13 +122,32 @@ export async function runHook(opts: HookRunOptions): Promise<HookRunResult> {
     state.timedOut = true;
     // The losing work may still hold a worker: stop it when it settles (the CLI exits before that anyway).
     void work.catch(() => undefined).finally(() => void state.session?.close());
-    return failOpen(state, new FailOpen("timeout", `the hook did not finish within ${Math.round(state.deadline - start)} ms`, "PB_ERR_HOOK_TIMEOUT"), elapsed);
+    return failOpen(
+      state,
+      new FailOpen(
+        "timeout",
+        `the hook did not finish within ${Math.round(state.deadline - start)} ms`,
+        "PB_ERR_HOOK_TIMEOUT",
+      ),
+      elapsed,
+    );
   }
   if (!(first && typeof first === "object" && "outcome" in first)) {
-    let err = first instanceof FailOpen ? first : new FailOpen("error", (first as Error)?.message ?? String(first), toWire(first).code);
+    let err =
+      first instanceof FailOpen
+        ? first
+        : new FailOpen("error", (first as Error)?.message ?? String(first), toWire(first).code);
     // A call or start deadline (set to the bound) can fire a moment before the bound's own timer: it is the same timeout.
-    if (err.code === "PB_ERR_CALL_TIMEOUT" || err.code === "PB_ERR_PLUGIN_START_TIMEOUT" || performance.now() >= state.deadline) {
-      err = new FailOpen("timeout", `the hook did not finish within ${Math.round(state.deadline - start)} ms (${err.message})`, "PB_ERR_HOOK_TIMEOUT");
+    if (
+      err.code === "PB_ERR_CALL_TIMEOUT" ||
+      err.code === "PB_ERR_PLUGIN_START_TIMEOUT" ||
+      performance.now() >= state.deadline
+    ) {
+      err = new FailOpen(
+        "timeout",
+        `the hook did not finish within ${Math.round(state.deadline - start)} ms (${err.message})`,
+        "PB_ERR_HOOK_TIMEOUT",
+      );
     }
     const result = failOpen(state, err, elapsed);
     return { ...result, finish: () => closeQuietly(state.session) };
@@ -117,7 +156,11 @@ export async function runHook(opts: HookRunOptions): Promise<HookRunResult> {
   const ms = elapsed;
   log(state, { ...state.facts, decision: decision.decision, note: decision.note, ms });
   return {
-    outcome: decision.outcome, decision: decision.decision, reason: null, message: null, logFile: state.logFile,
+    outcome: decision.outcome,
+    decision: decision.decision,
+    reason: null,
+    message: null,
+    logFile: state.logFile,
     async finish() {
       try {
         if (decision.deliver) {
@@ -127,7 +170,12 @@ export async function runHook(opts: HookRunOptions): Promise<HookRunResult> {
           log(state, { ...state.facts, delivered: marked });
         }
       } catch (err) {
-        log(state, { ...state.facts, decision: "mark-failed", code: toWire(err).code, message: scrubbed(state, toWire(err).message) });
+        log(state, {
+          ...state.facts,
+          decision: "mark-failed",
+          code: toWire(err).code,
+          message: scrubbed(state, toWire(err).message),
+        });
       } finally {
         await closeQuietly(state.session);
       }
@@ -150,7 +198,8 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
     found = await resolveAdapterInstance({ config: opts.config, cwd: opts.cwd, env: opts.env, instance: opts.adapter });
   } catch (err) {
     const wire = toWire(err);
-    state.logFile = typeof wire.data.configDir === "string" ? hookLogPath(stateDirFor(wire.data.configDir, opts.env)) : homeLog(opts);
+    state.logFile =
+      typeof wire.data.configDir === "string" ? hookLogPath(stateDirFor(wire.data.configDir, opts.env)) : homeLog(opts);
     throw new FailOpen(wire.code === "PB_ERR_ADAPTER_UNKNOWN" ? "unknown-adapter" : "config", wire.message, wire.code);
   }
   state.logFile = hookLogPath(stateDirFor(found.config.dir, opts.env));
@@ -160,7 +209,11 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   try {
     payload = JSON.parse(text);
   } catch {
-    throw new FailOpen("bad-payload", text.trim() === "" ? "stdin held no payload" : "stdin is not JSON", "PB_ERR_HOOK_PAYLOAD_INVALID");
+    throw new FailOpen(
+      "bad-payload",
+      text.trim() === "" ? "stdin held no payload" : "stdin is not JSON",
+      "PB_ERR_HOOK_PAYLOAD_INVALID",
+    );
   }
   // The event word of the command line is not payload text: an event the adapter does not know is logged by its name.
   collectStrings(payload, (s) => {
@@ -169,8 +222,13 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   if (deadlineFromConfig) state.deadline = (opts.startedAt ?? 0) + found.standard.hook_timeout_ms;
 
   const session = await openAdapter({
-    config: found.config.file ?? undefined, cwd: opts.cwd, env: opts.env, instance: found.id,
-    logDestination: logStream(state), logLevel: "warn", startTimeoutMs: remaining(state),
+    config: found.config.file ?? undefined,
+    cwd: opts.cwd,
+    env: opts.env,
+    instance: found.id,
+    logDestination: logStream(state),
+    logLevel: "warn",
+    startTimeoutMs: remaining(state),
   }).catch((err: unknown) => {
     throw new FailOpen("load", toWire(err).message, toWire(err).code);
   });
@@ -181,23 +239,42 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
 
   let event: NormalizedEvent;
   try {
-    event = deepFreeze(NormalizedEventSchema.parse(await call("normalizeHook", [payload, { event: opts.event }]))) as NormalizedEvent;
+    event = deepFreeze(
+      NormalizedEventSchema.parse(await call("normalizeHook", [payload, { event: opts.event }])),
+    ) as NormalizedEvent;
   } catch (err) {
     throw new FailOpen("bad-payload", toWire(err).message, toWire(err).code);
   }
   // From here on the whitelisted values may appear in messages; everything else the payload held may not.
-  state.scrubber = scrubberExcept(payload, [opts.event, event.sessionId, event.cwd, event.model, event.parentSessionId, event.agentId, event.tool, ...event.targets]);
+  state.scrubber = scrubberExcept(payload, [
+    opts.event,
+    event.sessionId,
+    event.cwd,
+    event.model,
+    event.parentSessionId,
+    event.agentId,
+    event.tool,
+    ...event.targets,
+  ]);
   Object.assign(state.facts, { kind: event.kind, tool: event.tool, targets: event.targets.length });
   mark("normalize");
 
   const client = await detectClient(session);
   const localCert = localCertificationDir(session.stateDir, session.name);
   const cert = loadCertification(session.plugin.dir, localCert);
-  const caps = effectiveCapabilities({ manifest: session.manifest, certification: cert.certification, callable: session.callable }, { clientVersion: client.detect.version, platform: currentPlatform() });
-  Object.assign(state.facts, { client: `${session.manifest.client.certificationName}@${client.detect.version ?? "unknown"}`, effective: enabledKeys(caps.effective) });
+  const caps = effectiveCapabilities(
+    { manifest: session.manifest, certification: cert.certification, callable: session.callable },
+    { clientVersion: client.detect.version, platform: currentPlatform() },
+  );
+  Object.assign(state.facts, {
+    client: `${session.manifest.client.certificationName}@${client.detect.version ?? "unknown"}`,
+    effective: enabledKeys(caps.effective),
+  });
   let inbox: { path: string; recipient: string } | null = null;
   try {
-    inbox = session.standard.inbox ? { path: inboxPath(session), recipient: session.standard.recipient ?? session.name } : null;
+    inbox = session.standard.inbox
+      ? { path: inboxPath(session), recipient: session.standard.recipient ?? session.name }
+      : null;
   } catch {
     inbox = undefined as never; // an inbox that does not resolve: the full path reports it every time, so no cache
   }
@@ -206,11 +283,26 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
   if (session.manifest.fastHook && client.probe.path && !state.timedOut && inbox !== undefined && !isolated) {
     // Next time, PreToolUse can be answered from the compiled cache (src/cli/hook-fast.ts).
     await writeHookCache({
-      stateDir: session.stateDir, instance: session.name, source: path.join(session.plugin.dir, session.manifest.fastHook),
-      keyFiles: [found.config.file ?? "", path.join(session.plugin.dir, "plugin.json"), path.join(session.plugin.dir, CERTIFICATION_FILE), path.join(localCert, CERTIFICATION_FILE), client.probe.path,
-        ...(cert.certification?.evidence ?? []).flatMap((e) => [path.join(session.plugin.dir, e.fixture), path.join(localCert, e.fixture)])].filter(Boolean),
-      env: opts.env, timeoutMs: session.standard.hook_timeout_ms, protect: session.standard.protect.map((p) => path.resolve(found.config.dir, p)),
-      effective: enabledKeys(caps.effective), client: String(state.facts.client), inbox,
+      stateDir: session.stateDir,
+      instance: session.name,
+      source: path.join(session.plugin.dir, session.manifest.fastHook),
+      keyFiles: [
+        found.config.file ?? "",
+        path.join(session.plugin.dir, "plugin.json"),
+        path.join(session.plugin.dir, CERTIFICATION_FILE),
+        path.join(localCert, CERTIFICATION_FILE),
+        client.probe.path,
+        ...(cert.certification?.evidence ?? []).flatMap((e) => [
+          path.join(session.plugin.dir, e.fixture),
+          path.join(localCert, e.fixture),
+        ]),
+      ].filter(Boolean),
+      env: opts.env,
+      timeoutMs: session.standard.hook_timeout_ms,
+      protect: session.standard.protect.map((p) => path.resolve(found.config.dir, p)),
+      effective: enabledKeys(caps.effective),
+      client: String(state.facts.client),
+      inbox,
       slim: fileURLToPath(new URL("../adapter-sdk/slim.js", import.meta.url)),
     });
   }
@@ -232,7 +324,12 @@ async function execute(opts: HookRunOptions, state: RunState, deadlineFromConfig
  */
 function locateLog(opts: HookRunOptions): string {
   try {
-    return hookLogPath(stateDirFor(path.dirname(resolveConfigPath({ config: opts.config, cwd: opts.cwd, env: opts.env }).file), opts.env));
+    return hookLogPath(
+      stateDirFor(
+        path.dirname(resolveConfigPath({ config: opts.config, cwd: opts.cwd, env: opts.env }).file),
+        opts.env,
+      ),
+    );
   } catch {
     return homeLog(opts);
   }
@@ -240,7 +337,11 @@ function locateLog(opts: HookRunOptions): string {
 
 /** No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into the client's project. */
 function homeLog(opts: HookRunOptions): string {
-  return hookLogPath(opts.env.PATCHBAY_HOME ? path.resolve(opts.cwd ?? process.cwd(), opts.env.PATCHBAY_HOME) : path.join(homeDir(opts.env), ".patchbay"));
+  return hookLogPath(
+    opts.env.PATCHBAY_HOME
+      ? path.resolve(opts.cwd ?? process.cwd(), opts.env.PATCHBAY_HOME)
+      : path.join(homeDir(opts.env), ".patchbay"),
+  );
 }
 
 function remaining(state: RunState): number {
@@ -250,7 +351,14 @@ function remaining(state: RunState): number {
 function failOpen(state: RunState, err: FailOpen, ms: number): HookRunResult {
   const message = scrubbed(state, err.message);
   log(state, { ...state.facts, decision: "fail-open", reason: err.reason, code: err.code, message, ms });
-  return { outcome: ALLOW, decision: "fail-open", reason: err.reason, message, logFile: state.logFile, finish: async () => undefined };
+  return {
+    outcome: ALLOW,
+    decision: "fail-open",
+    reason: err.reason,
+    message,
+    logFile: state.logFile,
+    finish: async () => undefined,
+  };
 }
 
 function scrubbed(state: RunState, text: string): string {

@@ -28,7 +28,10 @@ export interface ProbeOptions {
 export function findOnPath(command: string, env: Record<string, string | undefined>): string | null {
   const candidates = command.includes("/")
     ? [path.resolve(command)]
-    : (env.PATH ?? "").split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, command));
+    : (env.PATH ?? "")
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, command));
   for (const file of candidates) {
     try {
       if (statSync(file).isFile()) {
@@ -50,7 +53,10 @@ interface CacheEntry {
   exitCode: number | null;
 }
 
-export async function probeClient(client: { command: string; versionArgs: readonly string[] }, opts: ProbeOptions): Promise<ClientProbe> {
+export async function probeClient(
+  client: { command: string; versionArgs: readonly string[] },
+  opts: ProbeOptions,
+): Promise<ClientProbe> {
   const found = findOnPath(client.command, opts.env);
   const base = { command: client.command, path: found, output: "", exitCode: null, error: null };
   if (!found) return { ...base, present: false };
@@ -65,22 +71,45 @@ export async function probeClient(client: { command: string; versionArgs: readon
   const key = real;
   const cache = opts.cacheFile ? readCache(opts.cacheFile) : {};
   const hit = stat ? cache[key] : undefined;
-  if (hit && stat && hit.size === stat.size && hit.mtimeMs === stat.mtimeMs && JSON.stringify(hit.args) === JSON.stringify(client.versionArgs)) {
+  if (
+    hit &&
+    stat &&
+    hit.size === stat.size &&
+    hit.mtimeMs === stat.mtimeMs &&
+    JSON.stringify(hit.args) === JSON.stringify(client.versionArgs)
+  ) {
     return { ...base, present: true, output: hit.output, exitCode: hit.exitCode };
   }
   const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
   const run = await runBounded(found, [...client.versionArgs], opts.env, timeoutMs);
-  if (run.timedOut) return { ...base, present: false, error: `${client.command} ${client.versionArgs.join(" ")} timed out after ${timeoutMs} ms` };
+  if (run.timedOut)
+    return {
+      ...base,
+      present: false,
+      error: `${client.command} ${client.versionArgs.join(" ")} timed out after ${timeoutMs} ms`,
+    };
   if (run.spawnError) return { ...base, present: false, error: run.spawnError };
   if (opts.cacheFile && stat) {
-    cache[key] = { size: stat.size, mtimeMs: stat.mtimeMs, args: [...client.versionArgs], output: run.output, exitCode: run.exitCode };
+    cache[key] = {
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      args: [...client.versionArgs],
+      output: run.output,
+      exitCode: run.exitCode,
+    };
     try {
       writeFileAtomic(opts.cacheFile, JSON.stringify(cache, null, 2) + "\n");
     } catch {
       // a cache that cannot be written only costs time
     }
   }
-  return { ...base, present: true, output: run.output, exitCode: run.exitCode, error: run.exitCode === 0 ? null : `exited with code ${run.exitCode}` };
+  return {
+    ...base,
+    present: true,
+    output: run.output,
+    exitCode: run.exitCode,
+    error: run.exitCode === 0 ? null : `exited with code ${run.exitCode}`,
+  };
 }
 
 function readCache(file: string): Record<string, CacheEntry> {
@@ -103,7 +132,12 @@ interface RunResult {
  * Runs the probe in its own process group and, on timeout, kills the whole group and answers at
  * once: a client wrapper script that forks (and keeps our pipes open) cannot stretch the bound.
  */
-function runBounded(file: string, args: string[], env: Record<string, string | undefined>, timeoutMs: number): Promise<RunResult> {
+function runBounded(
+  file: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs: number,
+): Promise<RunResult> {
   return new Promise((resolve) => {
     let output = "";
     let settled = false;
@@ -115,7 +149,12 @@ function runBounded(file: string, args: string[], env: Record<string, string | u
     };
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file, args, { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true, windowsHide: true });
+      child = spawn(file, args, {
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        windowsHide: true,
+      });
     } catch (err) {
       return resolve({ output: "", exitCode: null, timedOut: false, spawnError: `${file}: ${(err as Error).message}` });
     }
@@ -132,7 +171,9 @@ function runBounded(file: string, args: string[], env: Record<string, string | u
       }
       done({ output, exitCode: null, timedOut: true, spawnError: null });
     }, timeoutMs);
-    child.on("error", (err: NodeJS.ErrnoException) => done({ output, exitCode: null, timedOut: false, spawnError: `${file}: ${err.code ?? err.message}` }));
+    child.on("error", (err: NodeJS.ErrnoException) =>
+      done({ output, exitCode: null, timedOut: false, spawnError: `${file}: ${err.code ?? err.message}` }),
+    );
     child.on("close", (code) => done({ output, exitCode: code ?? 1, timedOut: false, spawnError: null }));
   });
 }

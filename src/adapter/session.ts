@@ -7,7 +7,13 @@ import path from "node:path";
 import type { DestinationStream } from "pino";
 import { fromWire, pbError } from "../errors.js";
 import { METHODS } from "../contract/kinds.js";
-import { AdapterManifestSchema, type AdapterEnv, type AdapterManifest, type ClientProbe, type DetectResult } from "../adapter-sdk/contract.js";
+import {
+  AdapterManifestSchema,
+  type AdapterEnv,
+  type AdapterManifest,
+  type ClientProbe,
+  type DetectResult,
+} from "../adapter-sdk/contract.js";
 import { StandardAdapterConfigSchema, type StandardAdapterConfig } from "../adapter-sdk/define.js";
 import { deepFreeze } from "../adapter-sdk/event.js";
 import type { ResolvedConfig } from "../config/load.js";
@@ -60,31 +66,58 @@ export async function resolveAdapterInstance(opts: Pick<OpenAdapterOptions, "con
   const inst = config.instances.find((i) => i.id === id);
   if (!inst) {
     const known = config.instances.filter((i) => i.section === "adapters").map((i) => i.name);
-    throw pbError("PB_ERR_ADAPTER_UNKNOWN", `No adapter instance "${opts.instance}" in ${config.file ?? "the config"} (adapters: ${known.join(", ") || "none"}).`, { instance: opts.instance, known, configDir: config.dir });
+    throw pbError(
+      "PB_ERR_ADAPTER_UNKNOWN",
+      `No adapter instance "${opts.instance}" in ${config.file ?? "the config"} (adapters: ${known.join(", ") || "none"}).`,
+      { instance: opts.instance, known, configDir: config.dir },
+    );
   }
   const planError = plan.errors.find((e) => e.data.instance === id);
   if (planError) throw planError;
   const planned = plan.instances.find((p) => p.id === id)!;
   const std = StandardAdapterConfigSchema.safeParse(inst.config);
   if (!std.success) {
-    throw pbError("PB_ERR_INSTANCE_CONFIG_INVALID", `${id}: ${std.error.issues.map((i) => `config.${i.path.join(".")}: ${i.message}`).join("; ")}`, { instance: id });
+    throw pbError(
+      "PB_ERR_INSTANCE_CONFIG_INVALID",
+      `${id}: ${std.error.issues.map((i) => `config.${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      { instance: id },
+    );
   }
-  return { id, name: inst.name, config, plugin: planned.pluginInfo, rawConfig: inst.config, standard: std.data, env, scrubber: inspection.scrubber };
+  return {
+    id,
+    name: inst.name,
+    config,
+    plugin: planned.pluginInfo,
+    rawConfig: inst.config,
+    standard: std.data,
+    env,
+    scrubber: inspection.scrubber,
+  };
 }
 
 export async function openAdapter(opts: OpenAdapterOptions): Promise<AdapterSession> {
   const found = await resolveAdapterInstance(opts);
   const { id, config, env } = found;
   const host = await createHost({
-    config: config.file ?? (opts.config as Record<string, unknown>), dir: config.dir, cwd: opts.cwd, env, only: [id], collect: true,
-    logDestination: opts.logDestination, logLevel: opts.logLevel ?? "warn", startTimeoutMs: opts.startTimeoutMs,
+    config: config.file ?? (opts.config as Record<string, unknown>),
+    dir: config.dir,
+    cwd: opts.cwd,
+    env,
+    only: [id],
+    collect: true,
+    logDestination: opts.logDestination,
+    logLevel: opts.logLevel ?? "warn",
+    startTimeoutMs: opts.startTimeoutMs,
   });
   const report = host.report().instances.find((i) => i.id === id);
   if (!report || report.error) {
     await host.close();
-    throw report?.error ? fromWire(report.error) : pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${id} did not start.`, { instance: id });
+    throw report?.error
+      ? fromWire(report.error)
+      : pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${id} did not start.`, { instance: id });
   }
-  const call = <T>(method: string, args: unknown[] = [], timeoutMs?: number) => host.call(id, method, args, { timeoutMs }) as Promise<T>;
+  const call = <T>(method: string, args: unknown[] = [], timeoutMs?: number) =>
+    host.call(id, method, args, { timeoutMs }) as Promise<T>;
   let manifest: AdapterManifest;
   try {
     manifest = deepFreeze(AdapterManifestSchema.parse(await call("manifest"))) as unknown as AdapterManifest;
@@ -104,16 +137,24 @@ export async function openAdapter(opts: OpenAdapterOptions): Promise<AdapterSess
 }
 
 /** The host's probe of the client binary, then the adapter's reading of it. */
-export async function detectClient(session: AdapterSession, opts: { timeoutMs?: number; useCache?: boolean } = {}): Promise<{ probe: ClientProbe; detect: DetectResult }> {
+export async function detectClient(
+  session: AdapterSession,
+  opts: { timeoutMs?: number; useCache?: boolean } = {},
+): Promise<{ probe: ClientProbe; detect: DetectResult }> {
   const probe = await probeClient(session.manifest.client, {
-    env: session.env, timeoutMs: opts.timeoutMs, cacheFile: opts.useCache === false ? null : probeCachePath(session.stateDir),
+    env: session.env,
+    timeoutMs: opts.timeoutMs,
+    cacheFile: opts.useCache === false ? null : probeCachePath(session.stateDir),
   });
   const detect = await session.call<DetectResult>("detect", [probe, adapterEnv(session, null)]);
   return { probe, detect };
 }
 
 /** The facts an adapter's detect/doctor/planInstall receive: where it may read and write. */
-export function adapterEnv(session: AdapterSession, client: { probe: ClientProbe; detect: DetectResult } | null): AdapterEnv {
+export function adapterEnv(
+  session: AdapterSession,
+  client: { probe: ClientProbe; detect: DetectResult } | null,
+): AdapterEnv {
   return {
     instance: session.name,
     home: homeDir(session.env),

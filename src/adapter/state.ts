@@ -33,7 +33,11 @@ const MAX_LOG_BYTES = 1024 * 1024;
  * `scrub` is a second line of defence that removes any payload text that slipped into a message.
  * Logging never throws: a hook must not fail because its log cannot be written.
  */
-export function appendHookLog(file: string, entry: Record<string, unknown>, scrub: (text: string) => string = (t) => t): boolean {
+export function appendHookLog(
+  file: string,
+  entry: Record<string, unknown>,
+  scrub: (text: string) => string = (t) => t,
+): boolean {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     try {

@@ -21,7 +21,10 @@ export interface CommandLine extends ParsedArgs {
 }
 
 /** Only at the top: `patchbay --version`. */
-const TOP_FLAGS: Record<string, FlagDecl> = { ...GLOBAL_FLAGS, version: { type: "boolean", help: "print Patchbay's version and its plugin API version" } };
+const TOP_FLAGS: Record<string, FlagDecl> = {
+  ...GLOBAL_FLAGS,
+  version: { type: "boolean", help: "print Patchbay's version and its plugin API version" },
+};
 
 /** The words before any flag that names the command; --config's value is never one of them. */
 function commandWords(argv: readonly string[]): { words: string[]; at: number[] } {
@@ -52,9 +55,21 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 }
 
 /** Parses `argv` against `options`; throws PB_ERR_USAGE naming the flag (and the closest declared one). */
-export function parseFlags(argv: readonly string[], options: Record<string, FlagDecl>, decl: CommandDecl | null): ParsedArgs {
-  const nodeOptions = Object.fromEntries(Object.entries(options).map(([k, f]) => [k, { type: f.type, ...(f.short ? { short: f.short } : {}) }]));
-  const { tokens } = tokenize({ args: [...argv], options: nodeOptions, strict: false, allowPositionals: true, tokens: true });
+export function parseFlags(
+  argv: readonly string[],
+  options: Record<string, FlagDecl>,
+  decl: CommandDecl | null,
+): ParsedArgs {
+  const nodeOptions = Object.fromEntries(
+    Object.entries(options).map(([k, f]) => [k, { type: f.type, ...(f.short ? { short: f.short } : {}) }]),
+  );
+  const { tokens } = tokenize({
+    args: [...argv],
+    options: nodeOptions,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const positionals: string[] = [];
   const flags: Record<string, string | boolean> = {};
   const where = decl ? `patchbay ${decl.name}` : "patchbay";
@@ -75,11 +90,17 @@ export function parseFlags(argv: readonly string[], options: Record<string, Flag
       throw unknownFlag(t.rawName, Object.keys(options), where);
     }
     if (flag.type === "boolean") {
-      if (t.value !== undefined) throw pbError("PB_ERR_USAGE", `${t.rawName} takes no value (got "${t.value}").`, { flag: t.name });
+      if (t.value !== undefined)
+        throw pbError("PB_ERR_USAGE", `${t.rawName} takes no value (got "${t.value}").`, { flag: t.name });
       flags[t.name] = true;
     } else {
       if (t.value === undefined || t.value === "" || (!t.inlineValue && t.value.startsWith("--"))) {
-        throw pbError("PB_ERR_USAGE", `--${t.name} needs a value: --${t.name} ${flag.value ?? "VALUE"}.`, { flag: t.name }, `Run \`${where} --help\` for its flags.`);
+        throw pbError(
+          "PB_ERR_USAGE",
+          `--${t.name} needs a value: --${t.name} ${flag.value ?? "VALUE"}.`,
+          { flag: t.name },
+          `Run \`${where} --help\` for its flags.`,
+        );
       }
       flags[t.name] = t.value;
     }

@@ -18,9 +18,13 @@ function flagSyntax(name: string, f: FlagDecl): string {
 /** `plugin new <kind> <name> [--dir D] [--json]`: the command's one-line synopsis. */
 export function synopsis(c: CommandDecl): string {
   // --json last: it is the one flag most commands share, so the command's own flags lead.
-  const flags = Object.entries(c.flags ?? {}).sort(([a, fa], [b, fb]) => Number(!fa.required) - Number(!fb.required) || Number(a === "json") - Number(b === "json"));
+  const flags = Object.entries(c.flags ?? {}).sort(
+    ([a, fa], [b, fb]) => Number(!fa.required) - Number(!fb.required) || Number(a === "json") - Number(b === "json"),
+  );
   if (c.name === "serve") return "serve [--mcp | --http [--host H] [--port P]] [--watch]";
-  return [c.name, c.args, ...flags.map(([n, f]) => (f.required ? flagSyntax(n, f) : `[${flagSyntax(n, f)}]`))].filter(Boolean).join(" ");
+  return [c.name, c.args, ...flags.map(([n, f]) => (f.required ? flagSyntax(n, f) : `[${flagSyntax(n, f)}]`))]
+    .filter(Boolean)
+    .join(" ");
 }
 
 /** Two aligned columns: the widest left cell sets the gap for every row. */
@@ -38,7 +42,9 @@ export function usage(): string {
     ...COMMANDS.flatMap((c) => [`  patchbay ${synopsis(c)}`, `      ${c.summary}`]),
     "",
     "Every command also takes:",
-    ...columns(Object.entries(GLOBAL_FLAGS).map(([n, f]) => [`${f.short ? `-${f.short}, ` : ""}${flagSyntax(n, f)}`, f.help])),
+    ...columns(
+      Object.entries(GLOBAL_FLAGS).map(([n, f]) => [`${f.short ? `-${f.short}, ` : ""}${flagSyntax(n, f)}`, f.help]),
+    ),
     "",
     "`patchbay help <command>` shows a command's flags and examples.",
     EXIT_LINE,
@@ -46,7 +52,10 @@ export function usage(): string {
 }
 
 export async function commandHelp(c: CommandDecl): Promise<string> {
-  const flags: [string, string][] = Object.entries({ ...(c.flags ?? {}), ...GLOBAL_FLAGS }).map(([n, f]) => [`${f.short ? `-${f.short}, ` : ""}${flagSyntax(n, f)}`, f.help]);
+  const flags: [string, string][] = Object.entries({ ...(c.flags ?? {}), ...GLOBAL_FLAGS }).map(([n, f]) => [
+    `${f.short ? `-${f.short}, ` : ""}${flagSyntax(n, f)}`,
+    f.help,
+  ]);
   const lines = [`Usage: patchbay ${synopsis(c)}`, "", `${c.summary[0].toUpperCase()}${c.summary.slice(1)}.`];
   for (const d of c.details ?? []) lines.push(d);
   if (c.more) lines.push("", ...(await c.more()));
@@ -57,7 +66,12 @@ export async function commandHelp(c: CommandDecl): Promise<string> {
 
 /** The overview of a group (`patchbay plugin`): its commands, aligned. */
 export function groupHelp(group: string): string {
-  return [`Usage: patchbay ${group} <command> [options]`, "", "Commands:", ...groupOf(group).flatMap((c) => [`  patchbay ${synopsis(c)}`, `      ${c.summary}`])].join("\n");
+  return [
+    `Usage: patchbay ${group} <command> [options]`,
+    "",
+    "Commands:",
+    ...groupOf(group).flatMap((c) => [`  patchbay ${synopsis(c)}`, `      ${c.summary}`]),
+  ].join("\n");
 }
 
 /** An unknown command, with the closest one (whole names and group members alike). */
@@ -67,11 +81,20 @@ export function unknownCommand(words: readonly string[]): Error {
   if (group.length > 0) {
     const subs = group.map((c) => c.name.split(" ")[1]);
     const close = words[1] ? suggest(words[1], subs) : null;
-    return pbError("PB_ERR_USAGE", `${words[1] ? `Unknown command "patchbay ${typed}".` : `"patchbay ${words[0]}" needs a command.`}${close ? ` Did you mean "patchbay ${words[0]} ${close}"?` : ""} ${words[0]} has: ${subs.join(", ")}.`, { command: typed, ...(close ? { suggestion: `${words[0]} ${close}` } : {}) }, `Run \`patchbay ${words[0]} --help\` for its commands.`);
+    return pbError(
+      "PB_ERR_USAGE",
+      `${words[1] ? `Unknown command "patchbay ${typed}".` : `"patchbay ${words[0]}" needs a command.`}${close ? ` Did you mean "patchbay ${words[0]} ${close}"?` : ""} ${words[0]} has: ${subs.join(", ")}.`,
+      { command: typed, ...(close ? { suggestion: `${words[0]} ${close}` } : {}) },
+      `Run \`patchbay ${words[0]} --help\` for its commands.`,
+    );
   }
   const names = [...new Set(COMMANDS.map((c) => c.name.split(" ")[0]))];
   const close = suggest(words[0] ?? "", names);
-  return pbError("PB_ERR_USAGE", `Unknown command "${words[0]}".${close ? ` Did you mean "patchbay ${close}"?` : ""} Commands: ${names.join(", ")}.`, { command: words[0], ...(close ? { suggestion: close } : {}) });
+  return pbError(
+    "PB_ERR_USAGE",
+    `Unknown command "${words[0]}".${close ? ` Did you mean "patchbay ${close}"?` : ""} Commands: ${names.join(", ")}.`,
+    { command: words[0], ...(close ? { suggestion: close } : {}) },
+  );
 }
 
 /** `patchbay help [<command>]`. */
@@ -82,7 +105,8 @@ export async function helpCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   }
   const found = findCommand(args.positionals);
   if (found && found.used === args.positionals.length) io.out(await commandHelp(found.decl));
-  else if (args.positionals.length === 1 && groupOf(args.positionals[0]).length > 0) io.out(groupHelp(args.positionals[0]));
+  else if (args.positionals.length === 1 && groupOf(args.positionals[0]).length > 0)
+    io.out(groupHelp(args.positionals[0]));
   else throw unknownCommand(args.positionals);
   return EXIT.OK;
 }
@@ -90,5 +114,10 @@ export async function helpCommand(args: ParsedArgs, io: Output): Promise<ExitCod
 /** A usage error for a declared command, its synopsis generated from the table like its help. */
 export function usageError(name: string, detail = ""): Error {
   const decl = COMMANDS.find((c) => c.name === name);
-  return pbError("PB_ERR_USAGE", `Usage: patchbay ${decl ? synopsis(decl) : name}.${detail ? ` ${detail}` : ""}`, { command: name }, `Run \`patchbay help ${name}\` for its flags and examples.`);
+  return pbError(
+    "PB_ERR_USAGE",
+    `Usage: patchbay ${decl ? synopsis(decl) : name}.${detail ? ` ${detail}` : ""}`,
+    { command: name },
+    `Run \`patchbay help ${name}\` for its flags and examples.`,
+  );
 }

@@ -58,20 +58,38 @@ export async function hookMain(argv: readonly string[]): Promise<number | null> 
   return fastHook(args, async (payload) => (await import("./commands/hook.js")).hookWithPayload(args, payload));
 }
 
-export async function fastHook(args: FastArgs, fallback: Fallback, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function fastHook(
+  args: FastArgs,
+  fallback: Fallback,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const envBound = Number(env.PATCHBAY_HOOK_TIMEOUT_MS);
   let boundMs = args.timeoutMs ?? (Number.isInteger(envBound) && envBound > 0 ? envBound : DEFAULT_BOUND_MS);
   let logFile: string | null = null;
   let settled = false;
   // The bound, from process start: past it the hook allows (no output, exit 0) and says so.
-  const arm = (): NodeJS.Timeout => setTimeout(() => {
-    if (settled) return;
-    // The same line as the full runner's timeout, so hooks.log reads alike whichever path was cut.
-    const message = `the hook did not finish within ${boundMs} ms`;
-    if (logFile) appendHookLog(logFile, { adapter: args.adapter, eventArg: args.event, decision: "fail-open", reason: "timeout", code: "PB_ERR_HOOK_TIMEOUT", message, fast: true, ms: Math.round(performance.now()) });
-    process.stderr.write(`patchbay hook ${args.adapter}: failed open (timeout): ${message}\n`);
-    process.exit(0);
-  }, Math.max(1, boundMs - performance.now()));
+  const arm = (): NodeJS.Timeout =>
+    setTimeout(
+      () => {
+        if (settled) return;
+        // The same line as the full runner's timeout, so hooks.log reads alike whichever path was cut.
+        const message = `the hook did not finish within ${boundMs} ms`;
+        if (logFile)
+          appendHookLog(logFile, {
+            adapter: args.adapter,
+            eventArg: args.event,
+            decision: "fail-open",
+            reason: "timeout",
+            code: "PB_ERR_HOOK_TIMEOUT",
+            message,
+            fast: true,
+            ms: Math.round(performance.now()),
+          });
+        process.stderr.write(`patchbay hook ${args.adapter}: failed open (timeout): ${message}\n`);
+        process.exit(0);
+      },
+      Math.max(1, boundMs - performance.now()),
+    );
   // Where the log goes is known before stdin is read, so even a payload that never ends leaves its line.
   let stateDir: string | null = null;
   try {
@@ -110,18 +128,37 @@ export async function fastHook(args: FastArgs, fallback: Fallback, env: Record<s
     const event = mod.normalizeHook(payload, args.event);
     if (!event || typeof event.kind !== "string") return hand();
     const on = (key: string) => cache.effective.includes(key);
-    facts = { adapter: args.adapter, eventArg: args.event, kind: event.kind, tool: event.tool, targets: event.targets.length, client: cache.client, effective: cache.effective, fast: true };
+    facts = {
+      adapter: args.adapter,
+      eventArg: args.event,
+      kind: event.kind,
+      tool: event.tool,
+      targets: event.targets.length,
+      client: cache.client,
+      effective: cache.effective,
+      fast: true,
+    };
     if (event.kind === "beforeTool") {
       // Only the write guard is compiled; another effective guard needs the adapter's worker.
       if (cache.effective.some((k) => k.startsWith("guards.") && k !== "guards.beforeWrite")) return hand();
-      note = on("guards.beforeWrite") ? "no guard objected" : "unguarded: guards.beforeWrite is not certified for this client";
+      note = on("guards.beforeWrite")
+        ? "no guard objected"
+        : "unguarded: guards.beforeWrite is not certified for this client";
       if (on("guards.beforeWrite") && event.targets.length > 0) {
         if (typeof mod.guardWrite !== "function") return hand();
         const verdict = mod.guardWrite(event, cache.protect);
         if (verdict.decision === "deny") {
-          const reason = verdict.reason?.trim() || `Patchbay's guards.beforeWrite guard denied this ${event.tool ?? "tool"} call.`;
+          const reason =
+            verdict.reason?.trim() || `Patchbay's guards.beforeWrite guard denied this ${event.tool ?? "tool"} call.`;
           const o = mod.denyOutcome(reason, event);
-          if (typeof o?.stdout !== "string" || typeof o.stderr !== "string" || !Number.isInteger(o.exitCode) || o.exitCode < 0 || o.exitCode > 255) return hand();
+          if (
+            typeof o?.stdout !== "string" ||
+            typeof o.stderr !== "string" ||
+            !Number.isInteger(o.exitCode) ||
+            o.exitCode < 0 ||
+            o.exitCode > 255
+          )
+            return hand();
           outcome = o;
           note = "guards.beforeWrite denied";
         }
@@ -131,7 +168,8 @@ export async function fastHook(args: FastArgs, fallback: Fallback, env: Record<s
       const injection = INJECTION[event.kind];
       note = `nothing to do for ${event.kind}`;
       if (injection) {
-        if (!on(injection) || !on("delivery.nextTurn")) note = `${injection} and delivery.nextTurn are not both effective`;
+        if (!on(injection) || !on("delivery.nextTurn"))
+          note = `${injection} and delivery.nextTurn are not both effective`;
         else if (!cache.inbox) note = "no inbox configured";
         else if (await hasPending(cache.slim, cache.inbox)) return hand();
         else note = "no pending messages";
@@ -160,7 +198,9 @@ export async function fastHook(args: FastArgs, fallback: Fallback, env: Record<s
 
 /** Whether the recipient has messages waiting (better-sqlite3, opened read-only in effect: nothing is marked here). */
 async function hasPending(slim: string, inbox: { path: string; recipient: string }): Promise<boolean> {
-  const { openInboxStore } = (await import(pathToFileURL(path.join(path.dirname(slim), "inbox.js")).href)) as typeof import("../adapter-sdk/inbox.js");
+  const { openInboxStore } = (await import(
+    pathToFileURL(path.join(path.dirname(slim), "inbox.js")).href
+  )) as typeof import("../adapter-sdk/inbox.js");
   const store = openInboxStore(inbox.path, { busyTimeoutMs: 1_000 });
   try {
     return store.pending(inbox.recipient, 1).length > 0;
@@ -168,4 +208,3 @@ async function hasPending(slim: string, inbox: { path: string; recipient: string
     store.close();
   }
 }
-

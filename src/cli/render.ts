@@ -27,7 +27,12 @@ export function table(rows: string[][], indent = "  "): string {
   for (const r of split) {
     const height = Math.max(...r.map((lines) => lines.length));
     for (let h = 0; h < height; h++) {
-      out.push((indent + r.map((lines, c) => (c === r.length - 1 ? lines[h] ?? "" : (lines[h] ?? "").padEnd(widths[c]))).join("  ")).trimEnd());
+      out.push(
+        (
+          indent +
+          r.map((lines, c) => (c === r.length - 1 ? (lines[h] ?? "") : (lines[h] ?? "").padEnd(widths[c]))).join("  ")
+        ).trimEnd(),
+      );
     }
   }
   return out.join("\n");
@@ -35,10 +40,15 @@ export function table(rows: string[][], indent = "  "): string {
 
 export function renderReport(report: BootReport): string {
   const rows = [["INSTANCE", "PLUGIN", "STATE", "HEALTH", "NOTE"]];
-  for (const i of report.instances) rows.push([i.id, `${i.plugin}@${i.version}`, i.state, i.healthMs === null ? "-" : `${i.healthMs} ms`, note(i)]);
+  for (const i of report.instances)
+    rows.push([i.id, `${i.plugin}@${i.version}`, i.state, i.healthMs === null ? "-" : `${i.healthMs} ms`, note(i)]);
   const lines = [`config: ${report.configFile ?? "(object)"}`, table(rows)];
   const counts = countStates(report.instances);
-  lines.push(`${report.ok ? "ok" : "FAILED"}: ${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(", ")}`);
+  lines.push(
+    `${report.ok ? "ok" : "FAILED"}: ${Object.entries(counts)
+      .map(([s, n]) => `${n} ${s}`)
+      .join(", ")}`,
+  );
   for (const w of report.warnings) lines.push(`warning ${w.code}: ${w.message}`);
   return lines.join("\n");
 }
@@ -66,7 +76,10 @@ export function renderError(err: unknown, verbose: boolean): string {
     for (const i of issues) lines.push(`  ${i.pointer ?? i.field ?? ""}: ${i.message}`);
   }
   if (typeof wire.data.file === "string") {
-    const at = typeof wire.data.line === "number" ? `:${wire.data.line}${typeof wire.data.column === "number" ? `:${wire.data.column}` : ""}` : "";
+    const at =
+      typeof wire.data.line === "number"
+        ? `:${wire.data.line}${typeof wire.data.column === "number" ? `:${wire.data.column}` : ""}`
+        : "";
     lines.push(`  file: ${shownPath(wire.data.file)}${at}`);
   }
   // A plugin's syntax error: the lines around it, the column marked (plugin-location.ts).
@@ -74,13 +87,27 @@ export function renderError(err: unknown, verbose: boolean): string {
   // A boot's failures carry theirs too: each frame under the instance it belongs to.
   for (const f of Array.isArray(wire.data.failures) ? (wire.data.failures as WireError[]) : []) {
     if (typeof f.data?.frame !== "string" || typeof f.data.file !== "string") continue;
-    lines.push(`  ${String(f.data.instance ?? "")}: ${shownPath(f.data.file)}:${String(f.data.line)}:${String(f.data.column)}`, ...f.data.frame.split("\n").map((l) => `    ${l}`));
+    lines.push(
+      `  ${String(f.data.instance ?? "")}: ${shownPath(f.data.file)}:${String(f.data.line)}:${String(f.data.column)}`,
+      ...f.data.frame.split("\n").map((l) => `    ${l}`),
+    );
   }
   lines.push(`  hint: ${wire.hint}`);
   if (verbose) {
     // The plugin's own frames, mapped to its .ts; the host's stack only for Patchbay's own errors.
-    const stack = typeof wire.data.stack === "string" ? wire.data.stack : wire.code === "PB_ERR_INTERNAL" && err instanceof Error ? err.stack : undefined;
-    if (stack) lines.push(`  stack:`, ...relativePaths(stack).split("\n").map((l) => `    ${l.trim()}`));
+    const stack =
+      typeof wire.data.stack === "string"
+        ? wire.data.stack
+        : wire.code === "PB_ERR_INTERNAL" && err instanceof Error
+          ? err.stack
+          : undefined;
+    if (stack)
+      lines.push(
+        `  stack:`,
+        ...relativePaths(stack)
+          .split("\n")
+          .map((l) => `    ${l.trim()}`),
+      );
   }
   return lines.join("\n");
 }

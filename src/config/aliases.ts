@@ -33,7 +33,8 @@ export function resolveAliases(sections: SectionEntries): AliasResolution {
     const order = new Map(names.map((n, i) => [n, base + i]));
     base += names.length;
     const memo = new Map<string, Outcome>();
-    const report = (name: string, message: string) => found.push({ order: order.get(name)!, issue: { pointer: toPointer([section, name]), message } });
+    const report = (name: string, message: string) =>
+      found.push({ order: order.get(name)!, issue: { pointer: toPointer([section, name]), message } });
     for (const name of names) {
       if (typeof entries[name] !== "string" || memo.has(name)) continue;
       const path: string[] = [];

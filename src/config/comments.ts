@@ -25,7 +25,12 @@ function strip(value: unknown, path: readonly string[]): unknown {
   for (const key of Object.keys(value)) {
     if (isCommentKey(key)) continue;
     // defineProperty, not assignment: a "__proto__" key must stay data, never become a prototype.
-    Object.defineProperty(out, key, { value: strip(value[key], [...path, key]), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, {
+      value: strip(value[key], [...path, key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

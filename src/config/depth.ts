@@ -15,10 +15,15 @@ export function assertConfigDepth(raw: unknown, file: string | null): void {
     if (typeof value !== "object" || value === null) continue;
     if (depth >= MAX_CONFIG_DEPTH) {
       const shown = pointer.length > 120 ? `${pointer.slice(0, 120)}…` : pointer;
-      throw pbError("PB_ERR_CONFIG_TOO_DEEP", `${file ?? "The config"} nests deeper than ${MAX_CONFIG_DEPTH} levels (at ${shown}).`, { file, pointer: shown, max_depth: MAX_CONFIG_DEPTH });
+      throw pbError(
+        "PB_ERR_CONFIG_TOO_DEEP",
+        `${file ?? "The config"} nests deeper than ${MAX_CONFIG_DEPTH} levels (at ${shown}).`,
+        { file, pointer: shown, max_depth: MAX_CONFIG_DEPTH },
+      );
     }
     for (const [k, v] of Object.entries(value)) {
-      if (typeof v === "object" && v !== null) stack.push([v, depth + 1, `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`]);
+      if (typeof v === "object" && v !== null)
+        stack.push([v, depth + 1, `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`]);
     }
   }
 }

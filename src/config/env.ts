@@ -38,12 +38,14 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constr
 export function findForbiddenKeys(value: unknown): ConfigIssue[] {
   const found: ConfigIssue[] = [];
   const walk = (node: unknown, path: string[]): void => {
-    if (Array.isArray(node)) node.forEach((item, i) => {
-      walk(item, [...path, String(i)]);
-    });
+    if (Array.isArray(node))
+      node.forEach((item, i) => {
+        walk(item, [...path, String(i)]);
+      });
     else if (isPlainObject(node)) {
       for (const key of Object.keys(node)) {
-        if (FORBIDDEN_KEYS.has(key)) found.push({ pointer: toPointer([...path, key]), message: `the key "${key}" is not allowed` });
+        if (FORBIDDEN_KEYS.has(key))
+          found.push({ pointer: toPointer([...path, key]), message: `the key "${key}" is not allowed` });
         else walk(node[key], [...path, key]);
       }
     }
@@ -70,7 +72,12 @@ export function resolveEnv(value: unknown, env: Env): EnvResolution {
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(node)) {
         // defineProperty: a "__proto__" key (if a caller skipped findForbiddenKeys) stays data.
-        Object.defineProperty(out, key, { value: walk(node[key], [...path, key]), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: walk(node[key], [...path, key]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }

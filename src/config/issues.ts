@@ -58,14 +58,20 @@ function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
  */
 function fromUnion(issue: Extract<Issue, { code: "invalid_union" }>, path: PropertyKey[]): ConfigIssue[] {
   const branches = issue.errors ?? [];
-  const typeMatched = branches.filter((errors) => !errors.some((e) => e.code === "invalid_type" && e.path.length === 0));
+  const typeMatched = branches.filter(
+    (errors) => !errors.some((e) => e.code === "invalid_type" && e.path.length === 0),
+  );
   if (typeMatched.length === 1) return fromZodIssues(typeMatched[0], path);
   const expected = branches
     .flatMap((errors) => errors.filter((e) => e.code === "invalid_type" && e.path.length === 0))
     .map((e) => (e as { expected?: string }).expected)
     .filter((e): e is string => typeof e === "string");
-  const described = expected.map((e) => (e === "string" ? "a string (an alias)" : e === "object" ? "an object (an instance)" : e));
-  return [{ pointer: toPointer(path), message: described.length > 0 ? `expected ${described.join(" or ")}` : issue.message }];
+  const described = expected.map((e) =>
+    e === "string" ? "a string (an alias)" : e === "object" ? "an object (an instance)" : e,
+  );
+  return [
+    { pointer: toPointer(path), message: described.length > 0 ? `expected ${described.join(" or ")}` : issue.message },
+  ];
 }
 
 /** How a pointer reads in a message: the root has the empty pointer, which reads badly. */

@@ -17,7 +17,10 @@ const ID_PREFIX = "urn:patchbay:schema:";
 
 function generate(schema: z.ZodType, id: string): JsonSchema {
   // io "input": defaults make a field optional for the person writing the file.
-  const { $schema, title, description, ...rest } = z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }) as JsonSchema;
+  const { $schema, title, description, ...rest } = z.toJSONSchema(schema, {
+    io: "input",
+    target: "draft-2020-12",
+  }) as JsonSchema;
   // Fixed key order at the top, so a reader sees what the file is before its properties.
   return { $schema, $id: ID_PREFIX + id, title, description, ...rest };
 }

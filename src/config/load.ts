@@ -43,9 +43,17 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Resolved
   const env = opts.env ?? process.env;
   if (opts.config !== undefined && typeof opts.config !== "string") {
     if (opts.config === null || typeof opts.config !== "object" || Array.isArray(opts.config)) {
-      throw pbError("PB_ERR_CONFIG_INVALID", "The config must be a path to connectors.json or a plain object.", { file: null, issues: [] });
+      throw pbError("PB_ERR_CONFIG_INVALID", "The config must be a path to connectors.json or a plain object.", {
+        file: null,
+        issues: [],
+      });
     }
-    return resolveConfigValue(opts.config, { file: null, dir: path.resolve(cwd, opts.dir ?? "."), env, scoped: opts.scoped });
+    return resolveConfigValue(opts.config, {
+      file: null,
+      dir: path.resolve(cwd, opts.dir ?? "."),
+      env,
+      scoped: opts.scoped,
+    });
   }
   const { file } = resolveConfigPath({ config: opts.config, cwd, env });
   return resolveConfigValue(await readConfigFile(file), { file, dir: path.dirname(file), env, scoped: opts.scoped });
@@ -67,12 +75,16 @@ export interface ResolveConfigValueOptions {
  * error's code is the first failing stage's. With `scoped`, problems that all sit inside
  * instances become those instances' errors (see scope.ts) and the rest of the file loads.
  */
-export function resolveConfigValue(raw: unknown, { file, dir, env, scoped = false }: ResolveConfigValueOptions): ResolvedConfig {
+export function resolveConfigValue(
+  raw: unknown,
+  { file, dir, env, scoped = false }: ResolveConfigValueOptions,
+): ResolvedConfig {
   assertConfigSize(raw, file);
   assertConfigDepth(raw, file);
   let stages: Stage[] = [];
   const forbidden = findForbiddenKeys(raw);
-  if (forbidden.length > 0) stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Forbidden keys", issues: forbidden });
+  if (forbidden.length > 0)
+    stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Forbidden keys", issues: forbidden });
 
   const resolved = resolveEnv(stripComments(raw), env);
   const scrubber = new Scrubber();
@@ -80,26 +92,41 @@ export function resolveConfigValue(raw: unknown, { file, dir, env, scoped = fals
   const scrub = (text: string): string => scrubber.scrub(text);
   const toError = (st: Stage, prefix = ""): PatchbayError =>
     issuesError(st.code, prefix + st.headline, st.issues, file, scrub, st.extra?.(st.issues) ?? {});
-  if (resolved.malformed.length > 0) stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Malformed ${VAR} references", issues: resolved.malformed });
+  if (resolved.malformed.length > 0)
+    stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Malformed ${VAR} references", issues: resolved.malformed });
   if (resolved.missing.length > 0) {
-    const variables = (issues: ConfigIssue[]): string[] => [...new Set((issues as typeof resolved.missing).map((m) => m.variable))];
-    stages.push({ code: "PB_ERR_CONFIG_ENV_MISSING", headline: `Environment variables not set (${variables(resolved.missing).join(", ")})`, issues: resolved.missing, extra: (issues) => ({ variables: variables(issues) }) });
+    const variables = (issues: ConfigIssue[]): string[] => [
+      ...new Set((issues as typeof resolved.missing).map((m) => m.variable)),
+    ];
+    stages.push({
+      code: "PB_ERR_CONFIG_ENV_MISSING",
+      headline: `Environment variables not set (${variables(resolved.missing).join(", ")})`,
+      issues: resolved.missing,
+      extra: (issues) => ({ variables: variables(issues) }),
+    });
   }
 
   // Forbidden keys are also unknown keys: the schema would only say so a second time.
   let result = ConnectorsFileSchema.safeParse(resolved.value, { reportInput: false });
   if (!result.success) {
     const issues = fromZodIssues(result.error.issues).filter((i) => !forbidden.some((f) => f.pointer === i.pointer));
-    if (issues.length > 0 || stages.length === 0) stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Invalid config", issues });
+    if (issues.length > 0 || stages.length === 0)
+      stages.push({ code: "PB_ERR_CONFIG_INVALID", headline: "Invalid config", issues });
   }
   const blocked: Record<string, WireError> = {};
   const scopes = scoped && stages.length > 0 ? byInstance(resolved.value, stages) : null;
   if (scopes && scopes.size > 0) {
-    const retried = ConnectorsFileSchema.safeParse(withStandIns(resolved.value as Record<string, unknown>, scopes.keys()), { reportInput: false });
+    const retried = ConnectorsFileSchema.safeParse(
+      withStandIns(resolved.value as Record<string, unknown>, scopes.keys()),
+      { reportInput: false },
+    );
     if (retried.success) {
       result = retried;
       stages = [];
-      for (const [id, own] of scopes) blocked[id] = toWire(combine(own.map((st) => toError({ ...st, headline: st.headline.replace(/\(.*\)$/, "").trim() }, `${id}: `))));
+      for (const [id, own] of scopes)
+        blocked[id] = toWire(
+          combine(own.map((st) => toError({ ...st, headline: st.headline.replace(/\(.*\)$/, "").trim() }, `${id}: `))),
+        );
     }
   }
   if (!result.success) throw combine(stages.map((st) => toError(st)));
@@ -107,14 +134,24 @@ export function resolveConfigValue(raw: unknown, { file, dir, env, scoped = fals
   const found = stages.map((st) => toError(st));
 
   const aliasResult = resolveAliases(parsed);
-  if (aliasResult.issues.length > 0) found.push(issuesError("PB_ERR_CONFIG_ALIAS", "Broken aliases", aliasResult.issues, file, scrub));
+  if (aliasResult.issues.length > 0)
+    found.push(issuesError("PB_ERR_CONFIG_ALIAS", "Broken aliases", aliasResult.issues, file, scrub));
 
   const grants = grantIssues(parsed);
-  if (grants.length > 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Grants to unknown instances", grants, file, scrub));
+  if (grants.length > 0)
+    found.push(issuesError("PB_ERR_CONFIG_INVALID", "Grants to unknown instances", grants, file, scrub));
   if (found.length > 0) throw combine(found);
 
   const pluginDirsDeclared = !!raw && typeof raw === "object" && Object.hasOwn(raw, "plugins");
-  return buildResolved({ file, dir, parsed, aliases: aliasResult.aliases, secrets: resolved.secrets, pluginDirsDeclared, blocked });
+  return buildResolved({
+    file,
+    dir,
+    parsed,
+    aliases: aliasResult.aliases,
+    secrets: resolved.secrets,
+    pluginDirsDeclared,
+    blocked,
+  });
 }
 
 /** One error for every stage that failed: the first stage's code, every stage's lines and issues. */

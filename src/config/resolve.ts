@@ -21,7 +21,10 @@ export function grantIssues(file: ConnectorsFile): ConfigIssue[] {
         const target = ref.slice(slash + 1);
         const entries = file[targetSection] as Record<string, unknown>;
         if (!Object.hasOwn(entries, target)) {
-          issues.push({ pointer: toPointer([section, name, "grants", i]), message: `grants "${ref}", which is not an instance in connectors.json` });
+          issues.push({
+            pointer: toPointer([section, name, "grants", i]),
+            message: `grants "${ref}", which is not an instance in connectors.json`,
+          });
         }
       });
     }
@@ -41,7 +44,15 @@ export interface BuildInput {
   blocked?: Record<string, WireError>;
 }
 
-export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsDeclared, blocked = {} }: BuildInput): ResolvedConfig {
+export function buildResolved({
+  file,
+  dir,
+  parsed,
+  aliases,
+  secrets,
+  pluginDirsDeclared,
+  blocked = {},
+}: BuildInput): ResolvedConfig {
   const defaults = {
     timeoutMs: parsed.defaults.timeout_ms,
     healthTimeoutMs: parsed.defaults.health_timeout_ms,
@@ -74,7 +85,19 @@ export function buildResolved({ file, dir, parsed, aliases, secrets, pluginDirsD
   }
   const pluginDirs = [...new Set(parsed.plugins.map((p) => path.resolve(dir, p)))];
   const gateway = { expose: { ...parsed.gateway.expose } };
-  return deepFreeze({ file, dir, pluginDirs, pluginDirsDeclared, defaults, instances, aliases, secrets, blocked, trust: parsed.trust, gateway });
+  return deepFreeze({
+    file,
+    dir,
+    pluginDirs,
+    pluginDirsDeclared,
+    defaults,
+    instances,
+    aliases,
+    secrets,
+    blocked,
+    trust: parsed.trust,
+    gateway,
+  });
 }
 
 /** Freeze `value` and everything reachable from it (cycles and shared objects visited once). */

@@ -12,7 +12,12 @@ import { SECTIONS, type Section } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
 
 /** Defaults applied when neither the instance nor `defaults` says otherwise. */
-const DEFAULTS = Object.freeze({ timeout_ms: 30_000, health_timeout_ms: 5_000, max_memory_mb: 512, health_interval_ms: 30_000 });
+const DEFAULTS = Object.freeze({
+  timeout_ms: 30_000,
+  health_timeout_ms: 5_000,
+  max_memory_mb: 512,
+  health_interval_ms: 30_000,
+});
 export const DEFAULT_PLUGIN_DIRS: readonly string[] = Object.freeze(["./plugins"]);
 
 /** Instance keys that only an mcp instance understands; elsewhere they would be silently ignored. */
@@ -46,7 +51,10 @@ const pluginName = z
     const problem = portableNameProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: `plugin name ${problem}` });
   })
-  .meta({ pattern: `^${PORTABLE_PATTERN}$`, description: "Name of the plugin (its plugin.json \"name\") this instance runs." });
+  .meta({
+    pattern: `^${PORTABLE_PATTERN}$`,
+    description: 'Name of the plugin (its plugin.json "name") this instance runs.',
+  });
 
 const instanceRef = z
   .string()
@@ -61,25 +69,27 @@ const memoryMb = () => z.number().int().min(16);
 /** The fields every section's instance object has, in the order the JSON Schema lists them. */
 const commonFields = {
   plugin: pluginName,
-  required: z
-    .boolean()
-    .default(true)
-    .meta({ description: "When true (default), boot fails if this instance is unhealthy; when false it is reported degraded and boot continues." }),
-  timeout_ms: positiveInt().optional().meta({ description: "Deadline of each call to this instance, in ms. Default: defaults.timeout_ms." }),
+  required: z.boolean().default(true).meta({
+    description:
+      "When true (default), boot fails if this instance is unhealthy; when false it is reported degraded and boot continues.",
+  }),
+  timeout_ms: positiveInt()
+    .optional()
+    .meta({ description: "Deadline of each call to this instance, in ms. Default: defaults.timeout_ms." }),
   health_timeout_ms: positiveInt()
     .optional()
     .meta({ description: "Deadline of the boot health check, in ms. Default: defaults.health_timeout_ms." }),
-  max_memory_mb: memoryMb().optional().meta({ description: "Heap limit of the instance's worker, in MiB (>= 16). Default: defaults.max_memory_mb." }),
-  health_interval_ms: positiveInt()
+  max_memory_mb: memoryMb()
     .optional()
-    .meta({ description: "While `patchbay serve` runs: how often this instance's health_check runs, in ms. Default: defaults.health_interval_ms." }),
-  isolation: z
-    .enum(["thread", "process", "sandbox"])
-    .default("thread")
-    .meta({
-      description:
-        "Where the instance runs: \"thread\" (default) is a worker thread of the host; \"process\" is a child process under Node's permission model, which may read only its plugin folder, Patchbay's own files and the manifest's permissions.fs paths (resolved against this file's folder), and may not start processes or threads. A seat belt against mistakes, not a sandbox: the network is not restricted. \"sandbox\" runs that child under bubblewrap (Debian's bubblewrap package): its own PID, network and mount namespaces, only its folder (read-only), Node and the declared paths visible, no network unless permissions.net grants it; the security boundary for untrusted plugins (docs/isolation.md).",
-    }),
+    .meta({ description: "Heap limit of the instance's worker, in MiB (>= 16). Default: defaults.max_memory_mb." }),
+  health_interval_ms: positiveInt().optional().meta({
+    description:
+      "While `patchbay serve` runs: how often this instance's health_check runs, in ms. Default: defaults.health_interval_ms.",
+  }),
+  isolation: z.enum(["thread", "process", "sandbox"]).default("thread").meta({
+    description:
+      'Where the instance runs: "thread" (default) is a worker thread of the host; "process" is a child process under Node\'s permission model, which may read only its plugin folder, Patchbay\'s own files and the manifest\'s permissions.fs paths (resolved against this file\'s folder), and may not start processes or threads. A seat belt against mistakes, not a sandbox: the network is not restricted. "sandbox" runs that child under bubblewrap (Debian\'s bubblewrap package): its own PID, network and mount namespaces, only its folder (read-only), Node and the declared paths visible, no network unless permissions.net grants it; the security boundary for untrusted plugins (docs/isolation.md).',
+  }),
   worker: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a group name: lower-case letters, digits, - and _, at most 64")
@@ -91,14 +101,14 @@ const commonFields = {
 };
 
 const trailingFields = {
-  grants: z
-    .array(instanceRef)
-    .default([])
-    .meta({ description: "Instances this instance's plugin may call through ctx.connectors (its plugin.json must also list them in \"requires\")." }),
-  config: z
-    .record(z.string(), z.unknown())
-    .default({})
-    .meta({ description: "The plugin's own settings, validated by the plugin's config schema. ${VAR} and ${VAR:-default} are resolved in every string." }),
+  grants: z.array(instanceRef).default([]).meta({
+    description:
+      'Instances this instance\'s plugin may call through ctx.connectors (its plugin.json must also list them in "requires").',
+  }),
+  config: z.record(z.string(), z.unknown()).default({}).meta({
+    description:
+      "The plugin's own settings, validated by the plugin's config schema. ${VAR} and ${VAR:-default} are resolved in every string.",
+  }),
 };
 
 const mcpFields = {
@@ -106,10 +116,9 @@ const mcpFields = {
     .array(z.string())
     .optional()
     .meta({ description: "Tools callers may use: absent = every tool, [] = none, a list = exactly those names." }),
-  identity: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .meta({ description: "Identity merged over each call's context overrides: keys named here win, other keys flow through." }),
+  identity: z.record(z.string(), z.unknown()).optional().meta({
+    description: "Identity merged over each call's context overrides: keys named here win, other keys flow through.",
+  }),
 };
 
 const SECTION_DOC: Record<Section, string> = {
@@ -122,15 +131,23 @@ const SECTION_DOC: Record<Section, string> = {
 };
 
 function instanceSchema(section: Section) {
-  const shape = section === "mcpConnectors" ? { ...commonFields, ...mcpFields, ...trailingFields } : { ...commonFields, ...trailingFields };
+  const shape =
+    section === "mcpConnectors"
+      ? { ...commonFields, ...mcpFields, ...trailingFields }
+      : { ...commonFields, ...trailingFields };
   return z
     .strictObject(shape)
-    .refine((v) => !(v.worker !== undefined && v.isolation !== undefined && v.isolation !== "thread"), { message: 'a "worker" group runs in a thread: remove "worker", or "isolation"', path: ["worker"] })
+    .refine((v) => !(v.worker !== undefined && v.isolation !== undefined && v.isolation !== "thread"), {
+      message: 'a "worker" group runs in a thread: remove "worker", or "isolation"',
+      path: ["worker"],
+    })
     .meta({ description: `One ${section} instance: which plugin runs it and how.`, ...COMMENTS });
 }
 
 function sectionSchema(section: Section) {
-  const alias = z.string().meta({ description: `An alias: the name of another instance in ${section} (aliases may chain, not cycle).` });
+  const alias = z
+    .string()
+    .meta({ description: `An alias: the name of another instance in ${section} (aliases may chain, not cycle).` });
   return z
     .record(instanceName, z.union([alias, instanceSchema(section)]))
     .default({})
@@ -140,9 +157,15 @@ function sectionSchema(section: Section) {
 const DefaultsSchema = z
   .strictObject({
     timeout_ms: positiveInt().default(DEFAULTS.timeout_ms).meta({ description: "Default per-call deadline, in ms." }),
-    health_timeout_ms: positiveInt().default(DEFAULTS.health_timeout_ms).meta({ description: "Default boot health-check deadline, in ms." }),
-    max_memory_mb: memoryMb().default(DEFAULTS.max_memory_mb).meta({ description: "Default worker heap limit, in MiB (>= 16)." }),
-    health_interval_ms: positiveInt().default(DEFAULTS.health_interval_ms).meta({ description: "While `patchbay serve` runs: how often each instance's health_check runs, in ms." }),
+    health_timeout_ms: positiveInt()
+      .default(DEFAULTS.health_timeout_ms)
+      .meta({ description: "Default boot health-check deadline, in ms." }),
+    max_memory_mb: memoryMb()
+      .default(DEFAULTS.max_memory_mb)
+      .meta({ description: "Default worker heap limit, in MiB (>= 16)." }),
+    health_interval_ms: positiveInt()
+      .default(DEFAULTS.health_interval_ms)
+      .meta({ description: "While `patchbay serve` runs: how often each instance's health_check runs, in ms." }),
   })
   .default({ ...DEFAULTS })
   .meta({ description: "Values every instance gets unless it sets its own.", ...COMMENTS });
@@ -154,15 +177,29 @@ const GatewaySchema = z
       .record(
         instanceRef,
         z.union([
-          z.boolean().meta({ description: "true: the instance's default tools (mcp: every allowed tool; others: their read methods); false: nothing." }),
-          z.array(z.string().min(1)).meta({ description: "Exactly these contract methods become tools (not for mcp instances: use allowed_tools). Opts in to methods that write or deliver." }),
+          z.boolean().meta({
+            description:
+              "true: the instance's default tools (mcp: every allowed tool; others: their read methods); false: nothing.",
+          }),
+          z.array(z.string().min(1)).meta({
+            description:
+              "Exactly these contract methods become tools (not for mcp instances: use allowed_tools). Opts in to methods that write or deliver.",
+          }),
         ]),
       )
       .default({})
-      .meta({ description: 'Per instance ("section/name"): what the gateway exposes. Unlisted instances get the default: an mcp connector\'s tools (after allowed_tools) and the read methods of memory (query, get), skill (get, list) and agent (list_agents, agent_status) instances; nothing that writes or delivers.', ...COMMENTS }),
+      .meta({
+        description:
+          'Per instance ("section/name"): what the gateway exposes. Unlisted instances get the default: an mcp connector\'s tools (after allowed_tools) and the read methods of memory (query, get), skill (get, list) and agent (list_agents, agent_status) instances; nothing that writes or delivers.',
+        ...COMMENTS,
+      }),
   })
   .default({ expose: {} })
-  .meta({ description: "The MCP gateway of `patchbay serve --mcp` / `--http`: which instances' methods AI clients see as tools.", ...COMMENTS });
+  .meta({
+    description:
+      "The MCP gateway of `patchbay serve --mcp` / `--http`: which instances' methods AI clients see as tools.",
+    ...COMMENTS,
+  });
 
 export const ConnectorsFileSchema = z
   .strictObject({
@@ -170,12 +207,15 @@ export const ConnectorsFileSchema = z
     plugins: z
       .array(z.string().min(1))
       .default([...DEFAULT_PLUGIN_DIRS])
-      .meta({ description: "Plugin folders to scan, in order, relative to this file. The bundled plugins are always found after them." }),
+      .meta({
+        description:
+          "Plugin folders to scan, in order, relative to this file. The bundled plugins are always found after them.",
+      }),
     defaults: DefaultsSchema,
-    trust: z
-      .array(pluginName)
-      .default([])
-      .meta({ description: "Plugins the operator trusts to run as threads inside the host. `patchbay doctor` warns when a plugin that is neither bundled nor listed here runs as a thread next to instances holding secrets; untrusted plugins belong in \"isolation\": \"sandbox\" (docs/isolation.md)." }),
+    trust: z.array(pluginName).default([]).meta({
+      description:
+        'Plugins the operator trusts to run as threads inside the host. `patchbay doctor` warns when a plugin that is neither bundled nor listed here runs as a thread next to instances holding secrets; untrusted plugins belong in "isolation": "sandbox" (docs/isolation.md).',
+    }),
     memoryStores: sectionSchema("memoryStores"),
     localModels: sectionSchema("localModels"),
     mcpConnectors: sectionSchema("mcpConnectors"),
@@ -186,7 +226,8 @@ export const ConnectorsFileSchema = z
   })
   .meta({
     title: "Patchbay connectors.json",
-    description: "Names the plugin instances Patchbay loads. Keys starting with _ are comments (except inside config and identity).",
+    description:
+      "Names the plugin instances Patchbay loads. Keys starting with _ are comments (except inside config and identity).",
     ...COMMENTS,
   });
 

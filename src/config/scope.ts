@@ -96,7 +96,14 @@ export function blockedBy(id: string, config: ResolvedConfig, seen = new Set<str
     if (seen.has(target)) continue;
     const cause = blockedBy(target, config, seen);
     if (cause) {
-      return toWire(pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${id} is granted ${target}, which cannot start: [${cause.code}] ${cause.message}`, { instance: id, requires: target, cause: cause.code, exit: new PatchbayError(cause.code, "").exitCode }, `Fix ${target} first: ${cause.hint}`));
+      return toWire(
+        pbError(
+          "PB_ERR_INSTANCE_UNAVAILABLE",
+          `${id} is granted ${target}, which cannot start: [${cause.code}] ${cause.message}`,
+          { instance: id, requires: target, cause: cause.code, exit: new PatchbayError(cause.code, "").exitCode },
+          `Fix ${target} first: ${cause.hint}`,
+        ),
+      );
     }
   }
   return null;

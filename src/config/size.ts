@@ -30,8 +30,20 @@ export function assertConfigSize(raw: unknown, file: string | null): void {
     if (!largest || count > largest.count) largest = { section, count };
   }
   if (instances <= MAX_INSTANCES && aliases <= MAX_ALIASES) return;
-  const what = instances > MAX_INSTANCES ? `${instances} instances (at most ${MAX_INSTANCES})` : `${aliases} aliases (at most ${MAX_ALIASES})`;
-  throw pbError("PB_ERR_CONFIG_TOO_LARGE", `${file ?? "The config"} defines ${what}; the largest section is /${largest?.section} with ${largest?.count} entries.`, {
-    file, pointer: `/${largest?.section}`, instances, aliases, max_instances: MAX_INSTANCES, max_aliases: MAX_ALIASES,
-  });
+  const what =
+    instances > MAX_INSTANCES
+      ? `${instances} instances (at most ${MAX_INSTANCES})`
+      : `${aliases} aliases (at most ${MAX_ALIASES})`;
+  throw pbError(
+    "PB_ERR_CONFIG_TOO_LARGE",
+    `${file ?? "The config"} defines ${what}; the largest section is /${largest?.section} with ${largest?.count} entries.`,
+    {
+      file,
+      pointer: `/${largest?.section}`,
+      instances,
+      aliases,
+      max_instances: MAX_INSTANCES,
+      max_aliases: MAX_ALIASES,
+    },
+  );
 }

@@ -61,10 +61,14 @@ export function resolveConfigPath(opts: ResolveConfigPathOptions = {}): ConfigLo
   }
   const last = searched[searched.length - 1];
   const range = searched.length === 1 ? last : `${cwd} and its parents up to ${last}`;
-  throw pbError("PB_ERR_CONFIG_NOT_FOUND", `No ${CONFIG_FILE_NAME} found in ${range}, and ${CONFIG_ENV_VAR} is not set.`, {
-    file: null,
-    searched,
-  });
+  throw pbError(
+    "PB_ERR_CONFIG_NOT_FOUND",
+    `No ${CONFIG_FILE_NAME} found in ${range}, and ${CONFIG_ENV_VAR} is not set.`,
+    {
+      file: null,
+      searched,
+    },
+  );
 }
 
 function requireFile(file: string, given: string): string {
@@ -114,7 +118,9 @@ export function parseConfigText(text: string, file: string | null): unknown {
     const where = file ?? "connectors.json";
     // SPEC's examples are annotated jsonc; the file itself is plain JSON.
     const lineText = body.split("\n")[line - 1] ?? "";
-    const comment = /(^|\s)(\/\/|\/\*)/.test(lineText) ? " (comments are not allowed in connectors.json: use a \"_comment\" key instead)" : "";
+    const comment = /(^|\s)(\/\/|\/\*)/.test(lineText)
+      ? ' (comments are not allowed in connectors.json: use a "_comment" key instead)'
+      : "";
     return fail(`${where}:${line}:${column}: not valid JSON: ${reason}${comment}`, { file, line, column });
   }
 }

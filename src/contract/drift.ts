@@ -36,7 +36,10 @@ type MethodDrift<K extends keyof Schemas> = {
     ? Schemas[K][M] extends { args: z.ZodType; result: z.ZodType }
       ? {
           args: Fits<Parameters<NonNullable<KindContracts[K][M]>>, z.input<Schemas[K][M]["args"]>>;
-          result: Fits<z.output<Schemas[K][M]["result"]>, Nothing<Awaited<ReturnType<NonNullable<KindContracts[K][M]>>>>>;
+          result: Fits<
+            z.output<Schemas[K][M]["result"]>,
+            Nothing<Awaited<ReturnType<NonNullable<KindContracts[K][M]>>>>
+          >;
         }
       : "no schema"
     : "not a method";
@@ -51,7 +54,9 @@ type Expect<T extends { [K in keyof T]: { [M in keyof T[K]]: true } }> = T;
 export type ContractAgrees = Expect<Drift>;
 
 /** The curated-field list (memory.ts) names exactly PortableMemory's fields beyond the core five. */
-type CuratedAgrees = [Exclude<keyof PortableMemory, "id" | "summary" | "detail" | "score" | "metadata">] extends [CuratedMemoryField]
+type CuratedAgrees = [Exclude<keyof PortableMemory, "id" | "summary" | "detail" | "score" | "metadata">] extends [
+  CuratedMemoryField,
+]
   ? [CuratedMemoryField] extends [Exclude<keyof PortableMemory, "id" | "summary" | "detail" | "score" | "metadata">]
     ? true
     : false

@@ -38,18 +38,37 @@ export const METHODS: Readonly<Record<Kind, MethodTable>> = Object.freeze({
   mcp: {
     required: ["health_check", "call", "list_tools"],
     optional: [
-      "list_resources", "read_resource", "list_resource_templates", "subscribe_resource", "unsubscribe_resource",
-      "list_prompts", "get_prompt", "server_info",
+      "list_resources",
+      "read_resource",
+      "list_resource_templates",
+      "subscribe_resource",
+      "unsubscribe_resource",
+      "list_prompts",
+      "get_prompt",
+      "server_info",
     ],
   },
-  agent: { required: ["health_check", "list_agents", "deliver", "wake", "request_response"], optional: ["agent_status"] },
+  agent: {
+    required: ["health_check", "list_agents", "deliver", "wake", "request_response"],
+    optional: ["agent_status"],
+  },
   "skill-store": { required: ["health_check", "get", "write", "list", "delete"], optional: [] },
   // Adapters: the capability-backing methods are optional (src/adapter-sdk/contract.ts maps each capability to them).
   adapter: {
     required: ["health_check", "manifest", "detect", "doctor", "normalizeHook", "renderContext", "planInstall"],
     optional: [
-      "denyOutcome", "injectOutcome", "startSession", "resumeSession", "endSession", "heartbeat", "mapChildSession",
-      "guardRead", "guardWrite", "guardShell", "offerMessage", "routeReply",
+      "denyOutcome",
+      "injectOutcome",
+      "startSession",
+      "resumeSession",
+      "endSession",
+      "heartbeat",
+      "mapChildSession",
+      "guardRead",
+      "guardWrite",
+      "guardShell",
+      "offerMessage",
+      "routeReply",
     ],
   },
 });

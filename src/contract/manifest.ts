@@ -21,8 +21,14 @@ export const ManifestSchema = z
       .regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, "version must be semver, e.g. 1.0.0")
       .meta({ description: "The plugin's own version (semver)." }),
     kind: z.enum(KINDS).meta({ description: "Which contract the plugin implements." }),
-    entry: z.string().min(1).meta({ description: "Module inside the plugin folder whose default export is definePlugin(...)." }),
-    patchbay: z.string().min(1).meta({ description: "Semver range of the Patchbay plugin API the plugin was written for, e.g. ^1." }),
+    entry: z
+      .string()
+      .min(1)
+      .meta({ description: "Module inside the plugin folder whose default export is definePlugin(...)." }),
+    patchbay: z
+      .string()
+      .min(1)
+      .meta({ description: "Semver range of the Patchbay plugin API the plugin was written for, e.g. ^1." }),
     description: z.string().optional(),
     capabilities: z
       .array(z.string())
@@ -32,20 +38,32 @@ export const ManifestSchema = z
       .array(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "a mode is lower-case letters, digits, '_' and '-'"))
       .min(1)
       .optional()
-      .meta({ description: 'memory-store only: the query modes the plugin answers ("fts", "semantic", "rerank" or its own). Default ["fts"]. The host refuses any other mode.' }),
+      .meta({
+        description:
+          'memory-store only: the query modes the plugin answers ("fts", "semantic", "rerank" or its own). Default ["fts"]. The host refuses any other mode.',
+      }),
     filters: z
       .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "a filter key is letters, digits and '_'"))
       .optional()
-      .meta({ description: "memory-store only: the query filter keys the plugin understands beyond query, limit and mode. Default []. The host refuses any other key instead of letting it be silently dropped." }),
+      .meta({
+        description:
+          "memory-store only: the query filter keys the plugin understands beyond query, limit and mode. Default []. The host refuses any other key instead of letting it be silently dropped.",
+      }),
     requires: z
       .array(z.string())
       .default([])
       .meta({ description: "Other instances (section/name) the plugin may call through ctx.connectors." }),
     permissions: z
       .strictObject({
-        env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]).meta({ description: "Environment variables the worker's process.env may hold." }),
+        env: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+          .default([])
+          .meta({ description: "Environment variables the worker's process.env may hold." }),
         net: z.array(z.string()).default([]).meta({ description: "Hosts the plugin talks to (declared for review)." }),
-        fs: z.array(z.string()).default([]).meta({ description: "Paths the plugin reads or writes, relative ones resolved against connectors.json's folder. \"${config.dir}\" names the path an instance's config field holds. Declared for review; for an instance with \"isolation\": \"process\" they are the only paths outside its folder it may read or write." }),
+        fs: z.array(z.string()).default([]).meta({
+          description:
+            'Paths the plugin reads or writes, relative ones resolved against connectors.json\'s folder. "${config.dir}" names the path an instance\'s config field holds. Declared for review; for an instance with "isolation": "process" they are the only paths outside its folder it may read or write.',
+        }),
       })
       .default({ env: [], net: [], fs: [] }),
   })

@@ -28,7 +28,9 @@ export function isCuratedMemoryField(key: string): key is CuratedMemoryField {
 }
 
 /** The first curated field a metadata bag repeats (the guard refuses such a record), or undefined. */
-export function curatedFieldInMetadata(metadata: Record<string, unknown> | null | undefined): CuratedMemoryField | undefined {
+export function curatedFieldInMetadata(
+  metadata: Record<string, unknown> | null | undefined,
+): CuratedMemoryField | undefined {
   if (!metadata) return undefined;
   return CURATED_MEMORY_FIELDS.find((f) => Object.hasOwn(metadata, f));
 }

@@ -14,9 +14,9 @@ export function portableNameProblem(name: unknown): string | null {
   if (/[\u0000-\u001f\u007f]/.test(name)) return "must not contain control characters";
   if (name.includes("/") || name.includes("\\")) return "must not contain path separators";
   if (name === "." || name === ".." || name.includes("..")) return "must not contain '..'";
-  if (!PORTABLE.test(name)) return "must start with a letter or digit and use only letters, digits, '.', '_' and '-' (at most 200)";
+  if (!PORTABLE.test(name))
+    return "must start with a letter or digit and use only letters, digits, '.', '_' and '-' (at most 200)";
   if (name.endsWith(".")) return "must not end with '.'";
   if (RESERVED.test(name)) return "is a reserved device name";
   return null;
 }
-

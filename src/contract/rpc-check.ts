@@ -38,12 +38,15 @@ const bad = (why: string): CheckedMessage => ({ ok: false, why });
 
 /** For the log line only; String() would throw on an object without a prototype. */
 function describeLevel(level: unknown): string {
-  return typeof level === "string" ? JSON.stringify(level).slice(0, 40) : `of type ${level === null ? "null" : typeof level}`;
+  return typeof level === "string"
+    ? JSON.stringify(level).slice(0, 40)
+    : `of type ${level === null ? "null" : typeof level}`;
 }
 
 /** Checks one raw inbound message; never throws (getters cannot run: structured clone copies data only). */
 export function checkWorkerMessage(raw: unknown): CheckedMessage {
-  if (!isRecord(raw)) return bad(raw === null ? "a null message" : `a message of type ${Array.isArray(raw) ? "array" : typeof raw}`);
+  if (!isRecord(raw))
+    return bad(raw === null ? "a null message" : `a message of type ${Array.isArray(raw) ? "array" : typeof raw}`);
   const m = raw;
   switch (m.t) {
     case "result":
@@ -53,12 +56,15 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       // see RpcClient; it is counted there.
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "log":
-      if (typeof m.level !== "string" || !LOG_LEVELS.has(m.level)) return bad(`a log line with level ${describeLevel(m.level)}`);
+      if (typeof m.level !== "string" || !LOG_LEVELS.has(m.level))
+        return bad(`a log line with level ${describeLevel(m.level)}`);
       if (typeof m.msg !== "string") return bad("a log line whose msg is not a string");
       if (m.data !== undefined && !isRecord(m.data)) return bad("a log line whose data is not an object");
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "secrets":
-      return isStringArray(m.secrets) ? { ok: true, msg: m as unknown as WorkerToHost } : bad("a secrets message whose secrets is not a list of strings");
+      return isStringArray(m.secrets)
+        ? { ok: true, msg: m as unknown as WorkerToHost }
+        : bad("a secrets message whose secrets is not a list of strings");
     case "ready":
       if (!isStringArray(m.secrets)) return bad("a ready message whose secrets is not a list of strings");
       if (!isStringArray(m.methods)) return bad("a ready message whose methods is not a list of strings");
@@ -68,20 +74,27 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
       if (!isWireError(m.error)) return bad("an init-failed message without a valid error");
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "grant-call":
-      if (!isId(m.id) || typeof m.target !== "string" || typeof m.method !== "string" || !Array.isArray(m.args)) return bad("a malformed grant-call");
+      if (!isId(m.id) || typeof m.target !== "string" || typeof m.method !== "string" || !Array.isArray(m.args))
+        return bad("a malformed grant-call");
       return { ok: true, msg: m as unknown as WorkerToHost };
     case "closed":
       return { ok: true, msg: m as unknown as WorkerToHost };
     // Progress of a call in flight; the numbers' finiteness and the text's length are checked by RpcClient.
     case "progress":
       if (!isId(m.id) || typeof m.progress !== "number") return bad("a malformed progress message");
-      if (m.total !== undefined && typeof m.total !== "number") return bad("a progress message whose total is not a number");
-      if (m.message !== undefined && typeof m.message !== "string") return bad("a progress message whose message is not a string");
+      if (m.total !== undefined && typeof m.total !== "number")
+        return bad("a progress message whose total is not a number");
+      if (m.message !== undefined && typeof m.message !== "string")
+        return bad("a progress message whose message is not a string");
       return { ok: true, msg: m as unknown as WorkerToHost };
     // A subscribed resource changed; the rate is capped by RpcClient.
     case "resource-updated":
-      if (typeof m.uri !== "string" || m.uri.length === 0) return bad("a resource-updated message without a uri string");
-      if (m.uri.length > MAX_RESOURCE_URI_CHARS) return bad(`a resource-updated message whose uri has ${m.uri.length} characters (at most ${MAX_RESOURCE_URI_CHARS})`);
+      if (typeof m.uri !== "string" || m.uri.length === 0)
+        return bad("a resource-updated message without a uri string");
+      if (m.uri.length > MAX_RESOURCE_URI_CHARS)
+        return bad(
+          `a resource-updated message whose uri has ${m.uri.length} characters (at most ${MAX_RESOURCE_URI_CHARS})`,
+        );
       return { ok: true, msg: m as unknown as WorkerToHost };
     // A batch is unwrapped by the receiver (checkBatch) before its entries come here: one inside another is refused.
     case "batch":
@@ -104,7 +117,8 @@ export type CheckedBatch = { ok: true; msgs: unknown[] } | { ok: false; why: str
  */
 export function checkBatch(raw: { t: "batch"; msgs: unknown }): CheckedBatch {
   const { msgs } = raw;
-  if (!Array.isArray(msgs)) return { ok: false, why: `a batch whose msgs is ${msgs === null ? "null" : `of type ${typeof msgs}`}, not a list` };
+  if (!Array.isArray(msgs))
+    return { ok: false, why: `a batch whose msgs is ${msgs === null ? "null" : `of type ${typeof msgs}`}, not a list` };
   if (msgs.length > MAX_BATCH) return { ok: false, why: `a batch of ${msgs.length} entries (at most ${MAX_BATCH})` };
   if (msgs.length === 0) return { ok: false, why: "an empty batch" };
   return { ok: true, msgs };
@@ -114,11 +128,14 @@ export function checkBatch(raw: { t: "batch"; msgs: unknown }): CheckedBatch {
 export function checkBatchEntry(raw: unknown): CheckedMessage {
   const checked = checkWorkerMessage(raw);
   if (!checked.ok) return { ok: false, why: `a batch entry: ${checked.why}` };
-  if (checked.msg.t !== "result") return { ok: false, why: `a batch entry of type "${checked.msg.t}" (only results may be batched)` };
+  if (checked.msg.t !== "result")
+    return { ok: false, why: `a batch entry of type "${checked.msg.t}" (only results may be batched)` };
   return checked;
 }
 
-export type ResultCheck = { ok: true; value: unknown } | { ok: false; code: "PB_ERR_CONTRACT_CYCLIC" | "PB_ERR_CONTRACT_BIGINT"; why: string };
+export type ResultCheck =
+  | { ok: true; value: unknown }
+  | { ok: false; code: "PB_ERR_CONTRACT_CYCLIC" | "PB_ERR_CONTRACT_BIGINT"; why: string };
 
 interface Frame {
   o: object;
@@ -154,7 +171,8 @@ export function checkResultValue(value: unknown, shared: boolean): ResultCheck {
     onPath.add(o);
     stack.push(frameOf(o));
   };
-  const where = (k: unknown): string => [...stack.map((f) => f.keys[f.i - 1]).slice(0, -1), k].map((x) => `/${String(x)}`).join("");
+  const where = (k: unknown): string =>
+    [...stack.map((f) => f.keys[f.i - 1]).slice(0, -1), k].map((x) => `/${String(x)}`).join("");
   enter(value);
   while (stack.length > 0) {
     const f = stack[stack.length - 1];
@@ -166,7 +184,8 @@ export function checkResultValue(value: unknown, shared: boolean): ResultCheck {
     }
     const k = f.keys[f.i++];
     const v = f.get(k);
-    if (typeof v === "bigint") return { ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: `holds a BigInt at ${where(k)}` };
+    if (typeof v === "bigint")
+      return { ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: `holds a BigInt at ${where(k)}` };
     if (!isObject(v)) continue;
     if (shared) {
       const c = privateCopy(v);
@@ -175,7 +194,8 @@ export function checkResultValue(value: unknown, shared: boolean): ResultCheck {
         continue;
       }
     }
-    if (onPath.has(v)) return { ok: false, code: "PB_ERR_CONTRACT_CYCLIC", why: `refers back to itself at ${where(k)}` };
+    if (onPath.has(v))
+      return { ok: false, code: "PB_ERR_CONTRACT_CYCLIC", why: `refers back to itself at ${where(k)}` };
     // A value reached twice without a cycle (a shared sub-object) is fine, and walked once.
     if (!done.has(v)) enter(v);
   }
@@ -183,13 +203,25 @@ export function checkResultValue(value: unknown, shared: boolean): ResultCheck {
 }
 
 function frameOf(o: object): Frame {
-  if (Array.isArray(o)) return { o, keys: o.map((_, i) => i), i: 0, get: (k) => o[k as number], set: (k, v) => (o[k as number] = v) };
+  if (Array.isArray(o))
+    return { o, keys: o.map((_, i) => i), i: 0, get: (k) => o[k as number], set: (k, v) => (o[k as number] = v) };
   if (o instanceof Map) return { o, keys: [...o.keys()], i: 0, get: (k) => o.get(k), set: (k, v) => o.set(k, v) };
   if (o instanceof Set) {
     const items = [...o];
-    return { o, keys: items.map((_, i) => i), i: 0, get: (k) => items[k as number], set: (k, v) => { o.delete(items[k as number]); o.add(v); items[k as number] = v; } };
+    return {
+      o,
+      keys: items.map((_, i) => i),
+      i: 0,
+      get: (k) => items[k as number],
+      set: (k, v) => {
+        o.delete(items[k as number]);
+        o.add(v);
+        items[k as number] = v;
+      },
+    };
   }
-  if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || o instanceof Date || o instanceof RegExp) return { o, keys: [], i: 0, get: () => undefined, set: () => undefined };
+  if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || o instanceof Date || o instanceof RegExp)
+    return { o, keys: [], i: 0, get: () => undefined, set: () => undefined };
   const rec = o as Record<string, unknown>;
   return { o, keys: Object.keys(rec), i: 0, get: (k) => rec[k as string], set: (k, v) => (rec[k as string] = v) };
 }

@@ -178,7 +178,14 @@ export interface ClosedMessage {
 }
 
 export type WorkerToHost =
-  | SecretsMessage | ReadyMessage | InitFailedMessage | ResultMessage | LogMessage | GrantCallMessage | ClosedMessage | ProgressMessage
+  | SecretsMessage
+  | ReadyMessage
+  | InitFailedMessage
+  | ResultMessage
+  | LogMessage
+  | GrantCallMessage
+  | ClosedMessage
+  | ProgressMessage
   | ResourceUpdatedMessage;
 
 // --- worker → host: progress of a call in flight ---

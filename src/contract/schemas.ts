@@ -7,13 +7,23 @@ import { z } from "zod";
 import type { Kind } from "./kinds.js";
 import { MAX_RESOURCE_URI_CHARS } from "./rpc.js";
 import {
-  AdapterEnvSchema, AdapterManifestSchema, ClientProbeSchema, DetectResultSchema, DoctorResultSchema, GuardDecisionSchema,
-  HookOutcomeSchema, InstallPlanSchema, NormalizedEventSchema, PeerMessageSchema, RenderInputSchema, RenderOptionsSchema, RenderResultSchema,
+  AdapterEnvSchema,
+  AdapterManifestSchema,
+  ClientProbeSchema,
+  DetectResultSchema,
+  DoctorResultSchema,
+  GuardDecisionSchema,
+  HookOutcomeSchema,
+  InstallPlanSchema,
+  NormalizedEventSchema,
+  PeerMessageSchema,
+  RenderInputSchema,
+  RenderOptionsSchema,
+  RenderResultSchema,
 } from "../adapter-sdk/contract.js";
 
 const json = z.unknown();
 const nonEmpty = z.string().min(1);
-
 
 /** Seed 001 PortableMemory: core fields, the curated subset (top level only), and the metadata bag. */
 const memoryFields = {
@@ -45,7 +55,11 @@ export const QueryFiltersSchema = z.looseObject({
 });
 
 /** write(): a PortableMemory without `score` (a query computes it); `id` optional (the store assigns one). */
-export const MemoryWriteSchema = z.looseObject({ ...memoryFields, id: nonEmpty.optional(), score: z.never().optional() });
+export const MemoryWriteSchema = z.looseObject({
+  ...memoryFields,
+  id: nonEmpty.optional(),
+  score: z.never().optional(),
+});
 
 export const MemoryWriteResultSchema = z.looseObject({ id: nonEmpty, created_at: z.number() });
 
@@ -84,12 +98,17 @@ export const ResourceTemplateSchema = z.looseObject({
   mimeType: z.string().optional(),
 });
 
-export const ResourceContentsSchema = z.looseObject({
-  uri: z.string(),
-  mimeType: z.string().optional(),
-  text: z.string().optional(),
-  blob: z.string().optional(),
-}).refine((c) => (c.text === undefined) !== (c.blob === undefined), "each resource content carries exactly one of text and blob");
+export const ResourceContentsSchema = z
+  .looseObject({
+    uri: z.string(),
+    mimeType: z.string().optional(),
+    text: z.string().optional(),
+    blob: z.string().optional(),
+  })
+  .refine(
+    (c) => (c.text === undefined) !== (c.blob === undefined),
+    "each resource content carries exactly one of text and blob",
+  );
 
 /**
  * The URI of a resource subscription: bounded, because the updates a plugin sends back name it
@@ -107,12 +126,16 @@ export const PromptSchema = z.looseObject({
   name: nonEmpty,
   title: z.string().optional(),
   description: z.string().optional(),
-  arguments: z.array(z.looseObject({ name: nonEmpty, description: z.string().optional(), required: z.boolean().optional() })).optional(),
+  arguments: z
+    .array(z.looseObject({ name: nonEmpty, description: z.string().optional(), required: z.boolean().optional() }))
+    .optional(),
 });
 
 export const GetPromptResultSchema = z.looseObject({
   description: z.string().optional(),
-  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.looseObject({ type: z.string() }) })),
+  messages: z.array(
+    z.looseObject({ role: z.enum(["user", "assistant"]), content: z.looseObject({ type: z.string() }) }),
+  ),
 });
 
 export const ServerInfoSchema = z.looseObject({
@@ -151,7 +174,13 @@ const ProvenanceShape = {
 };
 
 export const DeliveryPayloadSchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("augment"), content: z.string(), format: z.enum(["text", "markdown"]).optional(), meta: DeliveryMetaSchema, ...ProvenanceShape }),
+  z.strictObject({
+    kind: z.literal("augment"),
+    content: z.string(),
+    format: z.enum(["text", "markdown"]).optional(),
+    meta: DeliveryMetaSchema,
+    ...ProvenanceShape,
+  }),
   z.strictObject({ kind: z.literal("template"), prompt: z.string(), meta: DeliveryMetaSchema, ...ProvenanceShape }),
 ]);
 
@@ -182,7 +211,11 @@ export const RequestResponseOptsSchema = z.strictObject({
   timeout_ms: z.number().int().positive().optional(),
 });
 
-export const AgentResponseSchema = z.looseObject({ correlation_id: nonEmpty, content: z.string(), responded_at: z.number().optional() });
+export const AgentResponseSchema = z.looseObject({
+  correlation_id: nonEmpty,
+  content: z.string(),
+  responded_at: z.number().optional(),
+});
 
 export const AgentStatusSchema = z.enum(["active", "idle", "asleep", "unknown"]);
 
@@ -269,8 +302,18 @@ export const CONTRACT_SCHEMAS = {
     planInstall: m(z.tuple([AdapterEnvSchema]), InstallPlanSchema),
     denyOutcome: m(z.tuple([z.string()], NormalizedEventSchema.nullable().optional()), HookOutcomeSchema),
     injectOutcome: m(z.tuple([z.string()], NormalizedEventSchema.nullable().optional()), HookOutcomeSchema),
-    ...Object.fromEntries(["guardRead", "guardWrite", "guardShell"].map((g) => [g, m(z.tuple([NormalizedEventSchema]), GuardDecisionSchema)])),
-    ...Object.fromEntries(["startSession", "resumeSession", "endSession", "heartbeat", "mapChildSession"].map((l) => [l, m(z.tuple([NormalizedEventSchema]), json)])),
+    ...Object.fromEntries(
+      ["guardRead", "guardWrite", "guardShell"].map((g) => [
+        g,
+        m(z.tuple([NormalizedEventSchema]), GuardDecisionSchema),
+      ]),
+    ),
+    ...Object.fromEntries(
+      ["startSession", "resumeSession", "endSession", "heartbeat", "mapChildSession"].map((l) => [
+        l,
+        m(z.tuple([NormalizedEventSchema]), json),
+      ]),
+    ),
     offerMessage: m(z.tuple([PeerMessageSchema]), json),
     routeReply: m(z.tuple([PeerMessageSchema]), json),
   },

@@ -43,28 +43,48 @@ export function planInstances(config: ResolvedConfig, discovery: Discovery): Loa
     const kind = KIND_OF_SECTION[inst.section];
     if (!plugin) {
       const { sameKind, close } = unknownPlugin(inst.plugin, kind);
-      errors.push(pbError("PB_ERR_CONFIG_UNKNOWN_PLUGIN",
-        `${inst.id}: plugin "${inst.plugin}" was not found.${close ? ` Did you mean "${close}"?` : ""} Plugins of kind ${kind}: ${sameKind.join(", ") || "none"}.`,
-        { ...where, plugin: inst.plugin, available: sameKind, ...(close ? { suggestion: close } : {}) }));
+      errors.push(
+        pbError(
+          "PB_ERR_CONFIG_UNKNOWN_PLUGIN",
+          `${inst.id}: plugin "${inst.plugin}" was not found.${close ? ` Did you mean "${close}"?` : ""} Plugins of kind ${kind}: ${sameKind.join(", ") || "none"}.`,
+          { ...where, plugin: inst.plugin, available: sameKind, ...(close ? { suggestion: close } : {}) },
+        ),
+      );
       continue;
     }
     if (plugin.kind !== kind) {
       const sameKind = [...discovery.plugins.values()].filter((p) => p.kind === kind).map((p) => p.name);
-      errors.push(pbError("PB_ERR_CONFIG_WRONG_KIND",
-        `${inst.id}: plugin "${plugin.name}" is a ${plugin.kind} plugin (section ${SECTION_OF_KIND[plugin.kind]}), but ${inst.section} needs kind ${kind}. Plugins of kind ${kind}: ${sameKind.join(", ") || "none"}.`,
-        { ...where, plugin: plugin.name, kind: plugin.kind, expected: kind, available: sameKind }));
+      errors.push(
+        pbError(
+          "PB_ERR_CONFIG_WRONG_KIND",
+          `${inst.id}: plugin "${plugin.name}" is a ${plugin.kind} plugin (section ${SECTION_OF_KIND[plugin.kind]}), but ${inst.section} needs kind ${kind}. Plugins of kind ${kind}: ${sameKind.join(", ") || "none"}.`,
+          { ...where, plugin: plugin.name, kind: plugin.kind, expected: kind, available: sameKind },
+        ),
+      );
       continue;
     }
     const grantProblems = inst.grants.flatMap((g, i) => {
       const pointer = `${inst.pointer}/grants/${i}`;
       // "section/*" in requires names any instance of that section (mcp-remote's sampling model is the operator's choice).
-      if (!plugin.manifest.requires.some((r) => r === g || (r.endsWith("/*") && g.startsWith(r.slice(0, -1)) && !g.slice(r.length - 1).includes("/")))) return [`${pointer}: "${g}" is not in plugin "${plugin.name}"'s "requires" (${plugin.manifest.requires.join(", ") || "none"})`];
+      if (
+        !plugin.manifest.requires.some(
+          (r) => r === g || (r.endsWith("/*") && g.startsWith(r.slice(0, -1)) && !g.slice(r.length - 1).includes("/")),
+        )
+      )
+        return [
+          `${pointer}: "${g}" is not in plugin "${plugin.name}"'s "requires" (${plugin.manifest.requires.join(", ") || "none"})`,
+        ];
       if (!known.has(g)) return [`${pointer}: "${g}" is not an instance in connectors.json`];
       if (g === inst.id) return [`${pointer}: an instance cannot be granted to itself`];
       return [];
     });
     if (grantProblems.length > 0) {
-      errors.push(pbError("PB_ERR_CONFIG_INVALID", `${inst.id}: bad grants:\n  ${grantProblems.join("\n  ")}`, { ...where, pointer: `${inst.pointer}/grants` }));
+      errors.push(
+        pbError("PB_ERR_CONFIG_INVALID", `${inst.id}: bad grants:\n  ${grantProblems.join("\n  ")}`, {
+          ...where,
+          pointer: `${inst.pointer}/grants`,
+        }),
+      );
       continue;
     }
     instances.push({ ...inst, pluginInfo: plugin });

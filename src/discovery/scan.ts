@@ -50,7 +50,13 @@ export function scanPlugins(configuredDirs: readonly string[], bundledDir: strin
     for (const found of readPluginFolder(real, false, errors)) {
       const previous = plugins.get(found.name);
       if (previous) {
-        errors.push(pbError("PB_ERR_PLUGIN_DUPLICATE", `Plugin "${found.name}" is declared twice: in ${previous.dir} and in ${found.dir}.`, { plugin: found.name, folders: [previous.dir, found.dir] }));
+        errors.push(
+          pbError(
+            "PB_ERR_PLUGIN_DUPLICATE",
+            `Plugin "${found.name}" is declared twice: in ${previous.dir} and in ${found.dir}.`,
+            { plugin: found.name, folders: [previous.dir, found.dir] },
+          ),
+        );
         continue;
       }
       plugins.set(found.name, found);
@@ -82,7 +88,11 @@ function readPluginFolder(root: string, bundled: boolean, errors: PatchbayError[
   return found;
 }
 
-export function readManifest(dir: string, manifestPath: string, bundled: boolean): { plugin: DiscoveredPlugin } | { error: PatchbayError } {
+export function readManifest(
+  dir: string,
+  manifestPath: string,
+  bundled: boolean,
+): { plugin: DiscoveredPlugin } | { error: PatchbayError } {
   const fail = (message: string, data: Record<string, unknown> = {}) => ({
     error: pbError("PB_ERR_PLUGIN_MANIFEST_INVALID", `${manifestPath}: ${message}`, { file: manifestPath, ...data }),
   });
@@ -94,14 +104,19 @@ export function readManifest(dir: string, manifestPath: string, bundled: boolean
   }
   const parsed = ManifestSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ pointer: "/" + i.path.map(String).join("/"), message: i.message }));
+    const issues = parsed.error.issues.map((i) => ({
+      pointer: "/" + i.path.map(String).join("/"),
+      message: i.message,
+    }));
     return fail(issues.map((i) => `${i.pointer}: ${i.message}`).join("; "), { issues });
   }
   const manifest = parsed.data;
   const optional = METHODS[manifest.kind].optional;
   const unknownCaps = manifest.capabilities.filter((c) => !optional.includes(c));
   if (unknownCaps.length > 0) {
-    return fail(`capabilities ${unknownCaps.map((c) => `"${c}"`).join(", ")} are not optional methods of kind ${manifest.kind} (it has: ${optional.join(", ") || "none"})`);
+    return fail(
+      `capabilities ${unknownCaps.map((c) => `"${c}"`).join(", ")} are not optional methods of kind ${manifest.kind} (it has: ${optional.join(", ") || "none"})`,
+    );
   }
   const queryProblem = queryDeclarationProblem(manifest);
   if (queryProblem) return fail(queryProblem);
@@ -111,10 +126,25 @@ export function readManifest(dir: string, manifestPath: string, bundled: boolean
   if ("error" in entry) return entry;
   const link = symlinkOutOf(dir);
   if (link) {
-    return { error: pbError("PB_ERR_PLUGIN_SYMLINK_ESCAPE", `Plugin "${manifest.name}": ${link[0]} is a symlink to ${link[1]}, outside the plugin folder.`, { plugin: manifest.name, link: link[0], target: link[1], folder: dir }) };
+    return {
+      error: pbError(
+        "PB_ERR_PLUGIN_SYMLINK_ESCAPE",
+        `Plugin "${manifest.name}": ${link[0]} is a symlink to ${link[1]}, outside the plugin folder.`,
+        { plugin: manifest.name, link: link[0], target: link[1], folder: dir },
+      ),
+    };
   }
   return {
-    plugin: { name: manifest.name, version: manifest.version, kind: manifest.kind, dir, entryPath: entry.path, manifest, bundled, shadows: null },
+    plugin: {
+      name: manifest.name,
+      version: manifest.version,
+      kind: manifest.kind,
+      dir,
+      entryPath: entry.path,
+      manifest,
+      bundled,
+      shadows: null,
+    },
   };
 }
 
@@ -123,7 +153,8 @@ function queryDeclarationProblem(manifest: Manifest): string | null {
   for (const key of ["modes", "filters"] as const) {
     const list = manifest[key];
     if (!list) continue;
-    if (manifest.kind !== "memory-store") return `"${key}" applies to memory-store plugins only (this is a ${manifest.kind} plugin)`;
+    if (manifest.kind !== "memory-store")
+      return `"${key}" applies to memory-store plugins only (this is a ${manifest.kind} plugin)`;
     const dup = list.find((v, i) => list.indexOf(v) !== i);
     if (dup) return `${key} lists "${dup}" twice`;
   }
@@ -134,32 +165,54 @@ function queryDeclarationProblem(manifest: Manifest): string | null {
 function checkApiRange(manifest: Manifest): PatchbayError | null {
   const range = semver.validRange(manifest.patchbay);
   if (!range) {
-    return pbError("PB_ERR_PLUGIN_MANIFEST_INVALID", `Plugin "${manifest.name}": "patchbay": "${manifest.patchbay}" is not a semver range (try "^1").`, { plugin: manifest.name });
+    return pbError(
+      "PB_ERR_PLUGIN_MANIFEST_INVALID",
+      `Plugin "${manifest.name}": "patchbay": "${manifest.patchbay}" is not a semver range (try "^1").`,
+      { plugin: manifest.name },
+    );
   }
   if (semver.satisfies(PLUGIN_API_VERSION, range)) return null;
   // The host is below the range: the plugin was written for a newer host.
   const pluginIsNewer = semver.ltr(PLUGIN_API_VERSION, range);
-  const upgrade = pluginIsNewer ? "upgrade Patchbay (the host) to a version that provides it" : "upgrade the plugin to one written for this plugin API";
+  const upgrade = pluginIsNewer
+    ? "upgrade Patchbay (the host) to a version that provides it"
+    : "upgrade the plugin to one written for this plugin API";
   return pbError(
     "PB_ERR_PLUGIN_API_MISMATCH",
     `Plugin "${manifest.name}" needs plugin API ${manifest.patchbay}, but this host provides ${PLUGIN_API_VERSION}: ${upgrade}.`,
-    { plugin: manifest.name, needs: manifest.patchbay, provides: PLUGIN_API_VERSION, upgrade: pluginIsNewer ? "host" : "plugin" },
+    {
+      plugin: manifest.name,
+      needs: manifest.patchbay,
+      provides: PLUGIN_API_VERSION,
+      upgrade: pluginIsNewer ? "host" : "plugin",
+    },
   );
 }
 
 function resolveEntry(dir: string, manifest: Manifest): { path: string } | { error: PatchbayError } {
   const escapes = (why: string) => ({
-    error: pbError("PB_ERR_PLUGIN_ENTRY_ESCAPE", `Plugin "${manifest.name}": entry "${manifest.entry}" ${why}.`, { plugin: manifest.name, entry: manifest.entry, folder: dir }),
+    error: pbError("PB_ERR_PLUGIN_ENTRY_ESCAPE", `Plugin "${manifest.name}": entry "${manifest.entry}" ${why}.`, {
+      plugin: manifest.name,
+      entry: manifest.entry,
+      folder: dir,
+    }),
   });
   const entry = manifest.entry;
   if (path.isAbsolute(entry) || /^[A-Za-z]:/.test(entry)) return escapes("is an absolute path");
   if (entry.split(/[\\/]/).includes("..")) return escapes("uses '..' to leave the plugin folder");
   const full = path.join(dir, entry);
   if (!existsSync(full)) {
-    return { error: pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${manifest.name}": entry "${entry}" does not exist in ${dir}.`, { plugin: manifest.name, entry }) };
+    return {
+      error: pbError(
+        "PB_ERR_PLUGIN_LOAD_FAILED",
+        `Plugin "${manifest.name}": entry "${entry}" does not exist in ${dir}.`,
+        { plugin: manifest.name, entry },
+      ),
+    };
   }
   const realDir = realpathSync(dir);
   const realEntry = realpathSync(full);
-  if (!realEntry.startsWith(realDir + path.sep)) return escapes(`resolves through a symlink to ${realEntry}, outside the plugin folder`);
+  if (!realEntry.startsWith(realDir + path.sep))
+    return escapes(`resolves through a symlink to ${realEntry}, outside the plugin folder`);
   return { path: realEntry };
 }

@@ -21,7 +21,9 @@ export interface ServerCall {
   timeoutMs?: number;
 }
 
-export async function callViaServer(call: ServerCall): Promise<{ answered: false } | { answered: true; value: unknown }> {
+export async function callViaServer(
+  call: ServerCall,
+): Promise<{ answered: false } | { answered: true; value: unknown }> {
   let file: string;
   try {
     file = resolveConfigPath({ config: call.config }).file;
@@ -29,7 +31,11 @@ export async function callViaServer(call: ServerCall): Promise<{ answered: false
     return { answered: false }; // The boot reports the missing file with its own error.
   }
   const { config: _config, ...request } = call;
-  const answer = await askServer(stateDir(file), { op: "call", ...request }, (call.timeoutMs ?? DEFAULT_WAIT_MS) + MARGIN_MS);
+  const answer = await askServer(
+    stateDir(file),
+    { op: "call", ...request },
+    (call.timeoutMs ?? DEFAULT_WAIT_MS) + MARGIN_MS,
+  );
   if (!answer) return { answered: false };
   if (!answer.ok) throw fromWire(answer.error as WireError);
   return { answered: true, value: answer.value };

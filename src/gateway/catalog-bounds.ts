@@ -23,13 +23,20 @@ export interface UpstreamTool {
 }
 
 /** The tools of `instance` that fit, each with its description cut to size; problems reported through `warn`. */
-export function boundTools<T extends UpstreamTool>(instance: string, tools: readonly T[], warn: (message: string, data: Record<string, unknown>) => void): T[] {
+export function boundTools<T extends UpstreamTool>(
+  instance: string,
+  tools: readonly T[],
+  warn: (message: string, data: Record<string, unknown>) => void,
+): T[] {
   const out: T[] = [];
   let chars = 0;
   let cut = 0;
   const oversized: string[] = [];
   if (tools.length > MAX_TOOLS_PER_INSTANCE) {
-    warn(`${instance}: its server lists ${tools.length} tools; the gateway offers the first ${MAX_TOOLS_PER_INSTANCE}`, { instance, tools: tools.length, max_tools: MAX_TOOLS_PER_INSTANCE });
+    warn(
+      `${instance}: its server lists ${tools.length} tools; the gateway offers the first ${MAX_TOOLS_PER_INSTANCE}`,
+      { instance, tools: tools.length, max_tools: MAX_TOOLS_PER_INSTANCE },
+    );
   }
   for (const t of tools.slice(0, MAX_TOOLS_PER_INSTANCE)) {
     let tool = t;
@@ -43,14 +50,28 @@ export function boundTools<T extends UpstreamTool>(instance: string, tools: read
     }
     chars += jsonChars(tool);
     if (chars > MAX_INSTANCE_LIST_CHARS) {
-      warn(`${instance}: its tools add up to more than ${MAX_INSTANCE_LIST_CHARS} characters; the gateway offers the first ${out.length}`, { instance, offered: out.length, max_list_chars: MAX_INSTANCE_LIST_CHARS });
+      warn(
+        `${instance}: its tools add up to more than ${MAX_INSTANCE_LIST_CHARS} characters; the gateway offers the first ${out.length}`,
+        { instance, offered: out.length, max_list_chars: MAX_INSTANCE_LIST_CHARS },
+      );
       break;
     }
     out.push(tool);
   }
-  if (cut > 0) warn(`${instance}: ${cut} tool descriptions longer than ${MAX_DESCRIPTION_CHARS} characters were shortened`, { instance, shortened: cut, max_description_chars: MAX_DESCRIPTION_CHARS });
+  if (cut > 0)
+    warn(`${instance}: ${cut} tool descriptions longer than ${MAX_DESCRIPTION_CHARS} characters were shortened`, {
+      instance,
+      shortened: cut,
+      max_description_chars: MAX_DESCRIPTION_CHARS,
+    });
   if (oversized.length > 0) {
-    warn(`${instance}: ${oversized.length} tools with a schema over ${MAX_SCHEMA_CHARS} characters were left out (${oversized.slice(0, 5).map((n) => JSON.stringify(n.slice(0, 64))).join(", ")}${oversized.length > 5 ? ", …" : ""})`, { instance, left_out: oversized.length, max_schema_chars: MAX_SCHEMA_CHARS });
+    warn(
+      `${instance}: ${oversized.length} tools with a schema over ${MAX_SCHEMA_CHARS} characters were left out (${oversized
+        .slice(0, 5)
+        .map((n) => JSON.stringify(n.slice(0, 64)))
+        .join(", ")}${oversized.length > 5 ? ", …" : ""})`,
+      { instance, left_out: oversized.length, max_schema_chars: MAX_SCHEMA_CHARS },
+    );
   }
   return out;
 }

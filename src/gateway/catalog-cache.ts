@@ -17,7 +17,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Host } from "../host/api.js";
 import { packageVersion } from "../paths.js";
-import type { FrontAnswers } from "../cli/mcp-front.js";
+import type { FrontAnswers } from "./stdio-front.js";
 import type { Catalog, CatalogTool } from "./catalog.js";
 import { exposedMethods } from "./exposure.js";
 import { ensureStateDir } from "./state-dir.js";
@@ -30,7 +30,7 @@ type Expose = Readonly<Record<string, boolean | readonly string[]>>;
 interface CacheFile {
   version: 1;
   instances: Record<string, { fingerprint: string; tools: CatalogTool[] }>;
-  /** The answers bin/patchbay.mjs gives before the CLI loads (cli/mcp-front.ts). */
+  /** The answers bin/patchbay.mjs gives before the CLI loads (gateway/stdio-front.ts). */
   front?: FrontAnswers;
 }
 
@@ -47,9 +47,20 @@ export function exposedFingerprints(host: Host, expose: Expose): Map<string, str
   for (const e of host.registryForReload.all()) {
     const planned = e.planned;
     if (!planned) continue;
-    const methods = exposedMethods({ id: e.id, kind: planned.pluginInfo.kind, capabilities: planned.pluginInfo.manifest.capabilities }, expose);
+    const methods = exposedMethods(
+      { id: e.id, kind: planned.pluginInfo.kind, capabilities: planned.pluginInfo.manifest.capabilities },
+      expose,
+    );
     if (!Array.isArray(methods) || methods.length === 0) continue;
-    const what = JSON.stringify([packageVersion(), e.plugin, e.version, planned.config, planned.allowedTools ?? null, planned.identity ?? null, expose[e.id] ?? null]);
+    const what = JSON.stringify([
+      packageVersion(),
+      e.plugin,
+      e.version,
+      planned.config,
+      planned.allowedTools ?? null,
+      planned.identity ?? null,
+      expose[e.id] ?? null,
+    ]);
     out.set(e.id, createHash("sha256").update(what).digest("hex"));
   }
   return out;
@@ -79,7 +90,8 @@ export function loadProvisional(dir: string, fingerprints: Map<string, string>):
       continue;
     }
     for (const t of entry.tools) {
-      if (t && typeof t.tool?.name === "string" && t.route && typeof t.route.instance === "string") tools.set(t.tool.name, t);
+      if (t && typeof t.tool?.name === "string" && t.route && typeof t.route.instance === "string")
+        tools.set(t.tool.name, t);
     }
   }
   return { tools, complete };
@@ -90,7 +102,12 @@ export function loadProvisional(dir: string, fingerprints: Map<string, string>):
  * right now keeps its previous entry (a spell of ill health does not empty the next start's list).
  * Never throws: the cache only ever saves time.
  */
-export function saveCatalog(dir: string, fingerprints: Map<string, string>, catalog: Catalog, front?: FrontAnswers): void {
+export function saveCatalog(
+  dir: string,
+  fingerprints: Map<string, string>,
+  catalog: Catalog,
+  front?: FrontAnswers,
+): void {
   try {
     const previous = read(dir);
     const live = new Map<string, CatalogTool[]>();
@@ -100,11 +117,16 @@ export function saveCatalog(dir: string, fingerprints: Map<string, string>, cata
     for (const [id, fingerprint] of fingerprints) {
       const tools = live.get(id);
       if (tools) instances[id] = { fingerprint, tools };
-      else if (previous && Object.hasOwn(previous.instances, id) && previous.instances[id].fingerprint === fingerprint) instances[id] = previous.instances[id];
+      else if (previous && Object.hasOwn(previous.instances, id) && previous.instances[id].fingerprint === fingerprint)
+        instances[id] = previous.instances[id];
     }
     // While booting there is no new front answer yet: the last one stays for the next start.
     const keptFront = front ?? previous?.front;
-    const text = JSON.stringify({ version: 1, instances, ...(keptFront ? { front: keptFront } : {}) } satisfies CacheFile);
+    const text = JSON.stringify({
+      version: 1,
+      instances,
+      ...(keptFront ? { front: keptFront } : {}),
+    } satisfies CacheFile);
     if (previous && JSON.stringify(previous) === text) return;
     ensureStateDir(dir);
     const tmp = path.join(dir, `${FILE}.${process.pid}.tmp`);

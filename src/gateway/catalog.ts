@@ -33,9 +33,15 @@ export interface Catalog {
   exposed: Set<string>;
 }
 
-export async function buildCatalog(host: Host, expose: Readonly<Record<string, boolean | readonly string[]>>): Promise<Catalog> {
+export async function buildCatalog(
+  host: Host,
+  expose: Readonly<Record<string, boolean | readonly string[]>>,
+): Promise<Catalog> {
   const caps = await host.capabilities();
-  const errors: PatchbayError[] = unknownExposeKeys(expose, caps.map((c) => c.id));
+  const errors: PatchbayError[] = unknownExposeKeys(
+    expose,
+    caps.map((c) => c.id),
+  );
   const skipped: Catalog["skipped"] = [];
   const exposedMcp = new Set<string>();
   const exposed = new Set<string>();
@@ -57,13 +63,25 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
     if (c.kind === "mcp") {
       exposedMcp.add(c.id);
       for (const t of boundTools(c.id, (c.tools ?? []) as unknown as UpstreamTool[], warnOnce(host))) {
-        pending.push({ route: route(t.name), kind: c.kind, make: (name) => upstreamTool(name, t as unknown as Record<string, unknown>) });
+        pending.push({
+          route: route(t.name),
+          kind: c.kind,
+          make: (name) => upstreamTool(name, t as unknown as Record<string, unknown>),
+        });
       }
       continue;
     }
     const kind = c.kind;
     for (const m of methods) {
-      pending.push({ route: route(m), kind, make: (name) => ({ name, description: methodDescription(c.id, m), inputSchema: methodInputSchema(kind, m) as Tool["inputSchema"] }) });
+      pending.push({
+        route: route(m),
+        kind,
+        make: (name) => ({
+          name,
+          description: methodDescription(c.id, m),
+          inputSchema: methodInputSchema(kind, m) as Tool["inputSchema"],
+        }),
+      });
     }
   }
   const named = nameTools(pending.map((p) => p.route));
@@ -77,13 +95,18 @@ export async function buildCatalog(host: Host, expose: Readonly<Record<string, b
 }
 
 function isLive(c: InstanceCapabilities): boolean {
-  return (c.state === "ready" || c.state === "degraded") && c.error === null && (c.kind !== "mcp" || Array.isArray(c.tools));
+  return (
+    (c.state === "ready" || c.state === "degraded") && c.error === null && (c.kind !== "mcp" || Array.isArray(c.tools))
+  );
 }
 
 function upstreamTool(name: string, t: Record<string, unknown>): Tool {
   const out: Record<string, unknown> = { name };
   if (typeof t.description === "string") out.description = t.description;
-  out.inputSchema = t.inputSchema && typeof t.inputSchema === "object" ? { ...(t.inputSchema as object), type: "object" } : { type: "object" };
+  out.inputSchema =
+    t.inputSchema && typeof t.inputSchema === "object"
+      ? { ...(t.inputSchema as object), type: "object" }
+      : { type: "object" };
   for (const key of PASS_THROUGH) if (t[key] !== undefined) out[key] = t[key];
   return out as Tool;
 }

@@ -38,7 +38,11 @@ export interface ControlServer {
 export async function startControl(dir: string, handler: ControlHandler): Promise<ControlServer> {
   const socketPath = path.join(ensureStateDir(dir), SOCKET_NAME);
   if (await answers(socketPath)) {
-    throw pbError("PB_ERR_GATEWAY_LISTEN", `Another \`patchbay serve\` already runs for this folder (its control socket ${socketPath} answers).`, { socket: socketPath });
+    throw pbError(
+      "PB_ERR_GATEWAY_LISTEN",
+      `Another \`patchbay serve\` already runs for this folder (its control socket ${socketPath} answers).`,
+      { socket: socketPath },
+    );
   }
   try {
     unlinkSync(socketPath); // A stale socket of a server that died.
@@ -59,7 +63,8 @@ export async function startControl(dir: string, handler: ControlHandler): Promis
     conn.on("error", () => undefined);
     conn.on("data", (chunk: string) => {
       buf += chunk;
-      if (buf.length > MAX_LINE) return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request too long.")) });
+      if (buf.length > MAX_LINE)
+        return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request too long.")) });
       const nl = buf.indexOf("\n");
       if (nl === -1) return;
       const line = buf.slice(0, nl);
@@ -70,10 +75,23 @@ export async function startControl(dir: string, handler: ControlHandler): Promis
       } catch {
         return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request is not JSON.")) });
       }
-      if (!request || typeof request !== "object" || Array.isArray(request)) return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request must be a JSON object.")) });
+      if (!request || typeof request !== "object" || Array.isArray(request))
+        return void reply(conn, {
+          ok: false,
+          error: toWire(pbError("PB_ERR_USAGE", "Control request must be a JSON object.")),
+        });
       const { key: presented, ...rest } = request as Record<string, unknown>;
       if (!keyMatches(presented, key)) {
-        return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_CONTROL_UNAUTHORIZED", `Control request refused: it does not carry this server's key (${keyPath}).`, { key: keyPath })) });
+        return void reply(conn, {
+          ok: false,
+          error: toWire(
+            pbError(
+              "PB_ERR_CONTROL_UNAUTHORIZED",
+              `Control request refused: it does not carry this server's key (${keyPath}).`,
+              { key: keyPath },
+            ),
+          ),
+        });
       }
       handler(rest).then(
         (value) => reply(conn, { ok: true, value }),
@@ -93,15 +111,18 @@ export async function startControl(dir: string, handler: ControlHandler): Promis
   chmodSync(socketPath, 0o600);
   return {
     path: socketPath,
-    close: () => new Promise<void>((resolve) => server.close(() => {
-      // Only our own key: a later serve for this folder may have written its own.
-      try {
-        if (readFileSync(keyPath, "utf8").trim() === key) unlinkSync(keyPath);
-      } catch {
-        /* gone */
-      }
-      resolve();
-    })),
+    close: () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          // Only our own key: a later serve for this folder may have written its own.
+          try {
+            if (readFileSync(keyPath, "utf8").trim() === key) unlinkSync(keyPath);
+          } catch {
+            /* gone */
+          }
+          resolve();
+        }),
+      ),
   };
 }
 
@@ -129,7 +150,11 @@ function reply(conn: net.Socket, body: unknown): void {
  * once connected, a lost or unanswered request rejects instead: a call may have run, so the
  * caller must not silently run it again elsewhere.
  */
-export async function askServer(dir: string, request: Record<string, unknown>, timeoutMs = 10_000): Promise<{ ok: boolean; value?: unknown; error?: unknown } | null> {
+export async function askServer(
+  dir: string,
+  request: Record<string, unknown>,
+  timeoutMs = 10_000,
+): Promise<{ ok: boolean; value?: unknown; error?: unknown } | null> {
   const socketPath = path.join(dir, SOCKET_NAME);
   return new Promise((resolve, reject) => {
     const conn = net.createConnection(socketPath);
@@ -138,7 +163,11 @@ export async function askServer(dir: string, request: Record<string, unknown>, t
     const timer = setTimeout(() => {
       conn.destroy();
       if (!connected) return resolve(null);
-      reject(pbError("PB_ERR_CALL_TIMEOUT", `The running \`patchbay serve\` did not answer within ${timeoutMs} ms.`, { socket: socketPath }));
+      reject(
+        pbError("PB_ERR_CALL_TIMEOUT", `The running \`patchbay serve\` did not answer within ${timeoutMs} ms.`, {
+          socket: socketPath,
+        }),
+      );
     }, timeoutMs);
     conn.setEncoding("utf8");
     conn.on("connect", () => {
@@ -151,13 +180,23 @@ export async function askServer(dir: string, request: Record<string, unknown>, t
       try {
         resolve(JSON.parse(buf));
       } catch {
-        reject(pbError("PB_ERR_INTERNAL", `The running \`patchbay serve\` closed the control connection without an answer.`, { socket: socketPath }));
+        reject(
+          pbError(
+            "PB_ERR_INTERNAL",
+            `The running \`patchbay serve\` closed the control connection without an answer.`,
+            { socket: socketPath },
+          ),
+        );
       }
     });
     conn.on("error", (err) => {
       clearTimeout(timer);
       if (!connected) return resolve(null);
-      reject(pbError("PB_ERR_INTERNAL", `The control connection to the running \`patchbay serve\` failed: ${err.message}.`, { socket: socketPath }));
+      reject(
+        pbError("PB_ERR_INTERNAL", `The control connection to the running \`patchbay serve\` failed: ${err.message}.`, {
+          socket: socketPath,
+        }),
+      );
     });
   });
 }

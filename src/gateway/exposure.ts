@@ -27,7 +27,13 @@ const DEFAULT_METHODS: Record<Kind, readonly string[]> = {
 const PARAMS: Partial<Record<Kind, Record<string, readonly string[] | "whole">>> = {
   "memory-store": { query: "whole", write: "whole", get: ["id"] },
   "skill-store": { get: ["name"], list: [], write: ["name", "body"], delete: ["name"] },
-  agent: { list_agents: [], agent_status: ["agent_id"], deliver: ["agent_id", "payload"], wake: ["agent_id", "opts"], request_response: ["agent_id", "payload", "opts"] },
+  agent: {
+    list_agents: [],
+    agent_status: ["agent_id"],
+    deliver: ["agent_id", "payload"],
+    wake: ["agent_id", "opts"],
+    request_response: ["agent_id", "payload", "opts"],
+  },
   "local-model": { run: ["prompt", "opts"], embed: ["texts"] },
 };
 
@@ -56,32 +62,60 @@ export interface ExposureEntry {
  * The contract methods of `entry` exposed as tools ("*" = every tool of an mcp connector), or
  * an error naming the gateway.expose pointer when the section asks for something impossible.
  */
-export function exposedMethods(entry: ExposureEntry, expose: Readonly<Record<string, boolean | readonly string[]>>): string[] | PatchbayError {
+export function exposedMethods(
+  entry: ExposureEntry,
+  expose: Readonly<Record<string, boolean | readonly string[]>>,
+): string[] | PatchbayError {
   const setting = Object.hasOwn(expose, entry.id) ? expose[entry.id] : true;
   const pointer = `/gateway/expose/${entry.id.replace(/~/g, "~0").replace(/\//g, "~1")}`;
   if (setting === false) return [];
-  if (entry.kind === "adapter") return Array.isArray(setting) ? configError(entry.id, pointer, "adapters are never exposed through the gateway") : [];
-  if (entry.kind === "mcp") return setting === true ? ["*"] : configError(entry.id, pointer, "an mcp connector is exposed whole or not at all (true/false); choose its tools with allowed_tools");
+  if (entry.kind === "adapter")
+    return Array.isArray(setting)
+      ? configError(entry.id, pointer, "adapters are never exposed through the gateway")
+      : [];
+  if (entry.kind === "mcp")
+    return setting === true
+      ? ["*"]
+      : configError(
+          entry.id,
+          pointer,
+          "an mcp connector is exposed whole or not at all (true/false); choose its tools with allowed_tools",
+        );
   const callable = callableMethods(entry.kind, entry.capabilities);
   if (setting === true) return DEFAULT_METHODS[entry.kind].filter((m) => callable.has(m));
   const bad = setting.filter((m) => m === "health_check" || !callable.has(m));
   if (bad.length > 0) {
     const offered = [...callable].filter((m) => m !== "health_check");
-    return configError(entry.id, pointer, `${bad.map((m) => JSON.stringify(m)).join(", ")} ${bad.length === 1 ? "is" : "are"} not a method this ${entry.kind} instance offers (offered: ${offered.join(", ")})`);
+    return configError(
+      entry.id,
+      pointer,
+      `${bad.map((m) => JSON.stringify(m)).join(", ")} ${bad.length === 1 ? "is" : "are"} not a method this ${entry.kind} instance offers (offered: ${offered.join(", ")})`,
+    );
   }
   return [...new Set(setting)];
 }
 
 function configError(id: string, pointer: string, why: string): PatchbayError {
-  return pbError("PB_ERR_CONFIG_INVALID", `connectors.json ${pointer}: ${why}.`, { pointer, instance: id }, "Fix the gateway section: true, false, or a list of the instance's contract methods.");
+  return pbError(
+    "PB_ERR_CONFIG_INVALID",
+    `connectors.json ${pointer}: ${why}.`,
+    { pointer, instance: id },
+    "Fix the gateway section: true, false, or a list of the instance's contract methods.",
+  );
 }
 
 /** Every instance named in gateway.expose must exist; a typo would otherwise expose nothing, silently. */
 export function unknownExposeKeys(expose: Readonly<Record<string, unknown>>, ids: readonly string[]): PatchbayError[] {
-  return Object.keys(expose).filter((k) => !ids.includes(k)).map((k) =>
-    configError(k, `/gateway/expose/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, `"${k}" is not an instance in connectors.json (instances: ${ids.join(", ") || "none"})`));
+  return Object.keys(expose)
+    .filter((k) => !ids.includes(k))
+    .map((k) =>
+      configError(
+        k,
+        `/gateway/expose/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+        `"${k}" is not an instance in connectors.json (instances: ${ids.join(", ") || "none"})`,
+      ),
+    );
 }
-
 
 /** The MCP input schema of a contract method's tool, generated from the contract's zod schemas. */
 export function methodInputSchema(kind: Kind, method: string): Record<string, unknown> {
@@ -121,4 +155,3 @@ export function toPositional(kind: Kind, method: string, args: Record<string, un
   while (out.length > 0 && out[out.length - 1] === undefined) out.pop();
   return out;
 }
-

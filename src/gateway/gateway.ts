@@ -8,8 +8,13 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { readFileSync } from "node:fs";
-import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { frontStamp, type FrontAnswers } from "../cli/mcp-front.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { frontStamp, type FrontAnswers } from "./stdio-front.js";
 import { pbError, toWire, type PatchbayError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
@@ -50,7 +55,13 @@ export class Gateway {
   readonly stats = new StatsBook();
   /** Keyed calls this gateway answered, so a retry with the same key is not run twice. */
   readonly idempotency = new IdempotencyBook();
-  private catalog: Catalog = { tools: new Map(), skipped: [], errors: [], passthrough: { resources: [], templates: [], subscribable: [], prompts: [] }, exposed: new Set() };
+  private catalog: Catalog = {
+    tools: new Map(),
+    skipped: [],
+    errors: [],
+    passthrough: { resources: [], templates: [], subscribable: [], prompts: [] },
+    exposed: new Set(),
+  };
   private key = "";
   private readonly servers = new Set<Server>();
   private refreshing: Promise<void> | null = null;
@@ -72,7 +83,10 @@ export class Gateway {
   /** The head start's answers in the cache are from before this boot. */
   private frontStale = true;
 
-  constructor(private readonly host: Host, opts: GatewayOptions) {
+  constructor(
+    private readonly host: Host,
+    opts: GatewayOptions,
+  ) {
     this.expose = opts.expose;
     this.stateDir = opts.stateDir ?? null;
     this.holdMs = opts.holdMs ?? DEFAULT_HOLD_MS;
@@ -84,7 +98,8 @@ export class Gateway {
     // What clients are first told is the cached list: the live one is announced only if it differs.
     this.key = catalogKey({ ...this.catalog, tools: this.provisional.tools });
     this.subscriptions = new Subscriptions(host, (level, message, to) => {
-      for (const s of to) void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
+      for (const s of to)
+        void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
     });
   }
 
@@ -96,8 +111,12 @@ export class Gateway {
     // Resources and prompts listed during the boot may have missed connectors that were not ready.
     // (The SDK refuses, without sending, a notification for a capability a server did not offer.)
     for (const s of this.servers) {
-      void Promise.resolve().then(() => s.sendResourceListChanged()).catch(() => undefined);
-      void Promise.resolve().then(() => s.sendPromptListChanged()).catch(() => undefined);
+      void Promise.resolve()
+        .then(() => s.sendResourceListChanged())
+        .catch(() => undefined);
+      void Promise.resolve()
+        .then(() => s.sendPromptListChanged())
+        .catch(() => undefined);
     }
     return this.catalog.errors;
   }
@@ -116,7 +135,9 @@ export class Gateway {
    */
   private served(): Map<string, CatalogTool> {
     if (this.live) return this.catalog.tools;
-    const ready = new Set([...this.catalog.exposed].filter((id) => !this.catalog.skipped.some((s) => s.instance === id)));
+    const ready = new Set(
+      [...this.catalog.exposed].filter((id) => !this.catalog.skipped.some((s) => s.instance === id)),
+    );
     const out = new Map<string, CatalogTool>();
     for (const [name, t] of this.provisional.tools) if (!ready.has(t.route.instance)) out.set(name, t);
     for (const [name, t] of this.catalog.tools) out.set(name, t);
@@ -171,7 +192,8 @@ export class Gateway {
 
   /** Tells clients about an instance's health in their log stream (at their chosen level). */
   announce(level: "info" | "warning" | "error", message: string): void {
-    for (const s of this.servers) void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
+    for (const s of this.servers)
+      void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
   }
 
   /**
@@ -183,7 +205,10 @@ export class Gateway {
     const live = !opts.stateless;
     const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
     if (!live) offers.subscribe = false;
-    const server = new Server({ name: "patchbay", version: packageVersion() }, { ...describeCapabilities(offers, { notify: live }), instructions: INSTRUCTIONS });
+    const server = new Server(
+      { name: "patchbay", version: packageVersion() },
+      { ...describeCapabilities(offers, { notify: live }), instructions: INSTRUCTIONS },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       // While booting: the cached list at once when it covers every exposed instance; otherwise
       // wait for the boot (bounded), then offer what is known and announce the rest with list_changed.
@@ -193,18 +218,30 @@ export class Gateway {
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       // A client that asked for progress (a progressToken) hears the connector's, as notifications/progress.
       const token = req.params._meta?.progressToken;
-      const onProgress = token === undefined ? undefined : (u: ProgressUpdate) => {
-        void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...u } }).catch(() => undefined);
-      };
+      const onProgress =
+        token === undefined
+          ? undefined
+          : (u: ProgressUpdate) => {
+              void extra
+                .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...u } })
+                .catch(() => undefined);
+            };
       // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
       return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal, req.params._meta);
     });
     if (offers.resources || offers.prompts) {
       // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
       // reads, gets and subscriptions wait for it.
-      const listWait = () => (this.live || this.provisional.complete ? Promise.resolve() : Promise.race([this.settled, delay(this.holdMs)]));
+      const listWait = () =>
+        this.live || this.provisional.complete ? Promise.resolve() : Promise.race([this.settled, delay(this.holdMs)]);
       const ownerOf = registerPassthrough(server, this.routes, offers, () => this.booted(), listWait);
-      if (offers.resources && offers.subscribe) this.subscriptions.register(server, () => this.catalog.passthrough, ownerOf, () => this.booted());
+      if (offers.resources && offers.subscribe)
+        this.subscriptions.register(
+          server,
+          () => this.catalog.passthrough,
+          ownerOf,
+          () => this.booted(),
+        );
     }
     this.servers.add(server);
     server.onclose = () => {
@@ -219,55 +256,102 @@ export class Gateway {
    * A tool call; `meta` may carry an idempotency key (idempotency.ts): a memory write without an
    * id gets the key's id, and any call with a key is run at most once here while remembered.
    */
-  async callTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal, meta?: Record<string, unknown>): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult> {
     const key = idempotencyKeyOf(meta);
     if (key === null) return this.runTool(name, args, onProgress, signal);
-    if (typeof key !== "string") return toolError(pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }));
+    if (typeof key !== "string")
+      return toolError(
+        pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }),
+      );
     if (!this.live && !this.catalog.tools.has(name)) await this.booted(signal);
     const entry = this.catalog.tools.get(name);
-    if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined) args = { ...args, id: derivedRecordId(entry.route.instance, key) };
+    if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined)
+      args = { ...args, id: derivedRecordId(entry.route.instance, key) };
     const step = this.idempotency.begin(name, key, args);
     if (step.kind === "again") return step.answer;
     if (step.kind === "conflict") {
-      return toolError(pbError("PB_ERR_GATEWAY_IDEMPOTENCY_CONFLICT", `tools/call "${clip(name)}": the idempotency key was used before with other arguments; nothing was run.`, { tool: clip(name) }));
+      return toolError(
+        pbError(
+          "PB_ERR_GATEWAY_IDEMPOTENCY_CONFLICT",
+          `tools/call "${clip(name)}": the idempotency key was used before with other arguments; nothing was run.`,
+          { tool: clip(name) },
+        ),
+      );
     }
     return step.settle(this.runTool(name, args, onProgress, signal));
   }
 
-  private async runTool(name: string, args: Record<string, unknown>, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<CallToolResult> {
+  private async runTool(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
     // A call made from the cached list waits for the boot (unless its instance is ready), then takes the live route.
     if (!this.live && !this.catalog.tools.has(name)) await this.booted(signal);
-    if (signal?.aborted) return toolError(pbError("PB_ERR_CALL_CANCELLED", `The client withdrew its call of "${clip(name)}" before the instances had booted.`, { tool: clip(name) }));
+    if (signal?.aborted)
+      return toolError(
+        pbError(
+          "PB_ERR_CALL_CANCELLED",
+          `The client withdrew its call of "${clip(name)}" before the instances had booted.`,
+          { tool: clip(name) },
+        ),
+      );
     const entry = this.catalog.tools.get(name);
     if (!entry) {
-      return toolError(pbError("PB_ERR_GATEWAY_TOOL_UNKNOWN", `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`, { tool: clip(name) }));
+      return toolError(
+        pbError(
+          "PB_ERR_GATEWAY_TOOL_UNKNOWN",
+          `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`,
+          { tool: clip(name) },
+        ),
+      );
     }
     const { route } = entry;
     const size = Buffer.byteLength(JSON.stringify(args));
     if (size > MAX_ARGS_BYTES) {
-      return toolError(pbError("PB_ERR_CONTRACT_ARGS", `${route.instance}: the arguments of "${name}" are too large (${size} bytes; at most ${MAX_ARGS_BYTES}).`, { instance: route.instance, bytes: size }));
+      return toolError(
+        pbError(
+          "PB_ERR_CONTRACT_ARGS",
+          `${route.instance}: the arguments of "${name}" are too large (${size} bytes; at most ${MAX_ARGS_BYTES}).`,
+          { instance: route.instance, bytes: size },
+        ),
+      );
     }
     const invalid = this.checkArgs(entry, args);
     if (invalid) return toolError(invalid);
     const started = performance.now();
     try {
-      const result = entry.kind === "mcp"
-        ? await this.host.call(route.instance, "call", [route.target, args], { onProgress, signal })
-        : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), { onProgress, signal });
+      const result =
+        entry.kind === "mcp"
+          ? await this.host.call(route.instance, "call", [route.target, args], { onProgress, signal })
+          : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), {
+              onProgress,
+              signal,
+            });
       this.stats.record(route.instance, performance.now() - started, true);
       // An MCP tool result passes through unchanged; anything else (another kind's return value,
       // or an mcp plugin that answers plain JSON) becomes its JSON as text.
-      return entry.kind === "mcp" && isToolResult(result) ? result : { content: [{ type: "text", text: JSON.stringify(result ?? null) }] };
+      return entry.kind === "mcp" && isToolResult(result)
+        ? result
+        : { content: [{ type: "text", text: JSON.stringify(result ?? null) }] };
     } catch (err) {
       this.stats.record(route.instance, performance.now() - started, false);
       const wire = toWire(err);
       // The server's own error result passes through as it sent it.
-      if (wire.code === "PB_ERR_TOOL_ERROR" && wire.data.result && typeof wire.data.result === "object") return wire.data.result as CallToolResult;
+      if (wire.code === "PB_ERR_TOOL_ERROR" && wire.data.result && typeof wire.data.result === "object")
+        return wire.data.result as CallToolResult;
       return toolError(err);
     }
   }
 
-  /** What cli/mcp-front.ts may answer before the next start's CLI has loaded (null: no config file). */
+  /** What gateway/stdio-front.ts may answer before the next start's CLI has loaded (null: no config file). */
   private frontAnswers(): FrontAnswers | undefined {
     const file = this.host.config?.file;
     if (!file) return undefined;
@@ -277,14 +361,17 @@ export class Gateway {
       return {
         stamp: frontStamp(file, readFileSync(file, "utf8"), process.env),
         protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        initialize: { capabilities: probe.capabilities, serverInfo: { name: "patchbay", version: packageVersion() }, instructions: INSTRUCTIONS },
+        initialize: {
+          capabilities: probe.capabilities,
+          serverInfo: { name: "patchbay", version: packageVersion() },
+          instructions: INSTRUCTIONS,
+        },
         tools: [...this.served().values()].map((t) => t.tool),
       };
     } catch {
       return undefined;
     }
   }
-
 
   /** Resolves when the boot has settled (or `signal` aborts first). */
   booted(signal?: AbortSignal): Promise<void> {
@@ -296,7 +383,6 @@ export class Gateway {
       void this.settled.then(resolve);
     });
   }
-
 
   async close(): Promise<void> {
     this.settle();
@@ -322,7 +408,11 @@ export class Gateway {
     }
     const verdict = validate?.(args);
     if (!verdict || verdict.valid) return null;
-    return pbError("PB_ERR_CONTRACT_ARGS", `${entry.route.instance}: arguments of tool "${entry.route.target}" do not match its input schema: ${verdict.errorMessage ?? "invalid"}.`, { instance: entry.route.instance, tool: entry.route.target });
+    return pbError(
+      "PB_ERR_CONTRACT_ARGS",
+      `${entry.route.instance}: arguments of tool "${entry.route.target}" do not match its input schema: ${verdict.errorMessage ?? "invalid"}.`,
+      { instance: entry.route.instance, tool: entry.route.target },
+    );
   }
 }
 
@@ -340,7 +430,8 @@ function isToolResult(v: unknown): v is CallToolResult {
   return !!v && typeof v === "object" && Array.isArray((v as { content?: unknown }).content);
 }
 
-const INSTRUCTIONS = "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).";
+const INSTRUCTIONS =
+  "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).";
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 

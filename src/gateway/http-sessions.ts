@@ -27,11 +27,18 @@ export class SessionTable {
   /** Places held by initialize requests still running. */
   private pending = 0;
 
-  constructor(private readonly max = MAX_SESSIONS, private readonly idleMs = SESSION_IDLE_MS) {
-    this.sweep = setInterval(() => {
-      const now = Date.now();
-      for (const [, s] of this.sessions) if (s.open === 0 && now - s.lastSeen > this.idleMs) void s.transport.close().catch(() => undefined);
-    }, Math.min(60_000, this.idleMs));
+  constructor(
+    private readonly max = MAX_SESSIONS,
+    private readonly idleMs = SESSION_IDLE_MS,
+  ) {
+    this.sweep = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [, s] of this.sessions)
+          if (s.open === 0 && now - s.lastSeen > this.idleMs) void s.transport.close().catch(() => undefined);
+      },
+      Math.min(60_000, this.idleMs),
+    );
     this.sweep.unref();
   }
 

@@ -18,7 +18,12 @@ import { json, jsonRpcError, MAX_BODY } from "./http-replies.js";
 export async function handleStateless(gateway: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== "POST") {
     res.setHeader("Allow", "POST");
-    return jsonRpcError(res, 405, -32000, "Method not allowed: this gateway is stateless (serve --http --stateless); send each JSON-RPC message as a POST.");
+    return jsonRpcError(
+      res,
+      405,
+      -32000,
+      "Method not allowed: this gateway is stateless (serve --http --stateless); send each JSON-RPC message as a POST.",
+    );
   }
   const parsed = await readJson(req, res);
   if (parsed === undefined) return;
@@ -29,9 +34,19 @@ export async function handleStateless(gateway: Gateway, req: IncomingMessage, re
  * Answers one POST with a server and transport of its own (no session state), in JSON unless it
  * asked for progress. Resolves the function that withdraws it (the client cancelled it).
  */
-export async function answerAlone(gateway: Gateway, req: IncomingMessage, res: ServerResponse, parsed: unknown, onStart?: (cancel: () => void) => void): Promise<void> {
+export async function answerAlone(
+  gateway: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsed: unknown,
+  onStart?: (cancel: () => void) => void,
+): Promise<void> {
   const server = gateway.createServer({ stateless: true });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(parsed), maxRequestBodySize: MAX_BODY });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !wantsProgress(parsed),
+    maxRequestBodySize: MAX_BODY,
+  });
   const end = () => {
     void transport.close().catch(() => undefined);
     void server.close().catch(() => undefined);
@@ -40,7 +55,12 @@ export async function answerAlone(gateway: Gateway, req: IncomingMessage, res: S
   onStart?.(() => {
     end();
     // The client gave up on it: answer so the request does not stay open.
-    if (!res.headersSent) json(res, 200, { jsonrpc: "2.0", error: { code: -32800, message: "Request cancelled by the client." }, id: (parsed as { id?: unknown }).id ?? null });
+    if (!res.headersSent)
+      json(res, 200, {
+        jsonrpc: "2.0",
+        error: { code: -32800, message: "Request cancelled by the client." },
+        id: (parsed as { id?: unknown }).id ?? null,
+      });
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, parsed);
@@ -57,13 +77,20 @@ const SESSION_METHODS = new Set(["initialize", "resources/subscribe", "resources
 export function answerableAlone(body: unknown): body is { id: string | number; method: string } {
   if (!body || typeof body !== "object" || Array.isArray(body)) return false;
   const m = body as { jsonrpc?: unknown; id?: unknown; method?: unknown };
-  return m.jsonrpc === "2.0" && (typeof m.id === "string" || typeof m.id === "number") && typeof m.method === "string" && !SESSION_METHODS.has(m.method) && !wantsProgress(body);
+  return (
+    m.jsonrpc === "2.0" &&
+    (typeof m.id === "string" || typeof m.id === "number") &&
+    typeof m.method === "string" &&
+    !SESSION_METHODS.has(m.method) &&
+    !wantsProgress(body)
+  );
 }
 
 /** The body as JSON; undefined when a 413 or 400 was already answered. */
 export async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   const body = await readBody(req);
-  if (body === "too-large") return jsonRpcError(res, 413, -32000, `Payload too large: a request body is at most ${MAX_BODY} bytes.`);
+  if (body === "too-large")
+    return jsonRpcError(res, 413, -32000, `Payload too large: a request body is at most ${MAX_BODY} bytes.`);
   try {
     return JSON.parse(body);
   } catch {

@@ -55,18 +55,40 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     if (denied) return reject(res, 403, "PB_ERR_GATEWAY_HOST_DENIED", `Refused: ${denied}.`);
     if (!bearerMatches(req.headers.authorization, opts.token)) {
       // Say which in the header too (RFC 6750): an OAuth-minded client may show only that, not the body.
-      const why = req.headers.authorization ? "the bearer token does not match this server's token" : "no Authorization: Bearer token was sent";
-      res.setHeader("WWW-Authenticate", `Bearer realm="patchbay", error="invalid_token", error_description="Patchbay: ${why}; use PATCHBAY_TOKEN or .patchbay/token"`);
-      return reject(res, 401, "PB_ERR_GATEWAY_UNAUTHORIZED", `Refused: ${why}. A valid Authorization: Bearer token is required.`);
+      const why = req.headers.authorization
+        ? "the bearer token does not match this server's token"
+        : "no Authorization: Bearer token was sent";
+      res.setHeader(
+        "WWW-Authenticate",
+        `Bearer realm="patchbay", error="invalid_token", error_description="Patchbay: ${why}; use PATCHBAY_TOKEN or .patchbay/token"`,
+      );
+      return reject(
+        res,
+        401,
+        "PB_ERR_GATEWAY_UNAUTHORIZED",
+        `Refused: ${why}. A valid Authorization: Bearer token is required.`,
+      );
     }
     if (url.pathname === "/status" && req.method === "GET") return json(res, 200, opts.status());
-    if (url.pathname !== "/mcp") return reject(res, 404, "PB_ERR_USAGE", `Nothing at ${url.pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`);
+    if (url.pathname !== "/mcp")
+      return reject(
+        res,
+        404,
+        "PB_ERR_USAGE",
+        `Nothing at ${url.pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`,
+      );
     if (opts.stateless) return handleStateless(gateway, req, res);
 
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const transport = sessions.get(sessionId);
-      if (!transport) return jsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found (it ended, was evicted, or its server restarted or is gone): initialize a new one.");
+      if (!transport)
+        return jsonRpcError(
+          res,
+          404,
+          SESSION_NOT_FOUND,
+          "Session not found (it ended, was evicted, or its server restarted or is gone): initialize a new one.",
+        );
       res.once("close", sessions.enter(sessionId));
       if (req.method !== "POST") return withdrawOnHangup(transport, req, res);
       const parsed = await readJson(req, res);
@@ -81,10 +103,17 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       if (cancelled !== null) alone.get(`${sessionId}\0${cancelled}`)?.();
       return withdrawOnHangup(transport, req, res, parsed);
     }
-    if (req.method !== "POST") return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
+    if (req.method !== "POST")
+      return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
     // Idle sessions give way (oldest first); only sessions all busy refuse a new client.
     const release = await sessions.makeRoom();
-    if (!release) return jsonRpcError(res, 503, -32000, `Too many busy sessions (${MAX_SESSIONS}, each with a request open); retry shortly.`);
+    if (!release)
+      return jsonRpcError(
+        res,
+        503,
+        -32000,
+        `Too many busy sessions (${MAX_SESSIONS}, each with a request open); retry shortly.`,
+      );
     // A new session: the transport answers 400 itself when the body is not an initialize request.
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -117,7 +146,14 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
   http.headersTimeout = 30_000;
   http.requestTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
-    http.once("error", (err: NodeJS.ErrnoException) => reject(pbError("PB_ERR_GATEWAY_LISTEN", `Cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}.`, { host: opts.host, port: opts.port })));
+    http.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        pbError("PB_ERR_GATEWAY_LISTEN", `Cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}.`, {
+          host: opts.host,
+          port: opts.port,
+        }),
+      ),
+    );
     http.listen(opts.port, opts.host, () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
@@ -163,12 +199,22 @@ function noteRequests(transport: StreamableHTTPServerTransport): void {
  * are withdrawn as if it had sent notifications/cancelled (the plugin's ctx.signal aborts, and
  * mcp-remote cancels upstream), not left to run on and count as successes.
  */
-async function withdrawOnHangup(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> {
+async function withdrawOnHangup(
+  transport: StreamableHTTPServerTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsed?: unknown,
+): Promise<void> {
   const ids = new Set<string | number>();
   res.once("close", () => {
     if (res.writableFinished || ids.size === 0) return;
     const send = deliver.get(transport);
-    for (const requestId of ids) send?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client closed its connection" } });
+    for (const requestId of ids)
+      send?.({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId, reason: "the client closed its connection" },
+      });
   });
   await arriving.run(ids, () => transport.handleRequest(req, res, parsed));
 }

@@ -27,7 +27,9 @@ export function idempotencyKeyOf(meta: Record<string, unknown> | undefined): str
   const key = meta?.[IDEMPOTENCY_META_KEY];
   if (key === undefined) return null;
   if (typeof key !== "string" || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
-    return { invalid: `_meta["${IDEMPOTENCY_META_KEY}"] must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY} characters` };
+    return {
+      invalid: `_meta["${IDEMPOTENCY_META_KEY}"] must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY} characters`,
+    };
   }
   return key;
 }
@@ -43,13 +45,19 @@ interface Entry {
   at: number;
 }
 
-export type Remembered = { kind: "run"; settle: (answer: Promise<CallToolResult>) => Promise<CallToolResult> } | { kind: "again"; answer: Promise<CallToolResult> } | { kind: "conflict" };
+export type Remembered =
+  | { kind: "run"; settle: (answer: Promise<CallToolResult>) => Promise<CallToolResult> }
+  | { kind: "again"; answer: Promise<CallToolResult> }
+  | { kind: "conflict" };
 
 /** Answered (and running) keyed calls of one gateway, by tool name and key. */
 export class IdempotencyBook {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly max = MAX_IDEMPOTENCY_ENTRIES, private readonly ttlMs = IDEMPOTENCY_TTL_MS) {}
+  constructor(
+    private readonly max = MAX_IDEMPOTENCY_ENTRIES,
+    private readonly ttlMs = IDEMPOTENCY_TTL_MS,
+  ) {}
 
   /**
    * What to do with a keyed call: run it (and hand its answer to `settle`), return the earlier
@@ -57,10 +65,13 @@ export class IdempotencyBook {
    */
   begin(tool: string, key: string, args: unknown): Remembered {
     const id = `${tool}\0${key}`;
-    const fingerprint = createHash("sha256").update(JSON.stringify(args ?? null)).digest("hex");
+    const fingerprint = createHash("sha256")
+      .update(JSON.stringify(args ?? null))
+      .digest("hex");
     const now = Date.now();
     const known = this.entries.get(id);
-    if (known && now - known.at <= this.ttlMs) return known.fingerprint === fingerprint ? { kind: "again", answer: known.answer } : { kind: "conflict" };
+    if (known && now - known.at <= this.ttlMs)
+      return known.fingerprint === fingerprint ? { kind: "again", answer: known.answer } : { kind: "conflict" };
     if (known) this.entries.delete(id);
     return {
       kind: "run",
@@ -69,7 +80,10 @@ export class IdempotencyBook {
         this.entries.set(id, entry);
         while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
         // A failed attempt is forgotten so the retry runs again; only an answer is remembered.
-        void answer.then((r) => (r.isError ? this.forget(id, entry) : undefined), () => this.forget(id, entry));
+        void answer.then(
+          (r) => (r.isError ? this.forget(id, entry) : undefined),
+          () => this.forget(id, entry),
+        );
         return answer;
       },
     };

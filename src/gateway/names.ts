@@ -29,11 +29,21 @@ import type { Section } from "../contract/kinds.js";
 
 export const MAX_TOOL_NAME = 64;
 const PREFIX: Record<Section, string> = {
-  mcpConnectors: "", memoryStores: "memory", skillStores: "skills", agentConnectors: "agents", localModels: "models", adapters: "adapters",
+  mcpConnectors: "",
+  memoryStores: "memory",
+  skillStores: "skills",
+  agentConnectors: "agents",
+  localModels: "models",
+  adapters: "adapters",
 };
 /** Lower first: contract methods (names the host chose) before tools an upstream server chose. */
 const PRIORITY: Record<Section, number> = {
-  memoryStores: 0, skillStores: 1, agentConnectors: 2, localModels: 3, adapters: 4, mcpConnectors: 5,
+  memoryStores: 0,
+  skillStores: 1,
+  agentConnectors: 2,
+  localModels: 3,
+  adapters: 4,
+  mcpConnectors: 5,
 };
 /** The longest head kept whole: leaves room for "__", a short tail and its "_" + hash. */
 const MAX_HEAD = 40;
@@ -50,7 +60,10 @@ export interface ToolRoute {
 
 const clean = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, "_");
 /** No "__" inside, no "_" at either end: the shape every tail has. */
-const squash = (s: string) => clean(s).replace(/_{2,}/g, "_").replace(/^_+|_+$/g, "");
+const squash = (s: string) =>
+  clean(s)
+    .replace(/_{2,}/g, "_")
+    .replace(/^_+|_+$/g, "");
 const digest = (s: string, hexChars: number) => createHash("sha256").update(s).digest("hex").slice(0, hexChars);
 
 /** The instance part of every name of this route; a head too long is cut and marked with a hash of the instance. */
@@ -63,7 +76,8 @@ function headOf(route: ToolRoute): string {
 function nameOf(route: ToolRoute, hexChars = 6): string {
   const head = headOf(route);
   const whole = `${head}__${route.target}`;
-  if (hexChars === 6 && route.target === squash(route.target) && route.target !== "" && whole.length <= MAX_TOOL_NAME) return whole;
+  if (hexChars === 6 && route.target === squash(route.target) && route.target !== "" && whole.length <= MAX_TOOL_NAME)
+    return whole;
   const suffix = digest(`${route.instance}\0${route.target}`, hexChars);
   const room = MAX_TOOL_NAME - head.length - 2 - suffix.length - 1;
   const tail = squash(route.target).slice(0, Math.max(0, room)).replace(/_+$/, "");

@@ -14,8 +14,17 @@ export interface Offers {
 }
 
 /** `live`: the booted catalog's passthrough; null while booting. */
-export function offersOf(host: Host, expose: Readonly<Record<string, boolean | readonly string[]>>, live: Passthrough | null): Offers {
-  if (live) return { resources: live.resources.length > 0, subscribe: live.subscribable.length > 0, prompts: live.prompts.length > 0 };
+export function offersOf(
+  host: Host,
+  expose: Readonly<Record<string, boolean | readonly string[]>>,
+  live: Passthrough | null,
+): Offers {
+  if (live)
+    return {
+      resources: live.resources.length > 0,
+      subscribe: live.subscribable.length > 0,
+      prompts: live.prompts.length > 0,
+    };
   const out = { resources: false, subscribe: false, prompts: false };
   for (const e of host.registryForReload.all()) {
     const info = e.planned?.pluginInfo;
@@ -31,7 +40,10 @@ export function offersOf(host: Host, expose: Readonly<Record<string, boolean | r
 }
 
 /** `notify`: false for a stateless request, which nothing can reach later (no list_changed). */
-export function describeCapabilities(offers: Offers, opts: { notify: boolean } = { notify: true }): { capabilities: Record<string, unknown> } {
+export function describeCapabilities(
+  offers: Offers,
+  opts: { notify: boolean } = { notify: true },
+): { capabilities: Record<string, unknown> } {
   const listChanged = opts.notify;
   return {
     capabilities: {

@@ -15,7 +15,11 @@ export function allowedHostnames(bindHost: string, env: Record<string, string | 
     if (bindHost !== "0.0.0.0" && bindHost !== "::") names.add(bindHost.includes(":") ? `[${bindHost}]` : bindHost);
     names.add(os.hostname().toLowerCase());
   }
-  for (const n of (env.PATCHBAY_ALLOWED_HOSTS ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean)) names.add(n);
+  for (const n of (env.PATCHBAY_ALLOWED_HOSTS ?? "")
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean))
+    names.add(n);
   return names;
 }
 
@@ -27,7 +31,11 @@ function hostnameOf(hostHeader: string): string {
 }
 
 /** null when the request may proceed, else why it may not. */
-export function checkHostAndOrigin(host: string | undefined, origin: string | undefined, allowed: Set<string>): string | null {
+export function checkHostAndOrigin(
+  host: string | undefined,
+  origin: string | undefined,
+  allowed: Set<string>,
+): string | null {
   if (!host) return "the request has no Host header";
   if (!allowed.has(hostnameOf(host))) return `Host "${host.slice(0, 100)}" is not this server`;
   if (origin !== undefined && origin !== "null") {

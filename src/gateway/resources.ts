@@ -9,7 +9,15 @@
  * the gateway remembers which instance listed each URI and sends reads there (the first instance
  * listed wins a URI two list). Prompt names are namespaced like tools: <instance>__<prompt>.
  */
-import { ErrorCode, McpError, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { pbError, toWire } from "../errors.js";
 import type { Host } from "../host/api.js";
@@ -52,7 +60,10 @@ export function protocolError(err: unknown, rpcCode?: number): McpError {
   const w = toWire(err);
   // The upstream server's own JSON-RPC error: its code and message, as it sent them.
   if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number") {
-    return Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), { code: w.data.rpcCode, data: { code: w.code, hint: w.hint } }) as unknown as McpError;
+    return Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), {
+      code: w.data.rpcCode,
+      data: { code: w.code, hint: w.hint },
+    }) as unknown as McpError;
   }
   // A feature the upstream lacks reads to a client like a method it lacks.
   const code = rpcCode ?? (w.code === "PB_ERR_UNSUPPORTED" ? ErrorCode.MethodNotFound : ErrorCode.InternalError);
@@ -72,7 +83,10 @@ export class PassthroughRoutes {
   private readonly uriOwner = new Map<string, string>();
   private prompts = new Map<string, ToolRoute>();
 
-  constructor(private readonly host: Host, private readonly current: () => Passthrough) {}
+  constructor(
+    private readonly host: Host,
+    private readonly current: () => Passthrough,
+  ) {}
 
   knownOwner(uri: string): string | undefined {
     return this.uriOwner.get(uri);
@@ -113,7 +127,12 @@ export class PassthroughRoutes {
     if (owner) return this.host.call(owner, "read_resource", [uri]);
     // A URI no connector lists (one from a template): the first connector that can read it.
     const candidates = this.current().resources;
-    if (candidates.length === 0) throw pbError("PB_ERR_GATEWAY_RESOURCE_UNKNOWN", `No connector serves resources now, so ${uri.slice(0, 200)} cannot be read.`, { uri: uri.slice(0, 200) });
+    if (candidates.length === 0)
+      throw pbError(
+        "PB_ERR_GATEWAY_RESOURCE_UNKNOWN",
+        `No connector serves resources now, so ${uri.slice(0, 200)} cannot be read.`,
+        { uri: uri.slice(0, 200) },
+      );
     let first: unknown;
     for (const c of candidates) {
       try {
@@ -130,7 +149,8 @@ export class PassthroughRoutes {
     for (const c of this.current().prompts) {
       try {
         for (const p of items(await this.host.call(c.id, "list_prompts", []), "prompts")) {
-          if (typeof p.name === "string") found.push({ route: { instance: c.id, section: c.section, name: c.name, target: p.name }, prompt: p });
+          if (typeof p.name === "string")
+            found.push({ route: { instance: c.id, section: c.section, name: c.name, target: p.name }, prompt: p });
         }
       } catch {
         /* as above */
@@ -163,7 +183,13 @@ export class PassthroughRoutes {
  * Registers the resources and prompts handlers on one client's server (for the capabilities it was
  * offered); returns the owner lookup the subscription handlers use. Each handler waits for the boot.
  */
-export function registerPassthrough(server: Server, routes: PassthroughRoutes, offers: { resources: boolean; prompts: boolean }, booted: () => Promise<void>, listWait: () => Promise<void>): (uri: string) => Promise<string | undefined> {
+export function registerPassthrough(
+  server: Server,
+  routes: PassthroughRoutes,
+  offers: { resources: boolean; prompts: boolean },
+  booted: () => Promise<void>,
+  listWait: () => Promise<void>,
+): (uri: string) => Promise<string | undefined> {
   // The SDK refuses a handler for a capability the server does not announce.
   if (offers.resources) registerResources(server, routes, booted, listWait);
   if (offers.prompts) registerPrompts(server, routes, booted, listWait);
@@ -173,7 +199,12 @@ export function registerPassthrough(server: Server, routes: PassthroughRoutes, o
   };
 }
 
-function registerResources(server: Server, routes: PassthroughRoutes, booted: () => Promise<void>, listWait: () => Promise<void>): void {
+function registerResources(
+  server: Server,
+  routes: PassthroughRoutes,
+  booted: () => Promise<void>,
+  listWait: () => Promise<void>,
+): void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     await listWait();
     return { resources: await routes.listResources() } as never;
@@ -200,7 +231,12 @@ function registerResources(server: Server, routes: PassthroughRoutes, booted: ()
   });
 }
 
-function registerPrompts(server: Server, routes: PassthroughRoutes, booted: () => Promise<void>, listWait: () => Promise<void>): void {
+function registerPrompts(
+  server: Server,
+  routes: PassthroughRoutes,
+  booted: () => Promise<void>,
+  listWait: () => Promise<void>,
+): void {
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     await listWait();
     return { prompts: await routes.listPrompts() } as never;
@@ -208,7 +244,15 @@ function registerPrompts(server: Server, routes: PassthroughRoutes, booted: () =
   server.setRequestHandler(GetPromptRequestSchema, async (req) => {
     await booted();
     const route = await routes.promptRoute(req.params.name);
-    if (!route) throw protocolError(pbError("PB_ERR_GATEWAY_PROMPT_UNKNOWN", `No prompt ${req.params.name.slice(0, 200)} on this gateway (its connector may be unhealthy or not exposed).`, { prompt: req.params.name.slice(0, 200) }), ErrorCode.InvalidParams);
+    if (!route)
+      throw protocolError(
+        pbError(
+          "PB_ERR_GATEWAY_PROMPT_UNKNOWN",
+          `No prompt ${req.params.name.slice(0, 200)} on this gateway (its connector may be unhealthy or not exposed).`,
+          { prompt: req.params.name.slice(0, 200) },
+        ),
+        ErrorCode.InvalidParams,
+      );
     try {
       return (await routes.getPrompt(route, req.params.arguments)) as never;
     } catch (err) {

@@ -7,7 +7,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { isPatchbayError, pbError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { LiveHealth } from "../registry/live-health.js";
-import { takeFront } from "../cli/mcp-front.js";
+import { takeFront } from "./stdio-front.js";
 import { Gateway } from "./gateway.js";
 import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
@@ -94,9 +94,13 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       const server = gateway.createServer();
       // The SDK closes the transport on a line over its buffer limit; 64 MiB lets a 10 MB request
       // arrive and be refused as a coded tool error (MAX_ARGS_BYTES) instead.
-      // When the head start (cli/mcp-front.ts) answered first, its streams carry the rest.
+      // When the head start (gateway/stdio-front.ts) answered first, its streams carry the rest.
       const front = takeFront();
-      const transport = new StdioServerTransport((front?.input ?? process.stdin) as never, (front?.output ?? process.stdout) as never, { maxBufferSize: STDIO_MAX_LINE });
+      const transport = new StdioServerTransport(
+        (front?.input ?? process.stdin) as never,
+        (front?.output ?? process.stdout) as never,
+        { maxBufferSize: STDIO_MAX_LINE },
+      );
       stdioClosed = new Promise((resolve) => {
         if (process.stdin.readableEnded) return resolve();
         process.stdin.once("end", resolve);
@@ -113,7 +117,10 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
           await gateway.booted();
           return controlCall(host, gateway, req);
         }
-        throw pbError("PB_ERR_USAGE", `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call).`);
+        throw pbError(
+          "PB_ERR_USAGE",
+          `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call).`,
+        );
       });
     } catch (err) {
       // Two clients may each spawn `serve --mcp` for one config: the second still serves its
@@ -124,7 +131,9 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     if (opts.http) {
       token = loadToken(dir, opts.env);
       http = await startHttpGateway(gateway, { ...opts.http, token: token.value, status, env: opts.env });
-      opts.say(`patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`);
+      opts.say(
+        `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`,
+      );
     }
   } catch (err) {
     await stopAll();
@@ -135,12 +144,20 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     try {
       const problems = await gateway.start();
       if (problems.length > 0) {
-        throw pbError("PB_ERR_CONFIG_INVALID", `The gateway section of connectors.json is invalid:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`, { problems: problems.map((p) => p.data) });
+        throw pbError(
+          "PB_ERR_CONFIG_INVALID",
+          `The gateway section of connectors.json is invalid:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`,
+          { problems: problems.map((p) => p.data) },
+        );
       }
       const live = host.startLiveHealth(
         (change) => {
           // The health error may quote a plugin's log line: scrub before it reaches clients.
-          const what = host.scrubber.scrub(change.healthy ? `${change.id} is healthy again; its tools are back` : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`);
+          const what = host.scrubber.scrub(
+            change.healthy
+              ? `${change.id} is healthy again; its tools are back`
+              : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`,
+          );
           host.logger[change.healthy ? "info" : "warn"]({ instance: change.id, healthy: change.healthy }, what);
           gateway.announce(change.healthy ? "info" : "warning", what);
           void gateway.refresh();
@@ -151,14 +168,17 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       health = live;
       if (opts.watch) {
         watcher = startWatching(host, async (o) => {
-          for (const id of [...o.restarted, ...o.added]) opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
+          for (const id of [...o.restarted, ...o.added])
+            opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
           for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
           // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
           for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
           if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose);
           live.sync();
           await gateway.refresh();
-          opts.say(`patchbay: reload done (${o.restarted.length + o.added.length} started, ${o.removed.length} removed, ${o.failures.length} failed).`);
+          opts.say(
+            `patchbay: reload done (${o.restarted.length + o.added.length} started, ${o.removed.length} removed, ${o.failures.length} failed).`,
+          );
         });
         opts.say("patchbay: watching connectors.json and the plugin folders for changes.");
       }
@@ -170,11 +190,15 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
 
   return {
     ready,
-    gateway, http, token, control,
+    gateway,
+    http,
+    token,
+    control,
     get health() {
       return health as LiveHealth;
     },
-    stdioClosed, status,
+    stdioClosed,
+    status,
     async close() {
       await stopAll();
       await gateway.close();
@@ -185,8 +209,16 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
 /** `patchbay call` through the running server: the same host.call, so the same guard. */
 async function controlCall(host: Host, gateway: Gateway, req: Record<string, unknown>): Promise<unknown> {
   const { instance, method, args, timeoutMs } = req;
-  if (typeof instance !== "string" || typeof method !== "string" || !Array.isArray(args) || (timeoutMs !== undefined && typeof timeoutMs !== "number")) {
-    throw pbError("PB_ERR_USAGE", "A control call needs instance and method (strings), args (an array) and optionally timeoutMs (a number).");
+  if (
+    typeof instance !== "string" ||
+    typeof method !== "string" ||
+    !Array.isArray(args) ||
+    (timeoutMs !== undefined && typeof timeoutMs !== "number")
+  ) {
+    throw pbError(
+      "PB_ERR_USAGE",
+      "A control call needs instance and method (strings), args (an array) and optionally timeoutMs (a number).",
+    );
   }
   const started = performance.now();
   try {

@@ -44,6 +44,8 @@ export class StatsBook {
 
   of(instance: string): CallStats {
     const s = this.byInstance.get(instance);
-    return s ? { calls: s.calls, errors: s.errors, p50Ms: s.percentile(50), p99Ms: s.percentile(99) } : { calls: 0, errors: 0, p50Ms: null, p99Ms: null };
+    return s
+      ? { calls: s.calls, errors: s.errors, p50Ms: s.percentile(50), p99Ms: s.percentile(99) }
+      : { calls: 0, errors: 0, p50Ms: null, p99Ms: null };
   }
 }

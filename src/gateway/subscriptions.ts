@@ -46,12 +46,20 @@ export class Subscriptions {
   private readonly tails = new Map<string, Promise<unknown>>();
   private readonly stopListening: () => void;
 
-  constructor(private readonly host: Host, private readonly say: Say) {
+  constructor(
+    private readonly host: Host,
+    private readonly say: Say,
+  ) {
     this.stopListening = host.onResourceUpdated((u) => this.updated(u.instance, u.uri));
   }
 
   /** The handlers of one client's server; `ownerOf` says which instance serves a URI (after the boot). */
-  register(server: Server, current: () => Passthrough, ownerOf: (uri: string) => Promise<string | undefined>, booted: () => Promise<void>): void {
+  register(
+    server: Server,
+    current: () => Passthrough,
+    ownerOf: (uri: string) => Promise<string | undefined>,
+    booted: () => Promise<void>,
+  ): void {
     server.setRequestHandler(SubscribeRequestSchema, async (req) => {
       await booted();
       const owner = await ownerOf(req.params.uri).catch(() => undefined);
@@ -70,10 +78,19 @@ export class Subscriptions {
     let sub = this.subs.get(key);
     if (mine.has(key) && sub) {
       // Subscribed already (MCP subscriptions are a set): answer when the instance has.
-      return sub.ready.then(() => undefined, (err: unknown) => Promise.reject(protocolError(err)));
+      return sub.ready.then(
+        () => undefined,
+        (err: unknown) => Promise.reject(protocolError(err)),
+      );
     }
     if (!sub) {
-      sub = { instance, uri, clients: new Set(), restarts: this.restartsOf(instance), ready: this.send(key, instance, "subscribe_resource", uri) };
+      sub = {
+        instance,
+        uri,
+        clients: new Set(),
+        restarts: this.restartsOf(instance),
+        ready: this.send(key, instance, "subscribe_resource", uri),
+      };
       this.subs.set(key, sub);
     }
     sub.clients.add(client);
@@ -118,7 +135,9 @@ export class Subscriptions {
       sub.ready = this.send(key, sub.instance, "subscribe_resource", sub.uri);
       sub.ready.then(
         () => this.updated(sub.instance, sub.uri),
-        (err: unknown) => this.subs.get(key) === sub && this.end(key, sub, `${sub.instance} restarted and refused to subscribe again (${toWire(err).message})`),
+        (err: unknown) =>
+          this.subs.get(key) === sub &&
+          this.end(key, sub, `${sub.instance} restarted and refused to subscribe again (${toWire(err).message})`),
       );
     }
   }
@@ -136,10 +155,14 @@ export class Subscriptions {
     const only = p.subscribable.length === 1 && (owner === undefined || ok(owner)) ? p.subscribable[0].id : undefined;
     const target = ok(owner) ? owner : only;
     if (target) return target;
-    const why = owner !== undefined
-      ? `${owner}, which lists it, does not take subscriptions (or is not available now)`
-      : `no connector listed it, and ${p.subscribable.length === 0 ? "no connector takes subscriptions now" : "several connectors take subscriptions"}`;
-    throw protocolError(pbError("PB_ERR_GATEWAY_RESOURCE_UNKNOWN", `Cannot subscribe to ${clip(uri)}: ${why}.`, { uri: clip(uri) }), ErrorCode.InvalidParams);
+    const why =
+      owner !== undefined
+        ? `${owner}, which lists it, does not take subscriptions (or is not available now)`
+        : `no connector listed it, and ${p.subscribable.length === 0 ? "no connector takes subscriptions now" : "several connectors take subscriptions"}`;
+    throw protocolError(
+      pbError("PB_ERR_GATEWAY_RESOURCE_UNKNOWN", `Cannot subscribe to ${clip(uri)}: ${why}.`, { uri: clip(uri) }),
+      ErrorCode.InvalidParams,
+    );
   }
 
   private updated(instance: string, uri: string): void {
@@ -156,7 +179,10 @@ export class Subscriptions {
       await this.send(key, sub.instance, "unsubscribe_resource", sub.uri);
     } catch (err) {
       // The client is unsubscribed here either way: nothing more reaches it.
-      this.host.logger.warn({ instance: sub.instance }, `unsubscribing ${clip(sub.uri)} on ${sub.instance} failed: ${toWire(err).message}`);
+      this.host.logger.warn(
+        { instance: sub.instance },
+        `unsubscribing ${clip(sub.uri)} on ${sub.instance} failed: ${toWire(err).message}`,
+      );
     }
   }
 
@@ -173,13 +199,23 @@ export class Subscriptions {
   private end(key: string, sub: Subscription, why: string): void {
     this.subs.delete(key);
     for (const client of sub.clients) this.byClient.get(client)?.delete(key);
-    this.say("warning", `The subscription to ${clip(sub.uri)} ended: ${why}. Subscribe again when it is back.`, sub.clients);
+    this.say(
+      "warning",
+      `The subscription to ${clip(sub.uri)} ended: ${why}. Subscribe again when it is back.`,
+      sub.clients,
+    );
     // Best effort: the instance may still hold it.
-    if (this.host.instanceIds().includes(sub.instance)) this.send(key, sub.instance, "unsubscribe_resource", sub.uri).catch(() => undefined);
+    if (this.host.instanceIds().includes(sub.instance))
+      this.send(key, sub.instance, "unsubscribe_resource", sub.uri).catch(() => undefined);
   }
 
   /** Sends one request for `key` after the previous one settled. */
-  private send(key: string, instance: string, method: "subscribe_resource" | "unsubscribe_resource", uri: string): Promise<unknown> {
+  private send(
+    key: string,
+    instance: string,
+    method: "subscribe_resource" | "unsubscribe_resource",
+    uri: string,
+  ): Promise<unknown> {
     const prev = this.tails.get(key) ?? Promise.resolve();
     const next = prev.catch(() => undefined).then(() => this.host.call(instance, method, [uri]));
     this.tails.set(key, next);

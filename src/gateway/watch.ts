@@ -14,7 +14,11 @@ export interface Watcher {
   close(): void;
 }
 
-export function startWatching(host: Host, onOutcome: (o: ReloadOutcome) => void | Promise<void>, debounceMs = DEBOUNCE_MS): Watcher {
+export function startWatching(
+  host: Host,
+  onOutcome: (o: ReloadOutcome) => void | Promise<void>,
+  debounceMs = DEBOUNCE_MS,
+): Watcher {
   const reloader = new Reloader(host);
   const { configFile, pluginDirs } = reloader.watchedPaths();
   const watchers: FSWatcher[] = [];
@@ -38,18 +42,25 @@ export function startWatching(host: Host, onOutcome: (o: ReloadOutcome) => void 
   const poke = () => {
     if (closed) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void run().catch((err: unknown) => host.logger.error({ error: String(err) }, "reload failed unexpectedly")), debounceMs);
+    timer = setTimeout(
+      () => void run().catch((err: unknown) => host.logger.error({ error: String(err) }, "reload failed unexpectedly")),
+      debounceMs,
+    );
   };
 
   const base = path.basename(configFile);
-  watchers.push(watch(path.dirname(configFile), (_event, name) => {
-    if (name === null || name === base || name.startsWith(`${base}.`) || name.startsWith(`.${base}`)) poke();
-  }));
+  watchers.push(
+    watch(path.dirname(configFile), (_event, name) => {
+      if (name === null || name === base || name.startsWith(`${base}.`) || name.startsWith(`.${base}`)) poke();
+    }),
+  );
   for (const dir of pluginDirs) {
     try {
-      watchers.push(watch(dir, { recursive: true }, (_event, name) => {
-        if (!name?.split(path.sep).includes("node_modules")) poke();
-      }));
+      watchers.push(
+        watch(dir, { recursive: true }, (_event, name) => {
+          if (!name?.split(path.sep).includes("node_modules")) poke();
+        }),
+      );
     } catch {
       host.logger.warn({ folder: dir }, `cannot watch plugin folder ${dir}; changes in it need a restart`);
     }

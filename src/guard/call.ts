@@ -38,20 +38,35 @@ export class CallGuard {
    * function: the common call is one chain of `then`s on the worker's promise (no async frame
    * and no await ticks of its own), which is every call's path.
    */
-  invoke(entry: InstanceEntry, method: string, args: unknown[], opts: GuardedCallOptions = {}, hostMeta?: HostMeta): Promise<unknown> {
+  invoke(
+    entry: InstanceEntry,
+    method: string,
+    args: unknown[],
+    opts: GuardedCallOptions = {},
+    hostMeta?: HostMeta,
+  ): Promise<unknown> {
     try {
       if (!entry.worker || !entry.target || !entry.planned) {
-        throw pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${entry.id} is ${entry.state}${entry.error ? ` (${entry.error.message})` : ""}.`, { instance: entry.id, state: entry.state });
+        throw pbError(
+          "PB_ERR_INSTANCE_UNAVAILABLE",
+          `${entry.id} is ${entry.state}${entry.error ? ` (${entry.error.message})` : ""}.`,
+          { instance: entry.id, state: entry.state },
+        );
       }
       const target = entry.target;
       const sent = checkCall(target, method, args, hostMeta);
       const timeoutMs = opts.timeoutMs ?? contractTimeout(target, method, sent) ?? entry.planned.timeoutMs;
       // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
-      const learning = target.kind === "mcp" && method === "call" && !knowsTools(target) ? this.learnTools(entry, timeoutMs) : null;
+      const learning =
+        target.kind === "mcp" && method === "call" && !knowsTools(target) ? this.learnTools(entry, timeoutMs) : null;
       if (target.kind === "agent" && method === "deliver") return this.deliver(entry, sent, timeoutMs, opts.signal);
       const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
-      return watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress, opts.signal)).then((result) =>
-        learning ? learning.then(() => checkResult(target, method, sent, result)) : checkResult(target, method, sent, result));
+      return watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress, opts.signal)).then(
+        (result) =>
+          learning
+            ? learning.then(() => checkResult(target, method, sent, result))
+            : checkResult(target, method, sent, result),
+      );
     } catch (err) {
       return Promise.reject(err);
     }
@@ -60,13 +75,28 @@ export class CallGuard {
   /** An error as it may leave the host: its message and data with every secret scrubbed. */
   scrubError(err: unknown): PatchbayError {
     const wire = toWire(err);
-    return new PatchbayError(wire.code, this.scrubber.scrub(wire.message), this.scrubber.scrubValue(wire.data), wire.hint);
+    return new PatchbayError(
+      wire.code,
+      this.scrubber.scrub(wire.message),
+      this.scrubber.scrubValue(wire.data),
+      wire.hint,
+    );
   }
 
   /** An agent delivery: every delivery that crossed is recorded, acknowledged or not. */
-  private async deliver(entry: InstanceEntry, sent: unknown[], timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+  private async deliver(
+    entry: InstanceEntry,
+    sent: unknown[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     try {
-      const receipt = checkResult(entry.target!, "deliver", sent, await watchSubstrate(entry, entry.worker!.call("deliver", sent, timeoutMs, undefined, signal)));
+      const receipt = checkResult(
+        entry.target!,
+        "deliver",
+        sent,
+        await watchSubstrate(entry, entry.worker!.call("deliver", sent, timeoutMs, undefined, signal)),
+      );
       this.receiptLog.recordDelivery(entry.id, sent, { result: receipt });
       return receipt;
     } catch (err) {

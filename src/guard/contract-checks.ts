@@ -36,14 +36,26 @@ function checkFilters(target: ContractTarget, filters: Rec): void {
   const modes = target.modes ?? ["fts"];
   const mode = filters.mode as string;
   if (!modes.includes(mode)) {
-    throw pbError("PB_ERR_MODE_UNDECLARED", `${instance}: query mode "${mode}" is not one this store declares (modes: ${modes.join(", ")}).`, { instance, mode, modes: [...modes] });
+    throw pbError(
+      "PB_ERR_MODE_UNDECLARED",
+      `${instance}: query mode "${mode}" is not one this store declares (modes: ${modes.join(", ")}).`,
+      { instance, mode, modes: [...modes] },
+    );
   }
   const declared = target.filters ?? [];
-  const unknown = Object.keys(filters).filter((k) => filters[k] !== undefined && !CORE_QUERY_KEYS.includes(k) && !declared.includes(k));
+  const unknown = Object.keys(filters).filter(
+    (k) => filters[k] !== undefined && !CORE_QUERY_KEYS.includes(k) && !declared.includes(k),
+  );
   if (unknown.length > 0) {
-    throw pbError("PB_ERR_FILTER_UNDECLARED", `${instance}: query filter${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")} ${unknown.length > 1 ? "are" : "is"} not declared by this store (filters: ${declared.join(", ") || "none"}); refusing rather than silently dropping ${unknown.length > 1 ? "them" : "it"}.`, {
-      instance, filters: unknown, declared: [...declared],
-    });
+    throw pbError(
+      "PB_ERR_FILTER_UNDECLARED",
+      `${instance}: query filter${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")} ${unknown.length > 1 ? "are" : "is"} not declared by this store (filters: ${declared.join(", ") || "none"}); refusing rather than silently dropping ${unknown.length > 1 ? "them" : "it"}.`,
+      {
+        instance,
+        filters: unknown,
+        declared: [...declared],
+      },
+    );
   }
 }
 
@@ -53,7 +65,11 @@ function withCorrelation(target: ContractTarget, args: unknown[]): unknown[] {
   const meta = payload.meta as Rec;
   const id = opts.correlation_id as string;
   if (meta.correlation_id !== undefined && meta.correlation_id !== id) {
-    throw pbError("PB_ERR_CONTRACT_ARGS", `${target.instance}.request_response(): payload.meta.correlation_id "${String(meta.correlation_id)}" differs from opts.correlation_id "${id}"; give one.`, { instance: target.instance, method: "request_response" });
+    throw pbError(
+      "PB_ERR_CONTRACT_ARGS",
+      `${target.instance}.request_response(): payload.meta.correlation_id "${String(meta.correlation_id)}" differs from opts.correlation_id "${id}"; give one.`,
+      { instance: target.instance, method: "request_response" },
+    );
   }
   return [agent, { ...payload, meta: { ...meta, correlation_id: id } }, opts];
 }
@@ -63,7 +79,12 @@ function withCorrelation(target: ContractTarget, args: unknown[]): unknown[] {
  * host bounds the call by what the caller said, not only by the instance's default.
  */
 export function contractTimeout(target: ContractTarget, method: string, args: unknown[]): number | undefined {
-  const opts = target.kind === "local-model" && method === "run" ? args[1] : target.kind === "agent" && method === "request_response" ? args[2] : undefined;
+  const opts =
+    target.kind === "local-model" && method === "run"
+      ? args[1]
+      : target.kind === "agent" && method === "request_response"
+        ? args[2]
+        : undefined;
   const ms = (opts as Rec | undefined)?.timeout_ms;
   return typeof ms === "number" ? ms : undefined;
 }
@@ -78,37 +99,58 @@ export function checkContractResult(target: ContractTarget, method: string, args
       return checkMemories(target, method, args, result);
     case "memory-store.write": {
       const given = (args[0] as Rec).id;
-      if (given !== undefined && (result as Rec).id !== given) throw fail(`wrote id "${String(given)}" but answered id "${String((result as Rec).id)}"`);
+      if (given !== undefined && (result as Rec).id !== given)
+        throw fail(`wrote id "${String(given)}" but answered id "${String((result as Rec).id)}"`);
       return;
     }
     case "local-model.embed":
       return checkEmbeddings(target, args[0] as string[], result as number[][]);
     case "mcp.list_tools":
-      return unique(fail, (result as Rec[]).map((t) => t.name as string), "tool name");
+      return unique(
+        fail,
+        (result as Rec[]).map((t) => t.name as string),
+        "tool name",
+      );
     case "agent.list_agents":
-      return unique(fail, (result as Rec[]).map((a) => a.agent_id as string), "agent_id");
+      return unique(
+        fail,
+        (result as Rec[]).map((a) => a.agent_id as string),
+        "agent_id",
+      );
     case "agent.deliver": {
       const sentAt = ((args[1] as Rec).meta as Rec).sent_at as number;
       const deliveredAt = (result as Rec).delivered_at as number;
       // Same machine, same clock: a receipt older than its dispatch is made up.
-      if (deliveredAt < sentAt) throw fail(`delivered_at ${deliveredAt} is before the host's sent_at ${sentAt}`, { sent_at: sentAt, delivered_at: deliveredAt });
+      if (deliveredAt < sentAt)
+        throw fail(`delivered_at ${deliveredAt} is before the host's sent_at ${sentAt}`, {
+          sent_at: sentAt,
+          delivered_at: deliveredAt,
+        });
       return;
     }
     case "agent.request_response": {
       const expected = (args[2] as Rec).correlation_id;
       const got = (result as Rec).correlation_id;
-      if (got !== expected) throw fail(`answered correlation_id "${String(got)}" to a request with correlation_id "${String(expected)}" (it must echo it)`, { expected, got });
+      if (got !== expected)
+        throw fail(
+          `answered correlation_id "${String(got)}" to a request with correlation_id "${String(expected)}" (it must echo it)`,
+          { expected, got },
+        );
       return;
     }
     case "skill-store.get": {
       const name = (result as Rec | null)?.name;
-      if (result !== null && name !== args[0]) throw fail(`was asked for skill "${String(args[0])}" and answered skill "${String(name)}"`);
+      if (result !== null && name !== args[0])
+        throw fail(`was asked for skill "${String(args[0])}" and answered skill "${String(name)}"`);
       return;
     }
     case "skill-store.list": {
       const names = result as string[];
       const bad = names.find((n) => portableNameProblem(n) !== null);
-      if (bad !== undefined) throw fail(`listed ${JSON.stringify(bad)}, a name that ${portableNameProblem(bad)} (a caller could not get, write or delete it)`);
+      if (bad !== undefined)
+        throw fail(
+          `listed ${JSON.stringify(bad)}, a name that ${portableNameProblem(bad)} (a caller could not get, write or delete it)`,
+        );
       return unique(fail, names, "skill name");
     }
   }
@@ -119,13 +161,27 @@ function checkMemories(target: ContractTarget, method: string, args: unknown[], 
   const records = method === "query" ? (result as Rec[]) : result ? [result as Rec] : [];
   if (method === "query") {
     const limit = (args[0] as { limit: number }).limit;
-    if (records.length > limit) throw violation(instance, method, `returned ${records.length} records for limit ${limit}`, { limit, returned: records.length });
+    if (records.length > limit)
+      throw violation(instance, method, `returned ${records.length} records for limit ${limit}`, {
+        limit,
+        returned: records.length,
+      });
   } else if (records.length === 1 && records[0].id !== args[0]) {
-    throw violation(instance, method, `was asked for id "${String(args[0])}" and answered id "${String(records[0].id)}"`);
+    throw violation(
+      instance,
+      method,
+      `was asked for id "${String(args[0])}" and answered id "${String(records[0].id)}"`,
+    );
   }
   for (const record of records) {
     const dup = curatedFieldInMetadata(record.metadata as Rec | undefined);
-    if (dup) throw violation(instance, method, `record "${String(record.id)}" duplicates the curated field "${dup}" into metadata (curated fields belong at the top level only)`, { field: dup });
+    if (dup)
+      throw violation(
+        instance,
+        method,
+        `record "${String(record.id)}" duplicates the curated field "${dup}" into metadata (curated fields belong at the top level only)`,
+        { field: dup },
+      );
   }
 }
 
@@ -135,8 +191,13 @@ function checkEmbeddings(target: ContractTarget, texts: string[], vectors: numbe
   const dim = target.embedDim ?? vectors[0].length;
   const odd = vectors.findIndex((v) => v.length !== dim);
   if (odd !== -1) {
-    const why = target.embedDim ? `this instance's earlier embeddings have dimension ${dim}` : `vector 0 has dimension ${dim}`;
-    throw fail(`vector ${odd} has dimension ${vectors[odd].length}, but ${why}`, { dimension: dim, got: vectors[odd].length });
+    const why = target.embedDim
+      ? `this instance's earlier embeddings have dimension ${dim}`
+      : `vector 0 has dimension ${dim}`;
+    throw fail(`vector ${odd} has dimension ${vectors[odd].length}, but ${why}`, {
+      dimension: dim,
+      got: vectors[odd].length,
+    });
   }
   target.embedDim = dim;
 }
@@ -147,5 +208,9 @@ function unique(fail: (detail: string) => PatchbayError, values: string[], what:
 }
 
 export function violation(instance: string, method: string, detail: string, extra: Rec = {}): PatchbayError {
-  return pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}.${method}() broke its contract: ${detail}.`, { instance, method, ...extra });
+  return pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}.${method}() broke its contract: ${detail}.`, {
+    instance,
+    method,
+    ...extra,
+  });
 }

@@ -17,7 +17,9 @@ function isPlainRecord(v: unknown): v is Record<string, unknown> {
   if (typeof v !== "object" || v === null) return false;
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return false;
-  return !Object.hasOwn(v, "constructor") && !Object.hasOwn(v, "__proto__") && Object.getOwnPropertySymbols(v).length === 0;
+  return (
+    !Object.hasOwn(v, "constructor") && !Object.hasOwn(v, "__proto__") && Object.getOwnPropertySymbols(v).length === 0
+  );
 }
 
 /** mcp call(tool, args, overrides?): z.tuple([nonEmpty, record], record.optional()). */

@@ -21,10 +21,18 @@ export function checkCall(target: GuardTarget, method: string, args: unknown[], 
   const { instance, kind } = target;
   const table = METHODS[kind];
   if (!table.required.includes(method) && !table.optional.includes(method)) {
-    throw pbError("PB_ERR_METHOD_UNKNOWN", `${instance}: "${method}" is not a method of the ${kind} contract (methods: ${[...table.required, ...table.optional].join(", ")}).`, { instance, method, kind });
+    throw pbError(
+      "PB_ERR_METHOD_UNKNOWN",
+      `${instance}: "${method}" is not a method of the ${kind} contract (methods: ${[...table.required, ...table.optional].join(", ")}).`,
+      { instance, method, kind },
+    );
   }
   if (!callable(target).has(method)) {
-    throw pbError("PB_ERR_METHOD_UNDECLARED", `${instance}: the plugin does not declare the optional method "${method}" (declared: ${target.capabilities.join(", ") || "none"}).`, { instance, method });
+    throw pbError(
+      "PB_ERR_METHOD_UNDECLARED",
+      `${instance}: the plugin does not declare the optional method "${method}" (declared: ${target.capabilities.join(", ") || "none"}).`,
+      { instance, method },
+    );
   }
   const schema = methodSchema(kind, method);
   let checked = prefill(target, method, args, hostMeta);
@@ -49,7 +57,11 @@ function prepare(target: GuardTarget, method: string, args: unknown[]): unknown[
   if (kind === "mcp" && method === "call") {
     const tool = args[0] as string;
     if (target.allowedTools && !target.allowedTools.includes(tool)) {
-      throw pbError("PB_ERR_TOOL_DENIED", `${instance}: tool "${tool}" is not allowed (allowed_tools: ${target.allowedTools.join(", ") || "none"}).`, { instance, tool });
+      throw pbError(
+        "PB_ERR_TOOL_DENIED",
+        `${instance}: tool "${tool}" is not allowed (allowed_tools: ${target.allowedTools.join(", ") || "none"}).`,
+        { instance, tool },
+      );
     }
     // Nothing to merge (the common call): the arguments as they are, without a copy.
     if (target.identity === null && args.length === 2) return args;
@@ -57,7 +69,8 @@ function prepare(target: GuardTarget, method: string, args: unknown[]): unknown[
     const overrides = { ...((args[2] as Record<string, unknown> | undefined) ?? {}), ...(target.identity ?? {}) };
     return Object.keys(overrides).length > 0 ? [tool, args[1], overrides] : [tool, args[1]];
   }
-  if (kind === "skill-store" && ["get", "write", "delete"].includes(method)) assertName(instance, method, args[0], "skill name");
+  if (kind === "skill-store" && ["get", "write", "delete"].includes(method))
+    assertName(instance, method, args[0], "skill name");
   return args;
 }
 
@@ -66,7 +79,11 @@ function prefill(target: GuardTarget, method: string, args: unknown[], hostMeta?
   if (target.kind !== "agent" || (method !== "deliver" && method !== "request_response")) return args;
   const payload = args[1];
   if (!payload || typeof payload !== "object") return args;
-  const filled = [args[0], withHostMeta(payload as Record<string, unknown>, hostMeta?.dispatch_id, hostMeta?.sent_at), ...args.slice(2)];
+  const filled = [
+    args[0],
+    withHostMeta(payload as Record<string, unknown>, hostMeta?.dispatch_id, hostMeta?.sent_at),
+    ...args.slice(2),
+  ];
   return prefillCorrelation(method, filled);
 }
 
@@ -74,7 +91,11 @@ function prefill(target: GuardTarget, method: string, args: unknown[], hostMeta?
  * The host owns DeliveryMeta: a fresh dispatch_id and the host's emit clock on every call,
  * whatever the caller passed. A broadcast passes the dispatch_id it shares on purpose.
  */
-function withHostMeta(payload: Record<string, unknown>, dispatchId: string = randomUUID(), sentAt: number = Date.now()): Record<string, unknown> {
+function withHostMeta(
+  payload: Record<string, unknown>,
+  dispatchId: string = randomUUID(),
+  sentAt: number = Date.now(),
+): Record<string, unknown> {
   const meta = (payload.meta ?? {}) as Record<string, unknown>;
   const origin = meta.origin ?? { skill_name: "patchbay", trigger_kind: "inline" };
   return { ...payload, meta: { ...meta, origin, dispatch_id: dispatchId, sent_at: sentAt } };
@@ -82,7 +103,11 @@ function withHostMeta(payload: Record<string, unknown>, dispatchId: string = ran
 
 function assertName(instance: string, method: string, name: unknown, what: string): void {
   const problem = portableNameProblem(name);
-  if (problem) throw pbError("PB_ERR_NAME_INVALID", `${instance}.${method}(): ${what} ${JSON.stringify(name)} ${problem}.`, { instance, method });
+  if (problem)
+    throw pbError("PB_ERR_NAME_INVALID", `${instance}.${method}(): ${what} ${JSON.stringify(name)} ${problem}.`, {
+      instance,
+      method,
+    });
 }
 
 /** Checks a plugin's result against the contract; returns it, filtered where the host filters. */
@@ -92,7 +117,12 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
   // A result schema that accepts anything (mcp call's) has nothing to say: skip its parse.
   if (schema && !acceptsAnything(schema.result)) {
     const parsed = schema.result.safeParse(result);
-    if (!parsed.success) throw violation(instance, method, parsed.error.issues.map((i) => `${i.path.join(".") || "(result)"}: ${i.message}`).join("; "));
+    if (!parsed.success)
+      throw violation(
+        instance,
+        method,
+        parsed.error.issues.map((i) => `${i.path.join(".") || "(result)"}: ${i.message}`).join("; "),
+      );
   }
   if (schema) checkContractResult(target, method, args, result);
   if (schema && kind === "mcp") checkMcpResult(target, method, args, result);
@@ -101,7 +131,11 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
     return (result as { name: string }[]).filter((t) => allowed.includes(t.name));
   }
   if (kind === "mcp" && method === "call" && isToolError(result)) {
-    throw pbError("PB_ERR_TOOL_ERROR", `${instance}: tool "${String(args[0])}" reported an error: ${toolErrorText(result)}`, { instance, tool: args[0], result: result as Record<string, unknown> });
+    throw pbError(
+      "PB_ERR_TOOL_ERROR",
+      `${instance}: tool "${String(args[0])}" reported an error: ${toolErrorText(result)}`,
+      { instance, tool: args[0], result: result as Record<string, unknown> },
+    );
   }
   return result;
 }
@@ -117,10 +151,21 @@ function isToolError(result: unknown): boolean {
 function toolErrorText(result: unknown): string {
   const content = (result as { content?: unknown }).content;
   if (!Array.isArray(content)) return "(no message)";
-  return content.filter((c) => c && c.type === "text").map((c) => String(c.text)).join("\n") || "(no message)";
+  return (
+    content
+      .filter((c) => c && c.type === "text")
+      .map((c) => String(c.text))
+      .join("\n") || "(no message)"
+  );
 }
 
-function argsError(instance: string, method: string, issues: { path: PropertyKey[]; message: string }[]): PatchbayError {
-  const detail = issues.map((i) => `argument ${i.path.length ? i.path.map(String).join(".") : "list"}: ${i.message}`).join("; ");
+function argsError(
+  instance: string,
+  method: string,
+  issues: { path: PropertyKey[]; message: string }[],
+): PatchbayError {
+  const detail = issues
+    .map((i) => `argument ${i.path.length ? i.path.map(String).join(".") : "list"}: ${i.message}`)
+    .join("; ");
   return pbError("PB_ERR_CONTRACT_ARGS", `${instance}.${method}(): ${detail}.`, { instance, method });
 }

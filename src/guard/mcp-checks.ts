@@ -47,7 +47,8 @@ export function toolsUnknown(target: object): void {
 function rememberTools(target: object, tools: readonly Rec[]): void {
   const byTool = new Map<string, Validate | string>();
   for (const t of tools) {
-    if (t.outputSchema && typeof t.outputSchema === "object") byTool.set(String(t.name), compile(t.outputSchema as Rec));
+    if (t.outputSchema && typeof t.outputSchema === "object")
+      byTool.set(String(t.name), compile(t.outputSchema as Rec));
   }
   known.set(target, { byTool });
 }
@@ -58,7 +59,9 @@ function rememberTools(target: object, tools: readonly Rec[]): void {
  * outputSchema. require() keeps compile() synchronous (the guard's result check is).
  */
 function loadAjv(): typeof AjvJsonSchemaValidator {
-  const mod = createRequire(import.meta.url)("@modelcontextprotocol/sdk/validation/ajv") as { AjvJsonSchemaValidator: typeof AjvJsonSchemaValidator };
+  const mod = createRequire(import.meta.url)("@modelcontextprotocol/sdk/validation/ajv") as {
+    AjvJsonSchemaValidator: typeof AjvJsonSchemaValidator;
+  };
   return mod.AjvJsonSchemaValidator;
 }
 
@@ -81,22 +84,33 @@ function compile(schema: Rec): Validate | string {
 /** After a call's result: MCP's result shape, and structuredContent against the tool's outputSchema. */
 function checkMcpCallResult(instance: string, tool: string, result: unknown, target: object): void {
   const bad = (why: string): PatchbayError =>
-    pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}.call(): tool "${tool}" ${why}.`, { instance, method: "call", tool });
+    pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}.call(): tool "${tool}" ${why}.`, {
+      instance,
+      method: "call",
+      tool,
+    });
   const check = known.get(target)?.byTool.get(tool);
   // Fixture and in-process plugins may answer any JSON; only a tool that declared an outputSchema is held to MCP's shape.
   if (!result || typeof result !== "object" || Array.isArray(result)) {
-    if (check !== undefined) throw bad("declares an outputSchema but answered something other than an MCP CallToolResult object");
+    if (check !== undefined)
+      throw bad("declares an outputSchema but answered something other than an MCP CallToolResult object");
     return;
   }
   const r = result as Rec;
-  if (r.structuredContent !== undefined && (typeof r.structuredContent !== "object" || r.structuredContent === null || Array.isArray(r.structuredContent))) {
+  if (
+    r.structuredContent !== undefined &&
+    (typeof r.structuredContent !== "object" || r.structuredContent === null || Array.isArray(r.structuredContent))
+  ) {
     throw bad("answered structuredContent that is not an object");
   }
   if (r.isError === true || check === undefined) return;
   if (typeof check === "string") throw bad(`declares an output schema the host cannot use: ${check}`);
   if (r.structuredContent === undefined) throw bad("declares an outputSchema but answered no structuredContent");
   const verdict = check(r.structuredContent);
-  if (!verdict.valid) throw bad(`answered structuredContent that does not match its own outputSchema: ${(verdict.errorMessage ?? "invalid").slice(0, 500)}`);
+  if (!verdict.valid)
+    throw bad(
+      `answered structuredContent that does not match its own outputSchema: ${(verdict.errorMessage ?? "invalid").slice(0, 500)}`,
+    );
 }
 
 /** The guard's one hook: every mcp result whose shape passed comes through here. */

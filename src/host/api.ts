@@ -4,9 +4,24 @@
  * the boot report, and close(). Every error and value that leaves here is scrubbed.
  */
 import { pbError, type PatchbayError, type WireError } from "../errors.js";
-import type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, Remote, ResourceUpdate } from "./types.js";
+import type {
+  AgentClient,
+  BootReport,
+  CallOptions,
+  InstanceReport,
+  LiveInstanceStatus,
+  Remote,
+  ResourceUpdate,
+} from "./types.js";
 import type { Section } from "../contract/kinds.js";
-import type { LocalModel, McpConnector, MemoryStore, OutgoingPayload, SkillStore, AdapterPlugin } from "../contract/types.js";
+import type {
+  LocalModel,
+  McpConnector,
+  MemoryStore,
+  OutgoingPayload,
+  SkillStore,
+  AdapterPlugin,
+} from "../contract/types.js";
 import { CallGuard, type HostMeta } from "../guard/call.js";
 import type { InstanceEntry, Registry } from "../registry/registry.js";
 import { describeInstances, type InstanceCapabilities } from "../registry/capabilities.js";
@@ -17,7 +32,14 @@ import type { ResolvedConfig } from "../config/types.js";
 import type { Scrubber } from "../secrets.js";
 import type { Logger } from "../log.js";
 
-export type { AgentClient, BootReport, CallOptions, InstanceReport, LiveInstanceStatus, ResourceUpdate } from "./types.js";
+export type {
+  AgentClient,
+  BootReport,
+  CallOptions,
+  InstanceReport,
+  LiveInstanceStatus,
+  ResourceUpdate,
+} from "./types.js";
 
 export class Host {
   private closed = false;
@@ -91,20 +113,33 @@ export class Host {
 
   /** Per instance: kind, plugin@version, methods, modes, health state, MCP tools (after allowed_tools), agents. */
   async capabilities(): Promise<InstanceCapabilities[]> {
-    return this.scrubber.scrubValue(await describeInstances(this.registry.all(), (id) => this.registry.aliasesOf(id), (e, m, a, o) => this.invoke(e, m, a, o)));
+    return this.scrubber.scrubValue(
+      await describeInstances(
+        this.registry.all(),
+        (id) => this.registry.aliasesOf(id),
+        (e, m, a, o) => this.invoke(e, m, a, o),
+      ),
+    );
   }
 
   /** capabilities() of one section's instances. */
   async list(section: Section): Promise<InstanceCapabilities[]> {
     const entries = this.registry.all().filter((e) => e.section === section);
-    return this.scrubber.scrubValue(await describeInstances(entries, (id) => this.registry.aliasesOf(id), (e, m, a, o) => this.invoke(e, m, a, o)));
+    return this.scrubber.scrubValue(
+      await describeInstances(
+        entries,
+        (id) => this.registry.aliasesOf(id),
+        (e, m, a, o) => this.invoke(e, m, a, o),
+      ),
+    );
   }
 
   /** Delivers to every agent connector whose list_agents() includes `agent_id`, all with one dispatch_id. */
   async broadcast(agent_id: string, payload: OutgoingPayload, opts: CallOptions = {}): Promise<BroadcastResult> {
     try {
       if (this.closed) throw pbError("PB_ERR_HOST_CLOSED", "The host is closed.", {});
-      const invoke = (e: InstanceEntry, m: string, a: unknown[], o: CallOptions, meta?: HostMeta) => this.invoke(e, m, a, o, meta);
+      const invoke = (e: InstanceEntry, m: string, a: unknown[], o: CallOptions, meta?: HostMeta) =>
+        this.invoke(e, m, a, o, meta);
       return this.scrubber.scrubValue(await broadcast(this.registry.all(), invoke, agent_id, payload, opts.timeoutMs));
     } catch (err) {
       throw this.scrubError(err);
@@ -157,10 +192,12 @@ export class Host {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all(this.registry.all().map(async (e) => {
-      await e.worker?.stop();
-      if (e.state === "ready" || e.state === "degraded") e.state = "stopped";
-    }));
+    await Promise.all(
+      this.registry.all().map(async (e) => {
+        await e.worker?.stop();
+        if (e.state === "ready" || e.state === "degraded") e.state = "stopped";
+      }),
+    );
   }
 
   /**
@@ -180,10 +217,20 @@ export class Host {
 
   /** serve: per instance, what `patchbay status` shows besides call statistics. */
   liveStatus(): LiveInstanceStatus[] {
-    return this.scrubber.scrubValue(this.registry.all().map((e) => ({
-      id: e.id, plugin: e.plugin, required: e.required, state: e.state, healthy: isHealthy(e), healthMs: e.healthMs,
-      lastHealthAt: e.lastHealthAt ?? null, restarts: e.restarts ?? 0, error: e.error, clientRequests: e.clientRequests ?? null,
-    })));
+    return this.scrubber.scrubValue(
+      this.registry.all().map((e) => ({
+        id: e.id,
+        plugin: e.plugin,
+        required: e.required,
+        state: e.state,
+        healthy: isHealthy(e),
+        healthMs: e.healthMs,
+        lastHealthAt: e.lastHealthAt ?? null,
+        restarts: e.restarts ?? 0,
+        error: e.error,
+        clientRequests: e.clientRequests ?? null,
+      })),
+    );
   }
 
   /** Internal (hot reload): the registry, for swapping one instance's entry. */
@@ -195,23 +242,39 @@ export class Host {
    * Internal: used by the health pass, reload and grants (plugin → host calls): the call guard's
    * door, without the host's closed check, in-flight count and scrubbing.
    */
-  invoke(entry: InstanceEntry, method: string, args: unknown[], opts: CallOptions = {}, hostMeta?: HostMeta): Promise<unknown> {
+  invoke(
+    entry: InstanceEntry,
+    method: string,
+    args: unknown[],
+    opts: CallOptions = {},
+    hostMeta?: HostMeta,
+  ): Promise<unknown> {
     return this.guard.invoke(entry, method, args, opts, hostMeta);
   }
 
   private proxy<T>(section: Section, name: string): Remote<T> {
     const id = `${section}/${name}`;
     return new Proxy({} as Remote<T>, {
-      get: (_t, method) => (typeof method !== "string" || method === "then")
-        ? undefined
-        : (...args: unknown[]) => this.call(id, method, args),
+      get: (_t, method) =>
+        typeof method !== "string" || method === "then"
+          ? undefined
+          : (...args: unknown[]) => this.call(id, method, args),
     });
   }
 
   private instanceReport(e: InstanceEntry): InstanceReport {
     return {
-      id: e.id, section: e.section, name: e.name, plugin: e.plugin, version: e.version, required: e.required, isolation: e.isolation,
-      state: e.state, healthMs: e.healthMs, aliases: this.registry.aliasesOf(e.id), error: e.error,
+      id: e.id,
+      section: e.section,
+      name: e.name,
+      plugin: e.plugin,
+      version: e.version,
+      required: e.required,
+      isolation: e.isolation,
+      state: e.state,
+      healthMs: e.healthMs,
+      aliases: this.registry.aliasesOf(e.id),
+      error: e.error,
     };
   }
 

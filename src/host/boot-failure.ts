@@ -16,8 +16,14 @@ export function bootFailure(report: BootReport): PatchbayError | null {
 export function bootError(failures: WireError[], scrubber: Scrubber | null): PatchbayError {
   const scrub = <T>(v: T): T => (scrubber ? scrubber.scrubValue(v) : v);
   const exits = failures.map((f) => (f.data.exit as number | undefined) ?? exitOf(f));
-  const exit = exits.includes(EXIT.USAGE) ? EXIT.USAGE : exits.includes(EXIT.PLUGIN_LOAD) ? EXIT.PLUGIN_LOAD : EXIT.UNHEALTHY;
-  const lines = failures.map((f) => `  - ${f.data.instance ? `${String(f.data.instance)}: ` : ""}[${f.code}] ${f.message}`);
+  const exit = exits.includes(EXIT.USAGE)
+    ? EXIT.USAGE
+    : exits.includes(EXIT.PLUGIN_LOAD)
+      ? EXIT.PLUGIN_LOAD
+      : EXIT.UNHEALTHY;
+  const lines = failures.map(
+    (f) => `  - ${f.data.instance ? `${String(f.data.instance)}: ` : ""}[${f.code}] ${f.message}`,
+  );
   return new PatchbayError(
     "PB_ERR_BOOT_FAILED",
     scrub(`Boot failed: ${failures.length} problem${failures.length === 1 ? "" : "s"}:\n${lines.join("\n")}`),

@@ -55,8 +55,19 @@ export interface CreateHostOptions {
 
 export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const scrubber = new Scrubber();
-  const logger = createLogger({ level: opts.logLevel, scrubber, destination: opts.logDestination, pretty: opts.prettyLogs });
-  const config = await loadConfig({ config: opts.config, dir: opts.dir, cwd: opts.cwd, env: opts.env ?? process.env, scoped: true });
+  const logger = createLogger({
+    level: opts.logLevel,
+    scrubber,
+    destination: opts.logDestination,
+    pretty: opts.prettyLogs,
+  });
+  const config = await loadConfig({
+    config: opts.config,
+    dir: opts.dir,
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    scoped: true,
+  });
   // Names that say who failed are never censored, whatever a secret's value.
   scrubber.protect(config.instances.flatMap((i) => [i.id, i.section, i.name, i.plugin]));
   scrubber.addAll(config.secrets);
@@ -70,7 +81,10 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const registry = new Registry(config.aliases);
   const wanted = opts.only ? closure(opts.only, config) : null;
   // By id, not a search per instance: a file of 100,000 instances must answer in seconds.
-  const index: PlanIndex = { plannedById: new Map(plan.instances.map((p) => [p.id, p])), errorById: firstById(plan.errors) };
+  const index: PlanIndex = {
+    plannedById: new Map(plan.instances.map((p) => [p.id, p])),
+    errorById: firstById(plan.errors),
+  };
   for (const inst of config.instances) {
     if (!wanted || wanted.has(inst.id)) registry.add(plannedEntry(inst, index, byPlugin, config));
   }
@@ -150,7 +164,12 @@ function instanceProblem(
   if (blocked) return fromWire(blocked);
   const loadError = byPlugin.get(inst.plugin);
   if (loadError) {
-    return pbError(loadError.code, `${inst.id}: ${loadError.message}`, { ...loadError.data, instance: inst.id }, loadError.hint);
+    return pbError(
+      loadError.code,
+      `${inst.id}: ${loadError.message}`,
+      { ...loadError.data, instance: inst.id },
+      loadError.hint,
+    );
   }
   return plan.errorById.get(inst.id) ?? null;
 }
@@ -164,7 +183,8 @@ interface PlanIndex {
 /** Each instance's first plan error. */
 function firstById(errors: readonly PatchbayError[]): Map<string, PatchbayError> {
   const out = new Map<string, PatchbayError>();
-  for (const e of errors) if (typeof e.data.instance === "string" && !out.has(e.data.instance)) out.set(e.data.instance, e);
+  for (const e of errors)
+    if (typeof e.data.instance === "string" && !out.has(e.data.instance)) out.set(e.data.instance, e);
   return out;
 }
 
@@ -173,7 +193,12 @@ function firstById(errors: readonly PatchbayError[]): Map<string, PatchbayError>
  * soon as it and every instance it is granted have started, not after the last start: a slow
  * substrate (an MCP server's child process) then boots while the other workers still start.
  */
-async function startAndCheck(host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions): Promise<void> {
+async function startAndCheck(
+  host: Host,
+  registry: Registry,
+  config: ResolvedConfig,
+  opts: CreateHostOptions,
+): Promise<void> {
   const toStart = registry.all().filter((e) => e.planned);
   const groups = planGroups(toStart, opts.env ?? process.env);
   const progress = (e: InstanceEntry): void => {
@@ -208,10 +233,21 @@ function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
   const used = new Set(config.instances.map((i) => i.plugin));
   const fatal: PatchbayError[] = [];
   const warnings: PatchbayError[] = (config.pluginDirsDeclared ? discovery.missingDirs : []).map((d) =>
-    pbError("PB_ERR_CONFIG_INVALID", `Plugin folder ${d} does not exist.`, { folder: d, file: config.file }, "Create the folder or remove it from \"plugins\" in connectors.json."));
+    pbError(
+      "PB_ERR_CONFIG_INVALID",
+      `Plugin folder ${d} does not exist.`,
+      { folder: d, file: config.file },
+      'Create the folder or remove it from "plugins" in connectors.json.',
+    ),
+  );
   const byPlugin = new Map<string, PatchbayError>();
   for (const err of discovery.errors) {
-    const name = typeof err.data.plugin === "string" ? err.data.plugin : typeof err.data.file === "string" ? path.basename(path.dirname(err.data.file)) : "";
+    const name =
+      typeof err.data.plugin === "string"
+        ? err.data.plugin
+        : typeof err.data.file === "string"
+          ? path.basename(path.dirname(err.data.file))
+          : "";
     if (err.code === "PB_ERR_PLUGIN_DUPLICATE") fatal.push(err);
     else if (used.has(name)) byPlugin.set(name, err);
     else warnings.push(err);

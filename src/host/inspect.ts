@@ -52,7 +52,12 @@ export interface InstanceListing {
   capabilities: InstanceCapabilities;
 }
 
-export function listing(inspection: Inspection): { configFile: string | null; plugins: PluginListing[]; instances: InstanceListing[]; problems: WireError[] } {
+export function listing(inspection: Inspection): {
+  configFile: string | null;
+  plugins: PluginListing[];
+  instances: InstanceListing[];
+  problems: WireError[];
+} {
   const { config, discovery, plan, scrubber } = inspection;
   const plugins = [...discovery.plugins.values()].sort((a, b) => a.name.localeCompare(b.name)).map(pluginListing);
   const errors = new Map<unknown, (typeof plan.errors)[number]>();
@@ -66,7 +71,12 @@ export function listing(inspection: Inspection): { configFile: string | null; pl
     const error = blockedBy(i.id, config) ?? (err ? toWire(err) : null);
     const planned = plannedById.get(i.id);
     return {
-      id: i.id, plugin: i.plugin, required: i.required, allowed_tools: i.allowedTools, aliases, error,
+      id: i.id,
+      plugin: i.plugin,
+      required: i.required,
+      allowed_tools: i.allowedTools,
+      aliases,
+      error,
       capabilities: describeUnstarted(i, planned?.pluginInfo ?? null, aliases, error),
     };
   });
@@ -75,8 +85,15 @@ export function listing(inspection: Inspection): { configFile: string | null; pl
 
 function pluginListing(p: DiscoveredPlugin): PluginListing {
   return {
-    name: p.name, kind: p.kind, version: p.version, folder: p.dir, bundled: p.bundled, shadows: p.shadows,
-    description: p.manifest.description ?? null, capabilities: p.manifest.capabilities, requires: p.manifest.requires,
+    name: p.name,
+    kind: p.kind,
+    version: p.version,
+    folder: p.dir,
+    bundled: p.bundled,
+    shadows: p.shadows,
+    description: p.manifest.description ?? null,
+    capabilities: p.manifest.capabilities,
+    requires: p.manifest.requires,
     permissions: p.manifest.permissions,
   };
 }

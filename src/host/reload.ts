@@ -34,7 +34,10 @@ export interface ReloadOutcome {
 /** What decides whether an instance must restart: its resolved entry and its plugin's files. */
 function fingerprint(inst: ResolvedInstance, planned: PlannedInstance | null): string {
   const { pointer: _pointer, ...rest } = inst;
-  return createHash("sha256").update(JSON.stringify(rest)).update(planned ? folderStamp(planned.pluginInfo.dir) : "no-plugin").digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(rest))
+    .update(planned ? folderStamp(planned.pluginInfo.dir) : "no-plugin")
+    .digest("hex");
 }
 
 /** Paths, sizes and mtimes of a plugin folder's files (dependencies and VCS folders excluded). */
@@ -67,12 +70,16 @@ export class Reloader {
   private readonly stamps = new Map<string, string>();
   private config: ResolvedConfig;
 
-  constructor(private readonly host: Host, private readonly env: Record<string, string | undefined> = process.env) {
+  constructor(
+    private readonly host: Host,
+    private readonly env: Record<string, string | undefined> = process.env,
+  ) {
     if (!host.config?.file) throw pbError("PB_ERR_USAGE", "serve --watch needs connectors.json as a file.", {});
     this.config = host.config;
     const discovery = scanPlugins(this.config.pluginDirs, bundledPluginsDir());
     const plan = planInstances(this.config, discovery);
-    for (const inst of this.config.instances) this.stamps.set(inst.id, fingerprint(inst, plan.instances.find((p) => p.id === inst.id) ?? null));
+    for (const inst of this.config.instances)
+      this.stamps.set(inst.id, fingerprint(inst, plan.instances.find((p) => p.id === inst.id) ?? null));
   }
 
   /** The folders to watch: connectors.json's own and every plugin folder it scans. */
@@ -94,39 +101,74 @@ export class Reloader {
     const discovery = scanPlugins(next.pluginDirs, bundledPluginsDir());
     const plan = planInstances(next, discovery);
     const registry = this.host.registryForReload;
-    await Promise.all(next.instances.map(async (inst) => {
-      const planned = plan.instances.find((p) => p.id === inst.id) ?? null;
-      const stamp = fingerprint(inst, planned);
-      const old = registry.all().find((e) => e.id === inst.id) ?? null;
-      if (old && this.stamps.get(inst.id) === stamp) return;
-      const planError = plan.errors.find((e) => e.data.instance === inst.id) ?? discovery.errors.find((e) => e.data.plugin === inst.plugin) ?? null;
-      // An instance sharing a worker group cannot be swapped alone: its worker is the group's.
-      if (planned?.worker || old?.planned?.worker) {
-        out.failures.push(failure(inst.id, pbError("PB_ERR_RELOAD_FAILED", `${inst.id} runs in worker group "${planned?.worker ?? old?.planned?.worker}", which hot reload does not restart; restart \`patchbay serve\` to apply this change.`, { instance: inst.id }), inst.id));
-        return;
-      }
-      if (!planned || planError) {
-        out.failures.push(failure(inst.id, planError ?? pbError("PB_ERR_CONFIG_UNKNOWN_PLUGIN", `${inst.id}: plugin "${inst.plugin}" was not found.`, { instance: inst.id }), inst.id));
-        return;
-      }
-      const entry: InstanceEntry = {
-        id: inst.id, section: inst.section, name: inst.name, required: inst.required, plugin: inst.plugin, isolation: inst.isolation,
-        version: planned.pluginInfo.version, planned, worker: null, target: null, state: "stopped", healthMs: null, error: null,
-        restarts: old ? (old.restarts ?? 0) + 1 : 0,
-      };
-      await startInstance(entry, this.host, registry, next, { env: this.env }, new WorkerGroups());
-      if (!entry.error) await checkHealth(entry, (e, m, a, o) => this.host.invoke(e, m, a, o));
-      if (entry.error) {
-        await entry.worker?.stop();
-        out.failures.push(failure(inst.id, entry.error, inst.id));
-        return;
-      }
-      entry.lastHealthAt = Date.now();
-      this.stamps.set(inst.id, stamp);
-      const replaced = registry.replace(entry);
-      (old ? out.restarted : out.added).push(inst.id);
-      if (replaced) await drainAndStop(replaced);
-    }));
+    await Promise.all(
+      next.instances.map(async (inst) => {
+        const planned = plan.instances.find((p) => p.id === inst.id) ?? null;
+        const stamp = fingerprint(inst, planned);
+        const old = registry.all().find((e) => e.id === inst.id) ?? null;
+        if (old && this.stamps.get(inst.id) === stamp) return;
+        const planError =
+          plan.errors.find((e) => e.data.instance === inst.id) ??
+          discovery.errors.find((e) => e.data.plugin === inst.plugin) ??
+          null;
+        // An instance sharing a worker group cannot be swapped alone: its worker is the group's.
+        if (planned?.worker || old?.planned?.worker) {
+          out.failures.push(
+            failure(
+              inst.id,
+              pbError(
+                "PB_ERR_RELOAD_FAILED",
+                `${inst.id} runs in worker group "${planned?.worker ?? old?.planned?.worker}", which hot reload does not restart; restart \`patchbay serve\` to apply this change.`,
+                { instance: inst.id },
+              ),
+              inst.id,
+            ),
+          );
+          return;
+        }
+        if (!planned || planError) {
+          out.failures.push(
+            failure(
+              inst.id,
+              planError ??
+                pbError("PB_ERR_CONFIG_UNKNOWN_PLUGIN", `${inst.id}: plugin "${inst.plugin}" was not found.`, {
+                  instance: inst.id,
+                }),
+              inst.id,
+            ),
+          );
+          return;
+        }
+        const entry: InstanceEntry = {
+          id: inst.id,
+          section: inst.section,
+          name: inst.name,
+          required: inst.required,
+          plugin: inst.plugin,
+          isolation: inst.isolation,
+          version: planned.pluginInfo.version,
+          planned,
+          worker: null,
+          target: null,
+          state: "stopped",
+          healthMs: null,
+          error: null,
+          restarts: old ? (old.restarts ?? 0) + 1 : 0,
+        };
+        await startInstance(entry, this.host, registry, next, { env: this.env }, new WorkerGroups());
+        if (!entry.error) await checkHealth(entry, (e, m, a, o) => this.host.invoke(e, m, a, o));
+        if (entry.error) {
+          await entry.worker?.stop();
+          out.failures.push(failure(inst.id, entry.error, inst.id));
+          return;
+        }
+        entry.lastHealthAt = Date.now();
+        this.stamps.set(inst.id, stamp);
+        const replaced = registry.replace(entry);
+        (old ? out.restarted : out.added).push(inst.id);
+        if (replaced) await drainAndStop(replaced);
+      }),
+    );
     for (const e of registry.all()) {
       if (next.instances.some((i) => i.id === e.id)) continue;
       registry.remove(e.id);
@@ -149,9 +191,21 @@ async function drainAndStop(old: InstanceEntry): Promise<void> {
 
 function failure(instance: string | null, cause: unknown, what: string): WireError {
   const c = isWire(cause) ? cause : toWire(cause as PatchbayError);
-  return toWire(pbError("PB_ERR_RELOAD_FAILED", `Reload of ${what} failed, ${instance ? "the old instance keeps serving" : "nothing changed"}: [${c.code}] ${c.message}`, { instance, cause: c.code }));
+  return toWire(
+    pbError(
+      "PB_ERR_RELOAD_FAILED",
+      `Reload of ${what} failed, ${instance ? "the old instance keeps serving" : "nothing changed"}: [${c.code}] ${c.message}`,
+      { instance, cause: c.code },
+    ),
+  );
 }
 
 function isWire(v: unknown): v is WireError {
-  return !!v && typeof v === "object" && !(v instanceof Error) && typeof (v as WireError).code === "string" && typeof (v as WireError).message === "string";
+  return (
+    !!v &&
+    typeof v === "object" &&
+    !(v instanceof Error) &&
+    typeof (v as WireError).code === "string" &&
+    typeof (v as WireError).message === "string"
+  );
 }

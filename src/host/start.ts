@@ -44,7 +44,14 @@ function clientRequestCounts(data: Record<string, unknown> | undefined): { serve
   return count(served) && count(refused) ? { served, refused } : null;
 }
 
-export async function startInstance(entry: InstanceEntry, host: Host, registry: Registry, config: ResolvedConfig, opts: CreateHostOptions, groups: WorkerGroups): Promise<void> {
+export async function startInstance(
+  entry: InstanceEntry,
+  host: Host,
+  registry: Registry,
+  config: ResolvedConfig,
+  opts: CreateHostOptions,
+  groups: WorkerGroups,
+): Promise<void> {
   const planned = entry.planned as PlannedInstance;
   const plugin = planned.pluginInfo;
   const workerEnv = workerEnvFor(planned, opts.env ?? process.env);
@@ -52,15 +59,29 @@ export async function startInstance(entry: InstanceEntry, host: Host, registry: 
   const operatorValues = operatorStrings(planned.config);
 
   entry.target = {
-    instance: entry.id, kind: plugin.kind, capabilities: plugin.manifest.capabilities,
-    allowedTools: planned.allowedTools, identity: planned.identity,
-    ...(plugin.kind === "memory-store" ? { modes: declaredModes(plugin.manifest), filters: declaredFilters(plugin.manifest) } : {}),
+    instance: entry.id,
+    kind: plugin.kind,
+    capabilities: plugin.manifest.capabilities,
+    allowedTools: planned.allowedTools,
+    identity: planned.identity,
+    ...(plugin.kind === "memory-store"
+      ? { modes: declaredModes(plugin.manifest), filters: declaredFilters(plugin.manifest) }
+      : {}),
   };
   entry.worker = new InstanceWorker({
     task: {
-      instance: entry.id, kind: plugin.kind, pluginName: plugin.name, pluginDir: plugin.dir, entryPath: plugin.entryPath,
-      capabilities: plugin.manifest.capabilities, requiredMethods: [...METHODS[plugin.kind].required],
-      config: planned.config, configDir: config.dir, grants: planned.grants, aliases: authoringAliases(), jitiCacheDir: jitiCacheDir(),
+      instance: entry.id,
+      kind: plugin.kind,
+      pluginName: plugin.name,
+      pluginDir: plugin.dir,
+      entryPath: plugin.entryPath,
+      capabilities: plugin.manifest.capabilities,
+      requiredMethods: [...METHODS[plugin.kind].required],
+      config: planned.config,
+      configDir: config.dir,
+      grants: planned.grants,
+      aliases: authoringAliases(),
+      jitiCacheDir: jitiCacheDir(),
     },
     env: workerEnv,
     isolation: planned.isolation,
@@ -71,7 +92,8 @@ export async function startInstance(entry: InstanceEntry, host: Host, registry: 
     startTimeoutMs: opts.startTimeoutMs ?? 30_000,
     graceMs: opts.graceMs ?? 2_000,
     onLog: (msg) => {
-      if (msg.level === "warn" || msg.level === "error" || msg.level === "fatal") entry.lastWarning = describeLog(msg.msg, msg.data);
+      if (msg.level === "warn" || msg.level === "error" || msg.level === "fatal")
+        entry.lastWarning = describeLog(msg.msg, msg.data);
       const asked = clientRequestCounts(msg.data);
       if (asked) entry.clientRequests = asked;
       log[msg.level](msg.data ?? {}, msg.msg);
@@ -80,14 +102,20 @@ export async function startInstance(entry: InstanceEntry, host: Host, registry: 
     onSecrets: (values) => host.scrubber.addAll(values.filter((v) => operatorValues.has(v))),
     onGrantCall: (msg) => {
       if (!planned.grants.includes(msg.target)) {
-        return Promise.reject(pbError("PB_ERR_GRANT_DENIED", `${entry.id} may not call "${msg.target}".`, { instance: entry.id, target: msg.target }));
+        return Promise.reject(
+          pbError("PB_ERR_GRANT_DENIED", `${entry.id} may not call "${msg.target}".`, {
+            instance: entry.id,
+            target: msg.target,
+          }),
+        );
       }
       return host.invoke(registry.get(msg.target), msg.method, msg.args);
     },
     onResourceUpdated: (uri) => host.resourceUpdated(entry.id, uri),
     onStateChange: (state, reason) => {
       if (state === "restarting") entry.restarts = (entry.restarts ?? 0) + 1;
-      if (state === "restarting" || state === "failed") log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);
+      if (state === "restarting" || state === "failed")
+        log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);
       // After boot the report follows the worker: an open circuit is "failed" until the host restarts.
       if (state === "failed" && reason?.code === "PB_ERR_CIRCUIT_OPEN") {
         entry.state = "failed";
@@ -107,9 +135,16 @@ export async function startInstance(entry: InstanceEntry, host: Host, registry: 
 function withConfigPointers(wire: WireError, planned: PlannedInstance, file: string | null): WireError {
   const issues = wire.data.issues as { field: string; message: string }[] | undefined;
   if (wire.code !== "PB_ERR_INSTANCE_CONFIG_INVALID" || !Array.isArray(issues)) return wire;
-  const pointed = issues.map((i) => ({ ...i, pointer: `${planned.pointer}/config${i.field ? "/" + i.field.split(".").join("/") : ""}` }));
+  const pointed = issues.map((i) => ({
+    ...i,
+    pointer: `${planned.pointer}/config${i.field ? "/" + i.field.split(".").join("/") : ""}`,
+  }));
   const lines = pointed.map((i) => `${i.pointer}: ${i.message}`);
-  return { ...wire, message: `${planned.id} (plugin "${planned.pluginInfo.name}"): config does not match the plugin's schema:\n  ${lines.join("\n  ")}`, data: { ...wire.data, issues: pointed, file } };
+  return {
+    ...wire,
+    message: `${planned.id} (plugin "${planned.pluginInfo.name}"): config does not match the plugin's schema:\n  ${lines.join("\n  ")}`,
+    data: { ...wire.data, issues: pointed, file },
+  };
 }
 
 /** "message (error: ...)" from a plugin's log line, for a health failure's explanation. */

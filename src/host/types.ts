@@ -4,7 +4,13 @@
  */
 import type { WireError } from "../errors.js";
 import type { Section } from "../contract/kinds.js";
-import type { AgentConnector, AgentResponse, DeliveryReceipt, OutgoingPayload, RequestResponseOpts } from "../contract/types.js";
+import type {
+  AgentConnector,
+  AgentResponse,
+  DeliveryReceipt,
+  OutgoingPayload,
+  RequestResponseOpts,
+} from "../contract/types.js";
 import type { ProgressUpdate } from "../rpc/client.js";
 import type { InstanceState } from "../registry/registry.js";
 
@@ -68,7 +74,11 @@ export interface BootReport {
 }
 
 /** A connector proxy: contract methods (optional ones included) become calls through the boundary. */
-export type Remote<T> = { [K in keyof T as K extends "close" ? never : K]-?: NonNullable<T[K]> extends (...a: infer A) => Promise<infer R> ? (...a: A) => Promise<R> : never };
+export type Remote<T> = {
+  [K in keyof T as K extends "close" ? never : K]-?: NonNullable<T[K]> extends (...a: infer A) => Promise<infer R>
+    ? (...a: A) => Promise<R>
+    : never;
+};
 
 /** The agent proxy takes payloads whose meta the host completes (callers never construct DeliveryMeta). */
 export type AgentClient = Omit<Remote<AgentConnector>, "deliver" | "request_response"> & {

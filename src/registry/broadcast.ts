@@ -26,35 +26,63 @@ export interface BroadcastResult {
   unreachable: { instance: string; error: WireError }[];
 }
 
-export type BroadcastInvoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs?: number }, hostMeta?: HostMeta) => Promise<unknown>;
+export type BroadcastInvoke = (
+  entry: InstanceEntry,
+  method: string,
+  args: unknown[],
+  opts: { timeoutMs?: number },
+  hostMeta?: HostMeta,
+) => Promise<unknown>;
 
-export async function broadcast(entries: InstanceEntry[], invoke: BroadcastInvoke, agentId: string, payload: unknown, timeoutMs?: number): Promise<BroadcastResult> {
-  const connectors = entries.filter((e) => e.section === "agentConnectors" && e.worker !== null && (e.state === "ready" || e.state === "degraded") && e.error === null);
+export async function broadcast(
+  entries: InstanceEntry[],
+  invoke: BroadcastInvoke,
+  agentId: string,
+  payload: unknown,
+  timeoutMs?: number,
+): Promise<BroadcastResult> {
+  const connectors = entries.filter(
+    (e) =>
+      e.section === "agentConnectors" &&
+      e.worker !== null &&
+      (e.state === "ready" || e.state === "degraded") &&
+      e.error === null,
+  );
   const unreachable: BroadcastResult["unreachable"] = [];
-  const listed = await Promise.all(connectors.map(async (e) => {
-    try {
-      const agents = (await invoke(e, "list_agents", [], { timeoutMs })) as { agent_id: string }[];
-      return agents.some((a) => a.agent_id === agentId) ? e : null;
-    } catch (err) {
-      unreachable.push({ instance: e.id, error: toWire(err) });
-      return null;
-    }
-  }));
+  const listed = await Promise.all(
+    connectors.map(async (e) => {
+      try {
+        const agents = (await invoke(e, "list_agents", [], { timeoutMs })) as { agent_id: string }[];
+        return agents.some((a) => a.agent_id === agentId) ? e : null;
+      } catch (err) {
+        unreachable.push({ instance: e.id, error: toWire(err) });
+        return null;
+      }
+    }),
+  );
   const targets = listed.filter((e): e is InstanceEntry => e !== null);
   if (targets.length === 0) {
-    throw pbError("PB_ERR_AGENT_NOT_FOUND", `No agent connector lists agent "${agentId}" (asked: ${connectors.map((e) => e.id).join(", ") || "none running"}${unreachable.length ? `; unreachable: ${unreachable.map((u) => u.instance).join(", ")}` : ""}).`, {
-      agent_id: agentId, asked: connectors.map((e) => e.id), unreachable,
-    });
+    throw pbError(
+      "PB_ERR_AGENT_NOT_FOUND",
+      `No agent connector lists agent "${agentId}" (asked: ${connectors.map((e) => e.id).join(", ") || "none running"}${unreachable.length ? `; unreachable: ${unreachable.map((u) => u.instance).join(", ")}` : ""}).`,
+      {
+        agent_id: agentId,
+        asked: connectors.map((e) => e.id),
+        unreachable,
+      },
+    );
   }
   // Taken once, after discovery: every branch carries the same emit clock and id.
   const meta: HostMeta = { dispatch_id: randomUUID(), sent_at: Date.now() };
-  const deliveries = await Promise.all(targets.map(async (e): Promise<BroadcastBranch> => {
-    try {
-      const receipt = (await invoke(e, "deliver", [agentId, payload], { timeoutMs }, meta)) as DeliveryReceipt;
-      return { instance: e.id, ok: true, receipt };
-    } catch (err) {
-      return { instance: e.id, ok: false, error: toWire(err) };
-    }
-  }));
+  const deliveries = await Promise.all(
+    targets.map(async (e): Promise<BroadcastBranch> => {
+      try {
+        const receipt = (await invoke(e, "deliver", [agentId, payload], { timeoutMs }, meta)) as DeliveryReceipt;
+        return { instance: e.id, ok: true, receipt };
+      } catch (err) {
+        return { instance: e.id, ok: false, error: toWire(err) };
+      }
+    }),
+  );
   return { agent_id: agentId, ...meta, deliveries, unreachable };
 }

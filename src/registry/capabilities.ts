@@ -35,29 +35,52 @@ export interface InstanceCapabilities extends Partial<StaticCapabilities> {
 /** What `patchbay list` shows for an instance without starting it: the plugin's declarations only. */
 export function describeUnstarted(
   inst: { id: string; section: Section; name: string; required: boolean; allowedTools: readonly string[] | null },
-  plugin: DiscoveredPlugin | null, aliases: string[], error: WireError | null,
+  plugin: DiscoveredPlugin | null,
+  aliases: string[],
+  error: WireError | null,
 ): InstanceCapabilities {
   const out: InstanceCapabilities = {
-    id: inst.id, section: inst.section, name: inst.name, aliases, required: inst.required,
+    id: inst.id,
+    section: inst.section,
+    name: inst.name,
+    aliases,
+    required: inst.required,
     ...(plugin ? describePlugin(plugin, inst.allowedTools) : {}),
-    state: "not-started", healthMs: null, error,
+    state: "not-started",
+    healthMs: null,
+    error,
   };
   if (out.kind === "mcp") out.tools = null;
   if (out.kind === "agent") out.agents = null;
   return out;
 }
 
-export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs?: number }) => Promise<unknown>;
+export type Invoke = (
+  entry: InstanceEntry,
+  method: string,
+  args: unknown[],
+  opts: { timeoutMs?: number },
+) => Promise<unknown>;
 
-export async function describeInstances(entries: InstanceEntry[], aliasesOf: (id: string) => string[], invoke: Invoke): Promise<InstanceCapabilities[]> {
+export async function describeInstances(
+  entries: InstanceEntry[],
+  aliasesOf: (id: string) => string[],
+  invoke: Invoke,
+): Promise<InstanceCapabilities[]> {
   return Promise.all(entries.map((e) => describeOne(e, aliasesOf(e.id), invoke)));
 }
 
 async function describeOne(e: InstanceEntry, aliases: string[], invoke: Invoke): Promise<InstanceCapabilities> {
   const out: InstanceCapabilities = {
-    id: e.id, section: e.section, name: e.name, aliases, required: e.required,
+    id: e.id,
+    section: e.section,
+    name: e.name,
+    aliases,
+    required: e.required,
     ...(e.planned ? describePlugin(e.planned.pluginInfo, e.planned.allowedTools) : {}),
-    state: e.state, healthMs: e.healthMs, error: e.error,
+    state: e.state,
+    healthMs: e.healthMs,
+    error: e.error,
   };
   const live = e.worker !== null && (e.state === "ready" || e.state === "degraded") && e.error === null;
   const timeoutMs = e.planned?.healthTimeoutMs;
@@ -79,7 +102,9 @@ async function describeOne(e: InstanceEntry, aliases: string[], invoke: Invoke):
     out.agents = null;
     if (live) {
       try {
-        out.agents = ((await invoke(e, "list_agents", [], { timeoutMs })) as { agent_id: string }[]).map((a) => a.agent_id);
+        out.agents = ((await invoke(e, "list_agents", [], { timeoutMs })) as { agent_id: string }[]).map(
+          (a) => a.agent_id,
+        );
       } catch (err) {
         out.error = toWire(err);
       }

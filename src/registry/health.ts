@@ -9,14 +9,25 @@ import type { InstanceEntry } from "./registry.js";
 export { checkOne as checkHealth };
 
 /** How the pass calls an instance: through the same guard and deadline as every other call. */
-export type Invoke = (entry: InstanceEntry, method: string, args: unknown[], opts: { timeoutMs: number }) => Promise<unknown>;
+export type Invoke = (
+  entry: InstanceEntry,
+  method: string,
+  args: unknown[],
+  opts: { timeoutMs: number },
+) => Promise<unknown>;
 
 /** `onChecked` hears each instance as its check ends (boot's progress lines), in the order they end. */
-export async function runHealthPass(entries: InstanceEntry[], invoke: Invoke, onChecked?: (entry: InstanceEntry) => void): Promise<void> {
-  await Promise.all(entries.map(async (e) => {
-    await checkOne(e, invoke);
-    onChecked?.(e);
-  }));
+export async function runHealthPass(
+  entries: InstanceEntry[],
+  invoke: Invoke,
+  onChecked?: (entry: InstanceEntry) => void,
+): Promise<void> {
+  await Promise.all(
+    entries.map(async (e) => {
+      await checkOne(e, invoke);
+      onChecked?.(e);
+    }),
+  );
 }
 
 async function checkOne(entry: InstanceEntry, invoke: Invoke): Promise<void> {
@@ -30,13 +41,34 @@ async function checkOne(entry: InstanceEntry, invoke: Invoke): Promise<void> {
       entry.error = null;
       return;
     }
-    entry.error = toWire(pbError("PB_ERR_HEALTH_FAILED", `${entry.id} (plugin "${entry.plugin}"): health_check() returned false${entry.lastWarning ? `; the plugin logged: ${entry.lastWarning}` : "."}`, { instance: entry.id, plugin: entry.plugin }, healthHint(entry)));
+    entry.error = toWire(
+      pbError(
+        "PB_ERR_HEALTH_FAILED",
+        `${entry.id} (plugin "${entry.plugin}"): health_check() returned false${entry.lastWarning ? `; the plugin logged: ${entry.lastWarning}` : "."}`,
+        { instance: entry.id, plugin: entry.plugin },
+        healthHint(entry),
+      ),
+    );
   } catch (err) {
     entry.healthMs = Math.round(performance.now() - started);
     const wire = toWire(err);
-    entry.error = wire.code === "PB_ERR_CALL_TIMEOUT"
-      ? toWire(pbError("PB_ERR_HEALTH_TIMEOUT", `${entry.id} (plugin "${entry.plugin}"): health_check() did not answer within ${timeoutMs} ms.`, { instance: entry.id, plugin: entry.plugin, timeout_ms: timeoutMs }))
-      : toWire(pbError("PB_ERR_HEALTH_FAILED", `${entry.id} (plugin "${entry.plugin}"): health_check() failed: ${wire.message}`, { instance: entry.id, plugin: entry.plugin, cause: wire.code }, healthHint(entry)));
+    entry.error =
+      wire.code === "PB_ERR_CALL_TIMEOUT"
+        ? toWire(
+            pbError(
+              "PB_ERR_HEALTH_TIMEOUT",
+              `${entry.id} (plugin "${entry.plugin}"): health_check() did not answer within ${timeoutMs} ms.`,
+              { instance: entry.id, plugin: entry.plugin, timeout_ms: timeoutMs },
+            ),
+          )
+        : toWire(
+            pbError(
+              "PB_ERR_HEALTH_FAILED",
+              `${entry.id} (plugin "${entry.plugin}"): health_check() failed: ${wire.message}`,
+              { instance: entry.id, plugin: entry.plugin, cause: wire.code },
+              healthHint(entry),
+            ),
+          );
   }
   entry.state = "failed";
 }

@@ -44,7 +44,7 @@ export class LiveHealth {
       ids.add(e.id);
       if (!this.timers.has(e.id)) this.schedule(e.id, e.planned.healthIntervalMs);
     }
-    for (const [id, t] of this.timers) if (!ids.has(id)) (clearTimeout(t), this.timers.delete(id));
+    for (const [id, t] of this.timers) if (!ids.has(id)) clearTimeout(t), this.timers.delete(id);
   }
 
   stop(): void {
@@ -72,12 +72,14 @@ export class LiveHealth {
 
   private schedule(id: string, ms: number): void {
     const timer = setTimeout(() => {
-      void this.checkNow(id).catch(() => undefined).finally(() => {
-        if (this.stopped || !this.timers.has(id)) return;
-        const entry = this.opts.entries().find((e) => e.id === id);
-        if (entry?.planned) this.schedule(id, entry.planned.healthIntervalMs);
-        else this.timers.delete(id);
-      });
+      void this.checkNow(id)
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.stopped || !this.timers.has(id)) return;
+          const entry = this.opts.entries().find((e) => e.id === id);
+          if (entry?.planned) this.schedule(id, entry.planned.healthIntervalMs);
+          else this.timers.delete(id);
+        });
     }, ms);
     timer.unref();
     this.timers.set(id, timer);

@@ -69,9 +69,12 @@ export class ReceiptLog {
   /** Oldest first; copies, so a caller cannot edit the log. */
   list(filter: ReceiptFilter = {}): DeliveryRecord[] {
     return this.records
-      .filter((r) => (filter.instance === undefined || r.instance === filter.instance)
-        && (filter.agent_id === undefined || r.agent_id === filter.agent_id)
-        && (filter.dispatch_id === undefined || r.dispatch_id === filter.dispatch_id))
+      .filter(
+        (r) =>
+          (filter.instance === undefined || r.instance === filter.instance) &&
+          (filter.agent_id === undefined || r.agent_id === filter.agent_id) &&
+          (filter.dispatch_id === undefined || r.dispatch_id === filter.dispatch_id),
+      )
       .map((r) => ({ ...r, error: r.error && { ...r.error } }));
   }
 }

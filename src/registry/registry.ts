@@ -64,7 +64,9 @@ export class Registry {
   }
 
   aliasesOf(id: string): string[] {
-    return Object.entries(this.aliases).filter(([, to]) => to === id).map(([from]) => from);
+    return Object.entries(this.aliases)
+      .filter(([, to]) => to === id)
+      .map(([from]) => from);
   }
 
   /** Finds "section/name" (following aliases) or throws PB_ERR_INSTANCE_NOT_FOUND listing what exists. */
@@ -74,6 +76,10 @@ export class Registry {
     if (entry) return entry;
     const section = id.split("/")[0];
     const known = [...this.entries.keys(), ...Object.keys(this.aliases)].filter((k) => k.startsWith(section + "/"));
-    throw pbError("PB_ERR_INSTANCE_NOT_FOUND", `No instance "${id}". ${known.length ? `Instances in ${section}: ${known.join(", ")}.` : `Known instances: ${[...this.entries.keys()].join(", ") || "none"}.`}`, { instance: id, known });
+    throw pbError(
+      "PB_ERR_INSTANCE_NOT_FOUND",
+      `No instance "${id}". ${known.length ? `Instances in ${section}: ${known.join(", ")}.` : `Known instances: ${[...this.entries.keys()].join(", ") || "none"}.`}`,
+      { instance: id, known },
+    );
   }
 }

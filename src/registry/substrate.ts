@@ -21,7 +21,10 @@ export function watchSubstrate<T>(entry: InstanceEntry, call: Promise<T>): Promi
       return value;
     },
     (err: unknown) => {
-      if ((err as { code?: unknown } | null)?.code === DOWN && (entry.state === "ready" || entry.state === "degraded")) {
+      if (
+        (err as { code?: unknown } | null)?.code === DOWN &&
+        (entry.state === "ready" || entry.state === "degraded")
+      ) {
         entry.state = "degraded";
         entry.error = toWire(err);
       }

@@ -19,7 +19,11 @@ export interface TrustWarning {
 
 export function trustWarnings(config: ResolvedConfig, discovery: Discovery): TrustWarning[] {
   const secrets = new Set(config.secrets);
-  const holders = config.instances.filter((i) => [...operatorStrings(i.config)].some((v) => secrets.has(v) || config.secrets.some((s) => v.includes(s)))).map((i) => i.id);
+  const holders = config.instances
+    .filter((i) =>
+      [...operatorStrings(i.config)].some((v) => secrets.has(v) || config.secrets.some((s) => v.includes(s))),
+    )
+    .map((i) => i.id);
   if (holders.length === 0) return [];
   const trusted = new Set(config.trust);
   const out: TrustWarning[] = [];
@@ -30,7 +34,9 @@ export function trustWarnings(config: ResolvedConfig, discovery: Discovery): Tru
     const neighbours = holders.filter((h) => h !== inst.id);
     if (neighbours.length === 0) continue;
     out.push({
-      instance: inst.id, plugin: inst.plugin, neighbours,
+      instance: inst.id,
+      plugin: inst.plugin,
+      neighbours,
       message: `${inst.id} runs plugin "${inst.plugin}" (not bundled, not in "trust") as a thread inside the host, next to instances holding secrets (${neighbours.join(", ")}); a thread can read them. If you trust it, add "trust": ["${inst.plugin}"] to connectors.json; otherwise set "isolation": "sandbox" on ${inst.id}.`,
     });
   }

@@ -7,7 +7,14 @@
 import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, WorkerToHost } from "../contract/rpc.js";
-import { checkBatch, checkBatchEntry, checkResultValue, checkWorkerMessage, isBatch, isWireError } from "../contract/rpc-check.js";
+import {
+  checkBatch,
+  checkBatchEntry,
+  checkResultValue,
+  checkWorkerMessage,
+  isBatch,
+  isWireError,
+} from "../contract/rpc-check.js";
 import { DeadlineWheel } from "./deadlines.js";
 import { CallOutbox } from "./outbox.js";
 
@@ -85,9 +92,15 @@ export class RpcClient {
   droppedUpdates = 0;
   private updates = { windowStart: 0, inWindow: 0, dropped: 0 };
 
-  constructor(private readonly transport: RpcTransport, private readonly opts: RpcClientOptions) {
+  constructor(
+    private readonly transport: RpcTransport,
+    private readonly opts: RpcClientOptions,
+  ) {
     this.wheel = new DeadlineWheel(this.pending, (id) => this.expire(id));
-    this.outbox = new CallOutbox((msg) => transport.post(msg), (msg, err) => this.unsendable(msg, err));
+    this.outbox = new CallOutbox(
+      (msg) => transport.post(msg),
+      (msg, err) => this.unsendable(msg, err),
+    );
     transport.onMessage((raw: unknown) => {
       if (!isBatch(raw)) return this.receive(raw, false);
       // A batch: its envelope first, then each entry exactly as a lone message would be.
@@ -114,12 +127,31 @@ export class RpcClient {
         const checked = checkResultValue(msg.value, transport.sharedMemory === true);
         if (checked.ok) return this.settle(msg.id, true, checked.value);
         const method = this.pending.get(msg.id)?.method ?? "a method";
-        return this.settle(msg.id, false, undefined, undefined, pbError(checked.code, `${opts.instance}.${method}(): the result ${checked.why}, which JSON cannot carry.`, { instance: opts.instance, method }));
+        return this.settle(
+          msg.id,
+          false,
+          undefined,
+          undefined,
+          pbError(checked.code, `${opts.instance}.${method}(): the result ${checked.why}, which JSON cannot carry.`, {
+            instance: opts.instance,
+            method,
+          }),
+        );
       }
       if (isWireError(msg.error)) return this.settle(msg.id, false, undefined, msg.error);
       // The call still settles (never a hang), as the plugin breaking its contract.
       opts.onMalformed(`a failed result for call ${msg.id} without a valid error`);
-      this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_VIOLATION", `${opts.instance}: the plugin sent a failed result without a valid error.`, { instance: opts.instance }));
+      this.settle(
+        msg.id,
+        false,
+        undefined,
+        undefined,
+        pbError(
+          "PB_ERR_CONTRACT_VIOLATION",
+          `${opts.instance}: the plugin sent a failed result without a valid error.`,
+          { instance: opts.instance },
+        ),
+      );
     } catch (err) {
       this.malformed(`handling its message threw: ${(err as Error)?.message ?? String(err)}`);
     }
@@ -138,7 +170,13 @@ export class RpcClient {
     return this.pending.size;
   }
 
-  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<unknown> {
+  call(
+    method: string,
+    args: unknown[],
+    timeoutMs: number,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     if (this.closedError) return Promise.reject(this.closedError);
     if (signal?.aborted) return Promise.reject(this.cancelledError(method));
     const id = this.nextId++;
@@ -171,7 +209,17 @@ export class RpcClient {
 
   /** A call whose arguments structured clone cannot carry fails alone, as it did when post threw inside call(). */
   private unsendable(msg: CallMessage, err: unknown): void {
-    this.settle(msg.id, false, undefined, undefined, pbError("PB_ERR_CONTRACT_ARGS", `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ${(err as Error)?.message ?? String(err)}`, { instance: this.opts.instance, method: msg.method }));
+    this.settle(
+      msg.id,
+      false,
+      undefined,
+      undefined,
+      pbError(
+        "PB_ERR_CONTRACT_ARGS",
+        `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ${(err as Error)?.message ?? String(err)}`,
+        { instance: this.opts.instance, method: msg.method },
+      ),
+    );
   }
 
   /** Rejects every pending call with `err` and refuses new ones. */
@@ -205,14 +253,25 @@ export class RpcClient {
     const u = this.updates;
     const now = Date.now();
     if (now - u.windowStart >= RESOURCE_UPDATE_WINDOW_MS) {
-      if (u.dropped > 0) this.opts.onMessage({ t: "log", level: "warn", msg: `${u.dropped} resource updates dropped: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms`, data: { dropped: u.dropped } });
+      if (u.dropped > 0)
+        this.opts.onMessage({
+          t: "log",
+          level: "warn",
+          msg: `${u.dropped} resource updates dropped: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms`,
+          data: { dropped: u.dropped },
+        });
       u.windowStart = now;
       u.inWindow = 0;
       u.dropped = 0;
     }
     if (++u.inWindow > RESOURCE_UPDATES_PER_WINDOW) {
       this.droppedUpdates++;
-      if (u.dropped++ === 0) this.opts.onMessage({ t: "log", level: "warn", msg: `dropping resource updates: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms` });
+      if (u.dropped++ === 0)
+        this.opts.onMessage({
+          t: "log",
+          level: "warn",
+          msg: `dropping resource updates: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms`,
+        });
       return;
     }
     this.opts.onMessage(msg);
@@ -221,11 +280,22 @@ export class RpcClient {
   private expire(id: number): void {
     const p = this.pending.get(id);
     if (!p) return;
-    this.abandon(id, pbError("PB_ERR_CALL_TIMEOUT", `${this.opts.instance}.${p.method}() did not finish within ${p.timeoutMs} ms.`, { instance: this.opts.instance, method: p.method, timeout_ms: p.timeoutMs }), `deadline of ${p.timeoutMs} ms passed`);
+    this.abandon(
+      id,
+      pbError("PB_ERR_CALL_TIMEOUT", `${this.opts.instance}.${p.method}() did not finish within ${p.timeoutMs} ms.`, {
+        instance: this.opts.instance,
+        method: p.method,
+        timeout_ms: p.timeoutMs,
+      }),
+      `deadline of ${p.timeoutMs} ms passed`,
+    );
   }
 
   private cancelledError(method: string): PatchbayError {
-    return pbError("PB_ERR_CALL_CANCELLED", `${this.opts.instance}.${method}() was cancelled by its caller.`, { instance: this.opts.instance, method });
+    return pbError("PB_ERR_CALL_CANCELLED", `${this.opts.instance}.${method}() was cancelled by its caller.`, {
+      instance: this.opts.instance,
+      method,
+    });
   }
 
   /**

@@ -26,13 +26,16 @@ export class CallOutbox {
     private readonly post: (msg: HostToWorker) => void,
     unsendable: (msg: CallMessage, err: unknown) => void,
   ) {
-    this.batch = new TurnBatch<CallMessage>((msgs) => post({ t: "batch", msgs }), (msg) => {
-      try {
-        post(msg);
-      } catch (err) {
-        unsendable(msg, err);
-      }
-    });
+    this.batch = new TurnBatch<CallMessage>(
+      (msgs) => post({ t: "batch", msgs }),
+      (msg) => {
+        try {
+          post(msg);
+        } catch (err) {
+          unsendable(msg, err);
+        }
+      },
+    );
   }
 
   call(msg: CallMessage): void {

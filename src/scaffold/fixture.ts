@@ -15,7 +15,16 @@ import { pbError } from "../errors.js";
 export const FIXTURE_FILE = "test.config.json";
 
 /** The keys test.config.json may hold: exactly the kit options that are plain JSON. */
-const KIT_KEYS = ["config", "invalidConfig", "invalidConfigReason", "timeoutMs", "healthTimeoutMs", "mcp", "agent", "localModel"];
+const KIT_KEYS = [
+  "config",
+  "invalidConfig",
+  "invalidConfigReason",
+  "timeoutMs",
+  "healthTimeoutMs",
+  "mcp",
+  "agent",
+  "localModel",
+];
 const ADAPTER_KEYS = ["config", "clientVersionOutput", "fixtures"];
 
 export interface TestFixture {
@@ -43,8 +52,12 @@ export function readTestFixture(pluginDir: string, kind: string): TestFixture | 
   if (!isObject(raw)) return fail("must be a JSON object");
   const keys = kind === "adapter" ? ADAPTER_KEYS : KIT_KEYS;
   const unknown = Object.keys(raw).filter((k) => k !== "$schema" && !keys.includes(k));
-  if (unknown.length > 0) fail(`unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")} (a ${kind} fixture may hold ${keys.join(", ")})`);
-  if (raw.config !== undefined && !isObject(raw.config)) fail('"config" must be an object: a config the plugin accepts, with a healthy substrate');
+  if (unknown.length > 0)
+    fail(
+      `unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")} (a ${kind} fixture may hold ${keys.join(", ")})`,
+    );
+  if (raw.config !== undefined && !isObject(raw.config))
+    fail('"config" must be an object: a config the plugin accepts, with a healthy substrate');
   if (kind === "adapter") checkAdapter(raw, fail);
   else checkKit(raw, fail);
   const { $schema: _schema, config, ...options } = raw;
@@ -52,11 +65,16 @@ export function readTestFixture(pluginDir: string, kind: string): TestFixture | 
 }
 
 function checkKit(raw: Record<string, unknown>, fail: (message: string) => never): void {
-  if (!("invalidConfig" in raw)) fail('"invalidConfig" is missing: a config the schema accepts whose substrate is broken, or null with "invalidConfigReason"');
+  if (!("invalidConfig" in raw))
+    fail(
+      '"invalidConfig" is missing: a config the schema accepts whose substrate is broken, or null with "invalidConfigReason"',
+    );
   if (raw.invalidConfig !== null && !isObject(raw.invalidConfig)) fail('"invalidConfig" must be an object or null');
-  if (raw.invalidConfig === null && typeof raw.invalidConfigReason !== "string") fail('"invalidConfig" is null, so "invalidConfigReason" must say why the plugin has no substrate to break');
+  if (raw.invalidConfig === null && typeof raw.invalidConfigReason !== "string")
+    fail('"invalidConfig" is null, so "invalidConfigReason" must say why the plugin has no substrate to break');
   for (const key of ["timeoutMs", "healthTimeoutMs"]) {
-    if (raw[key] !== undefined && !(Number.isInteger(raw[key]) && (raw[key] as number) > 0)) fail(`"${key}" must be a positive integer`);
+    if (raw[key] !== undefined && !(Number.isInteger(raw[key]) && (raw[key] as number) > 0))
+      fail(`"${key}" must be a positive integer`);
   }
   for (const key of ["mcp", "agent", "localModel"]) {
     if (raw[key] !== undefined && !isObject(raw[key])) fail(`"${key}" must be an object`);
@@ -64,6 +82,7 @@ function checkKit(raw: Record<string, unknown>, fail: (message: string) => never
 }
 
 function checkAdapter(raw: Record<string, unknown>, fail: (message: string) => never): void {
-  if (raw.clientVersionOutput !== undefined && typeof raw.clientVersionOutput !== "string") fail('"clientVersionOutput" must be a string');
+  if (raw.clientVersionOutput !== undefined && typeof raw.clientVersionOutput !== "string")
+    fail('"clientVersionOutput" must be a string');
   if (raw.fixtures !== undefined && !Array.isArray(raw.fixtures)) fail('"fixtures" must be an array');
 }

@@ -15,7 +15,8 @@ export function pluginNameProblem(name: string): string | null {
   if (name.length === 0) return "is empty";
   if (/[\\/]/.test(name)) return "contains a path separator (pass the parent folder with --dir instead)";
   if (name.length > MAX_PLUGIN_NAME) return `is longer than ${MAX_PLUGIN_NAME} characters`;
-  if (!ID.test(name)) return "must start with a lower-case letter and use only lower-case letters, digits, '.', '_' and '-'";
+  if (!ID.test(name))
+    return "must start with a lower-case letter and use only lower-case letters, digits, '.', '_' and '-'";
   if (/[._-]$/.test(name)) return "must end with a letter or digit";
   if (/[._-]{2}/.test(name)) return "must not contain two punctuation characters in a row";
   // The host's own rule (reserved device names and the like) applies on top.

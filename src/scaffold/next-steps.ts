@@ -35,7 +35,10 @@ export function scannedDirs(cwd: string, env: Record<string, string | undefined>
     const { file } = resolveConfigPath({ cwd, env });
     const base = path.dirname(file);
     const raw = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, "")) as { plugins?: unknown };
-    const listed = Array.isArray(raw.plugins) && raw.plugins.every((d) => typeof d === "string") ? (raw.plugins as string[]) : DEFAULT_PLUGIN_DIRS;
+    const listed =
+      Array.isArray(raw.plugins) && raw.plugins.every((d) => typeof d === "string")
+        ? (raw.plugins as string[])
+        : DEFAULT_PLUGIN_DIRS;
     return { base, dirs: listed.map((d) => path.resolve(base, d)) };
   } catch {
     return { base: cwd, dirs: DEFAULT_PLUGIN_DIRS.map((d) => path.resolve(cwd, d)) };

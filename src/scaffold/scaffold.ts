@@ -7,7 +7,17 @@
  * mkdir (which fails on an existing file, folder or symlink, so two racing runs cannot both
  * win), and a copy that fails half-way removes the folder it created.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  chmodSync,
+} from "node:fs";
 import path from "node:path";
 import { pbError } from "../errors.js";
 import { isKind, KINDS, SECTION_OF_KIND, type Kind, type Section } from "../contract/kinds.js";
@@ -16,7 +26,21 @@ import { packageRoot } from "../paths.js";
 import { assertPluginName } from "./names.js";
 
 /** Files whose text gets placeholders filled; anything else is copied byte for byte. */
-const TEXT_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json", ".md", ".txt", ".yaml", ".yml", ".toml", ".gitignore"]);
+const TEXT_EXTENSIONS = new Set([
+  ".ts",
+  ".mts",
+  ".cts",
+  ".js",
+  ".mjs",
+  ".cjs",
+  ".json",
+  ".md",
+  ".txt",
+  ".yaml",
+  ".yml",
+  ".toml",
+  ".gitignore",
+]);
 /** Never copied: build output and state an author's run of the template may have left behind. */
 const SKIPPED = new Set(["node_modules", "dist", ".patchbay", ".DS_Store"]);
 
@@ -52,8 +76,13 @@ export function scaffoldPlugin(opts: ScaffoldOptions): ScaffoldResult {
   const root = opts.templatesRoot ?? templatesDir();
   const available = templateKinds(root);
   if (!isKind(opts.kind) || !available.includes(opts.kind)) {
-    const known = isKind(opts.kind) ? `Kind "${opts.kind}" has no template in this Patchbay yet` : `Unknown kind ${JSON.stringify(opts.kind)}`;
-    throw pbError("PB_ERR_SCAFFOLD_KIND", `${known}. Kinds with a template: ${available.join(", ")}.`, { kind: opts.kind, kinds: available });
+    const known = isKind(opts.kind)
+      ? `Kind "${opts.kind}" has no template in this Patchbay yet`
+      : `Unknown kind ${JSON.stringify(opts.kind)}`;
+    throw pbError("PB_ERR_SCAFFOLD_KIND", `${known}. Kinds with a template: ${available.join(", ")}.`, {
+      kind: opts.kind,
+      kinds: available,
+    });
   }
   const kind = opts.kind;
   assertPluginName(opts.name);
@@ -65,7 +94,11 @@ export function scaffoldPlugin(opts: ScaffoldOptions): ScaffoldResult {
     mkdirSync(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") {
-      throw pbError("PB_ERR_SCAFFOLD_EXISTS", `${dir} already exists; plugin new never writes into an existing folder.`, { dir, name: opts.name });
+      throw pbError(
+        "PB_ERR_SCAFFOLD_EXISTS",
+        `${dir} already exists; plugin new never writes into an existing folder.`,
+        { dir, name: opts.name },
+      );
     }
     throw err;
   }
@@ -84,7 +117,11 @@ export function scaffoldPlugin(opts: ScaffoldOptions): ScaffoldResult {
 
 /** Every `__KEY__` a template may use. Templates are checked by tests for anything else left over. */
 export function placeholders(kind: Kind, name: string, dir: string): Record<string, string> {
-  const rel = (...to: string[]): string => path.relative(dir, path.join(packageRoot(), ...to)).split(path.sep).join("/");
+  const rel = (...to: string[]): string =>
+    path
+      .relative(dir, path.join(packageRoot(), ...to))
+      .split(path.sep)
+      .join("/");
   const schema = rel("schemas", "plugin.schema.json");
   // The package is patchbay-host, so "patchbay/plugin" cannot resolve by name from node_modules:
   // the folder's tsconfig maps it to this Patchbay's types, relative so the project can move.

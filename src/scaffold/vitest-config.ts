@@ -11,15 +11,17 @@ import path from "node:path";
 
 export const VITEST_CONFIG_FILE = "vitest.config.mjs";
 
-const CANDIDATES = ["vitest", "vite"].flatMap((base) => ["ts", "mts", "cts", "js", "mjs", "cjs"].map((ext) => `${base}.config.${ext}`));
+const CANDIDATES = ["vitest", "vite"].flatMap((base) =>
+  ["ts", "mts", "cts", "js", "mjs", "cjs"].map((ext) => `${base}.config.${ext}`),
+);
 
 /** The alias entry, as a user adds it to an existing config's `resolve.alias`. */
 export const VITEST_ALIAS = `{ find: /^patchbay\\/(plugin|adapter|testing)$/, replacement: "patchbay-host/$1" }`;
 
 export function vitestConfigText(): string {
   return [
-    "// Written by `patchbay init`. Plugins import \"patchbay/plugin\", \"patchbay/adapter\" and",
-    "// \"patchbay/testing\"; the npm package is patchbay-host, so vitest maps those names to it.",
+    '// Written by `patchbay init`. Plugins import "patchbay/plugin", "patchbay/adapter" and',
+    '// "patchbay/testing"; the npm package is patchbay-host, so vitest maps those names to it.',
     'import { defineConfig } from "vitest/config";',
     "",
     "export default defineConfig({",
@@ -39,7 +41,8 @@ export type VitestSetup =
 export function vitestSetup(dir: string): VitestSetup {
   for (const name of CANDIDATES) {
     const file = path.join(dir, name);
-    if (existsSync(file)) return { state: readFileSync(file, "utf8").includes("patchbay-host") ? "mapped" : "unmapped", file };
+    if (existsSync(file))
+      return { state: readFileSync(file, "utf8").includes("patchbay-host") ? "mapped" : "unmapped", file };
   }
   return { state: "missing", file: path.join(dir, VITEST_CONFIG_FILE) };
 }
@@ -54,7 +57,9 @@ export function ensureVitestConfig(dir: string): VitestSetup {
 
 /** One line for a project whose vitest cannot resolve "patchbay/testing", or null when it can. */
 export function vitestAdvice(setup: VitestSetup): string | null {
-  if (setup.state === "unmapped") return `${path.basename(setup.file)} does not map "patchbay/*": add ${VITEST_ALIAS} to its resolve.alias so vitest finds patchbay/testing.`;
-  if (setup.state === "missing") return `no vitest config maps "patchbay/*" yet: \`patchbay init\` writes one (${VITEST_CONFIG_FILE}), or add ${VITEST_ALIAS} to your config's resolve.alias.`;
+  if (setup.state === "unmapped")
+    return `${path.basename(setup.file)} does not map "patchbay/*": add ${VITEST_ALIAS} to its resolve.alias so vitest finds patchbay/testing.`;
+  if (setup.state === "missing")
+    return `no vitest config maps "patchbay/*" yet: \`patchbay init\` writes one (${VITEST_CONFIG_FILE}), or add ${VITEST_ALIAS} to your config's resolve.alias.`;
   return null;
 }

@@ -14,7 +14,12 @@ export function expandFsGrants(declared: readonly string[], config: Readonly<Rec
       out.push(entry);
       continue;
     }
-    const value = ref[1].split(".").reduce<unknown>((v, key) => (v && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined), config);
+    const value = ref[1]
+      .split(".")
+      .reduce<unknown>(
+        (v, key) => (v && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined),
+        config,
+      );
     if (typeof value === "string" && value !== "" && !value.startsWith(":")) out.push(value + ref[2]);
   }
   return out;

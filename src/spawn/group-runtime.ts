@@ -83,19 +83,27 @@ export class WorkerGroup {
     let culprit: CulpritMessage | null = null;
     const gen: Generation = { worker, exited: Promise.resolve(), reason: null };
     worker.on("message", (msg: CulpritMessage) => {
-      if (msg?.t === "culprit" && typeof msg.error === "string") culprit = { t: "culprit", instance: typeof msg.instance === "string" ? msg.instance : null, error: msg.error.slice(0, 500) };
+      if (msg?.t === "culprit" && typeof msg.error === "string")
+        culprit = {
+          t: "culprit",
+          instance: typeof msg.instance === "string" ? msg.instance : null,
+          error: msg.error.slice(0, 500),
+        };
     });
     let error: (Error & { code?: string }) | null = null;
     worker.on("error", (err: Error & { code?: string }) => (error = err));
     // The reason is written at 'exit', not at 'error': 'error' can overtake the thread's last
     // message (the culprit), while every message it sent is delivered before 'exit'.
-    gen.exited = new Promise((resolve) => worker.once("exit", (code) => {
-      const who = culprit?.instance ? ` (culprit: ${culprit.instance})` : " (culprit unknown)";
-      if (error) gen.reason = `its group worker "${this.name}" ${error.code === "ERR_WORKER_OUT_OF_MEMORY" ? "ran out of memory" : `died: ${(culprit?.error ?? error.message).split("\n")[0]}`}${who}`;
-      else gen.reason = `its group worker "${this.name}" exited with code ${code}${who}`;
-      if (this.current === gen) this.current = null;
-      setImmediate(resolve);
-    }));
+    gen.exited = new Promise((resolve) =>
+      worker.once("exit", (code) => {
+        const who = culprit?.instance ? ` (culprit: ${culprit.instance})` : " (culprit unknown)";
+        if (error)
+          gen.reason = `its group worker "${this.name}" ${error.code === "ERR_WORKER_OUT_OF_MEMORY" ? "ran out of memory" : `died: ${(culprit?.error ?? error.message).split("\n")[0]}`}${who}`;
+        else gen.reason = `its group worker "${this.name}" exited with code ${code}${who}`;
+        if (this.current === gen) this.current = null;
+        setImmediate(resolve);
+      }),
+    );
     this.current = gen;
     return gen;
   }

@@ -84,13 +84,25 @@ export class InstanceWorker {
     return this.ready;
   }
 
-  call(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<unknown> {
+  call(
+    method: string,
+    args: unknown[],
+    timeoutMs: number,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     // The hot path: a ready worker's call goes straight to its client, with no promise of ours.
     if (this.state === "ready" && this.client) return this.client.call(method, args, timeoutMs, onProgress, signal);
     return this.callWhenReady(method, args, timeoutMs, onProgress, signal);
   }
 
-  private async callWhenReady(method: string, args: unknown[], timeoutMs: number, onProgress?: (update: ProgressUpdate) => void, signal?: AbortSignal): Promise<unknown> {
+  private async callWhenReady(
+    method: string,
+    args: unknown[],
+    timeoutMs: number,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
     if (this.state === "restarting" || this.state === "starting") {
       await withDeadline(this.ready!, deadline, () => this.timeoutError(method, timeoutMs)).catch((err) => {
@@ -107,7 +119,7 @@ export class InstanceWorker {
     this.setState("stopping");
     const client = this.client;
     if (wasRunning && client) {
-      const closed = new Promise<void>((resolve) => this.onClosed = resolve);
+      const closed = new Promise<void>((resolve) => (this.onClosed = resolve));
       client.post({ t: "close" });
       // A worker stuck in a busy loop never answers: give it the same grace as a cancelled call.
       await Promise.race([closed, sleep(Math.min(STOP_TIMEOUT_MS, this.opts.graceMs))]);
@@ -145,20 +157,38 @@ export class InstanceWorker {
       graceMs: this.opts.graceMs,
       onMessage: (msg) => this.onMessage(msg, client, settleStart),
       onMalformed: (why) => this.onMalformed(generation, why, settleStart),
-      onStuck: (method) => void this.crashed(generation, `it did not stop ${method}() within ${this.opts.graceMs} ms of its deadline, so its worker was terminated`),
+      onStuck: (method) =>
+        void this.crashed(
+          generation,
+          `it did not stop ${method}() within ${this.opts.graceMs} ms of its deadline, so its worker was terminated`,
+        ),
       onClose: () => {
         if (this.onClosed) return this.onClosed();
         // Let the runtime learn why (the serve task's rejection, the child's stderr) first.
         void runtime.exitReason().then((why) => {
           const reason = why ?? "its worker exited";
-          settleStart(pbError("PB_ERR_PLUGIN_CRASHED", `${this.instance}: ${reason} before it was ready.`, { instance: this.instance }));
+          settleStart(
+            pbError("PB_ERR_PLUGIN_CRASHED", `${this.instance}: ${reason} before it was ready.`, {
+              instance: this.instance,
+            }),
+          );
           void this.crashed(generation, reason);
         });
       },
     });
     this.client = client;
 
-    const timer = setTimeout(() => settleStart(pbError("PB_ERR_PLUGIN_START_TIMEOUT", `${this.instance}: the plugin was not ready within ${this.opts.startTimeoutMs} ms.`, { instance: this.instance })), this.opts.startTimeoutMs);
+    const timer = setTimeout(
+      () =>
+        settleStart(
+          pbError(
+            "PB_ERR_PLUGIN_START_TIMEOUT",
+            `${this.instance}: the plugin was not ready within ${this.opts.startTimeoutMs} ms.`,
+            { instance: this.instance },
+          ),
+        ),
+      this.opts.startTimeoutMs,
+    );
     try {
       await started;
       if (generation === this.generation && this.state !== "stopping") this.setState("ready");
@@ -181,14 +211,21 @@ export class InstanceWorker {
     if (this.opts.isolation !== "process" && this.opts.isolation !== "sandbox") {
       let junk = 0;
       // Logged like a malformed message (the first few per thread), never acted on: it never reaches tinypool.
-      const onJunk = (msg: string) => void (++junk <= MALFORMED_LIMIT && this.opts.onLog({ t: "log", level: "warn", msg, data: { junk } }));
+      const onJunk = (msg: string) =>
+        void (++junk <= MALFORMED_LIMIT && this.opts.onLog({ t: "log", level: "warn", msg, data: { junk } }));
       return startThread({ task, env, maxMemoryMb, onJunk });
     }
     const child = {
-      task, env, maxMemoryMb, fsPaths: this.opts.fsPaths ?? [],
-      onOutput: (stream: "stdout" | "stderr", line: string) => this.logs.push({ t: "log", level: stream === "stderr" ? "warn" : "info", msg: line, data: { stream } }),
+      task,
+      env,
+      maxMemoryMb,
+      fsPaths: this.opts.fsPaths ?? [],
+      onOutput: (stream: "stdout" | "stderr", line: string) =>
+        this.logs.push({ t: "log", level: stream === "stderr" ? "warn" : "info", msg: line, data: { stream } }),
     };
-    return this.opts.isolation === "sandbox" ? startSandbox({ ...child, net: this.opts.net ?? false }) : startProcess(child);
+    return this.opts.isolation === "sandbox"
+      ? startSandbox({ ...child, net: this.opts.net ?? false })
+      : startProcess(child);
   }
 
   /** A dropped message: logged with the instance's name, counted; too many and the worker is replaced. */
@@ -196,11 +233,19 @@ export class InstanceWorker {
     if (generation !== this.generation) return;
     this.malformed++;
     const n = ++this.malformedNow;
-    if (n <= MALFORMED_LIMIT) this.opts.onLog({ t: "log", level: "warn", msg: `${this.instance}: dropped a malformed message from its worker (${why})`, data: { malformed: n } });
+    if (n <= MALFORMED_LIMIT)
+      this.opts.onLog({
+        t: "log",
+        level: "warn",
+        msg: `${this.instance}: dropped a malformed message from its worker (${why})`,
+        data: { malformed: n },
+      });
     if (n !== MALFORMED_LIMIT) return;
     const reason = `it sent ${n} malformed messages (last: ${why})`;
     if (this.state === "starting") {
-      settleStart(pbError("PB_ERR_PLUGIN_MISBEHAVING", `${this.instance}: ${reason}.`, { instance: this.instance, reason }));
+      settleStart(
+        pbError("PB_ERR_PLUGIN_MISBEHAVING", `${this.instance}: ${reason}.`, { instance: this.instance, reason }),
+      );
       return;
     }
     void this.crashed(generation, reason, "PB_ERR_PLUGIN_MISBEHAVING");
@@ -221,7 +266,16 @@ export class InstanceWorker {
       case "grant-call":
         this.opts.onGrantCall(msg).then(
           (value) => client.post({ t: "grant-result", id: msg.id, ok: true, value }),
-          (err: unknown) => client.post({ t: "grant-result", id: msg.id, ok: false, error: err instanceof PatchbayError ? { code: err.code, message: err.message, hint: err.hint, data: err.data } : { code: "PB_ERR_INTERNAL", message: String(err), hint: "", data: {} } }),
+          (err: unknown) =>
+            client.post({
+              t: "grant-result",
+              id: msg.id,
+              ok: false,
+              error:
+                err instanceof PatchbayError
+                  ? { code: err.code, message: err.message, hint: err.hint, data: err.data }
+                  : { code: "PB_ERR_INTERNAL", message: String(err), hint: "", data: {} },
+            }),
         );
         return;
       case "closed":
@@ -232,7 +286,11 @@ export class InstanceWorker {
   }
 
   /** The worker of `generation` died or was killed: reject its calls at once, then restart or open the circuit. */
-  private async crashed(generation: number, reason: string, code: "PB_ERR_PLUGIN_CRASHED" | "PB_ERR_PLUGIN_MISBEHAVING" = "PB_ERR_PLUGIN_CRASHED"): Promise<void> {
+  private async crashed(
+    generation: number,
+    reason: string,
+    code: "PB_ERR_PLUGIN_CRASHED" | "PB_ERR_PLUGIN_MISBEHAVING" = "PB_ERR_PLUGIN_CRASHED",
+  ): Promise<void> {
     // Only a ready worker "crashes": one that dies while starting fails its start instead, and a
     // worker we are already replacing or stopping reports its exit a second time.
     if (generation !== this.generation || this.state !== "ready") return;
@@ -240,7 +298,11 @@ export class InstanceWorker {
     this.lastError = err;
     const delay = this.policy.recordCrash();
     if (delay === null) {
-      const open = pbError("PB_ERR_CIRCUIT_OPEN", `${this.instance} crashed ${this.policy.recentCrashes} times recently and will not be restarted (last: ${reason}).`, { instance: this.instance, reason });
+      const open = pbError(
+        "PB_ERR_CIRCUIT_OPEN",
+        `${this.instance} crashed ${this.policy.recentCrashes} times recently and will not be restarted (last: ${reason}).`,
+        { instance: this.instance, reason },
+      );
       this.lastError = open;
       this.setState("failed", open);
     } else {
@@ -268,13 +330,21 @@ export class InstanceWorker {
 
   private unavailableError(): PatchbayError {
     if (this.state === "failed" && this.lastError?.code === "PB_ERR_CIRCUIT_OPEN") return this.lastError;
-    if (this.state === "stopped" || this.state === "stopping") return pbError("PB_ERR_HOST_CLOSED", `${this.instance} is stopped.`, { instance: this.instance });
+    if (this.state === "stopped" || this.state === "stopping")
+      return pbError("PB_ERR_HOST_CLOSED", `${this.instance} is stopped.`, { instance: this.instance });
     const why = this.lastError ? ` (${this.lastError.message})` : "";
-    return pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${this.instance} is ${this.state}${why}.`, { instance: this.instance, state: this.state });
+    return pbError("PB_ERR_INSTANCE_UNAVAILABLE", `${this.instance} is ${this.state}${why}.`, {
+      instance: this.instance,
+      state: this.state,
+    });
   }
 
   private timeoutError(method: string, timeoutMs: number): PatchbayError {
-    return pbError("PB_ERR_CALL_TIMEOUT", `${this.instance}.${method}() did not finish within ${timeoutMs} ms (the instance was restarting).`, { instance: this.instance, method, timeout_ms: timeoutMs });
+    return pbError(
+      "PB_ERR_CALL_TIMEOUT",
+      `${this.instance}.${method}() did not finish within ${timeoutMs} ms (the instance was restarting).`,
+      { instance: this.instance, method, timeout_ms: timeoutMs },
+    );
   }
 
   private setState(state: WorkerState, reason?: PatchbayError): void {
@@ -286,6 +356,15 @@ export class InstanceWorker {
 function withDeadline<T>(promise: Promise<T>, deadline: number, onTimeout: () => Error): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(onTimeout()), Math.max(0, deadline - Date.now()));
-    promise.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
   });
 }

@@ -20,7 +20,10 @@ export class LogLimiter {
   private inWindow = 0;
   private droppedInWindow = 0;
 
-  constructor(private readonly emit: (msg: LogMessage) => void, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly emit: (msg: LogMessage) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   push(msg: LogMessage): void {
     const t = this.now();
@@ -29,12 +32,23 @@ export class LogLimiter {
       this.windowStart = t;
       this.inWindow = 0;
       this.droppedInWindow = 0;
-      if (dropped > 0) this.emit({ t: "log", level: "warn", msg: `${dropped} log lines dropped: over ${LOG_LINES_PER_WINDOW} lines per ${LOG_WINDOW_MS} ms`, data: { dropped } });
+      if (dropped > 0)
+        this.emit({
+          t: "log",
+          level: "warn",
+          msg: `${dropped} log lines dropped: over ${LOG_LINES_PER_WINDOW} lines per ${LOG_WINDOW_MS} ms`,
+          data: { dropped },
+        });
     }
     if (++this.inWindow > LOG_LINES_PER_WINDOW) {
       this.dropped++;
       // Say so once, when dropping starts; the count follows when the window ends.
-      if (this.droppedInWindow++ === 0) this.emit({ t: "log", level: "warn", msg: `dropping log lines: over ${LOG_LINES_PER_WINDOW} lines per ${LOG_WINDOW_MS} ms` });
+      if (this.droppedInWindow++ === 0)
+        this.emit({
+          t: "log",
+          level: "warn",
+          msg: `dropping log lines: over ${LOG_LINES_PER_WINDOW} lines per ${LOG_WINDOW_MS} ms`,
+        });
       return;
     }
     this.emit(bound(msg));
@@ -42,7 +56,10 @@ export class LogLimiter {
 }
 
 function bound(msg: LogMessage): LogMessage {
-  const text = msg.msg.length > LOG_MSG_MAX ? `${msg.msg.slice(0, LOG_MSG_MAX)}… (${msg.msg.length - LOG_MSG_MAX} more characters cut)` : msg.msg;
+  const text =
+    msg.msg.length > LOG_MSG_MAX
+      ? `${msg.msg.slice(0, LOG_MSG_MAX)}… (${msg.msg.length - LOG_MSG_MAX} more characters cut)`
+      : msg.msg;
   if (msg.data === undefined) return text === msg.msg ? msg : { ...msg, msg: text };
   let data: Record<string, unknown> = msg.data;
   try {

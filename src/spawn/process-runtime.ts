@@ -122,7 +122,10 @@ export function startProcess(options: ProcessRuntimeOptions): WorkerRuntime {
   return {
     transport,
     // The child's stderr closes when it exits (it may not start processes that could hold it open).
-    exitReason: () => Promise.race([Promise.all([exited, stderrClosed]), sleep(REASON_WAIT_MS)]).then(() => describeExit(exit, spawnError, stderrTail)),
+    exitReason: () =>
+      Promise.race([Promise.all([exited, stderrClosed]), sleep(REASON_WAIT_MS)]).then(() =>
+        describeExit(exit, spawnError, stderrTail),
+      ),
     destroy: kill,
   };
 }
@@ -137,7 +140,9 @@ function processTransport(child: ChildProcess, task: InstanceTask, exited: Promi
   let onMessage: (msg: unknown) => void = () => undefined;
   // Raw and unchecked: RpcClient checks every message before anything reads it.
   child.on("message", (msg: unknown) => onMessage(msg));
-  const disconnected = new Promise<void>((resolve) => (child.connected ? child.once("disconnect", resolve) : resolve()));
+  const disconnected = new Promise<void>((resolve) =>
+    child.connected ? child.once("disconnect", resolve) : resolve(),
+  );
   const closed = exited.then(() => Promise.race([disconnected, sleep(DRAIN_MS)]));
   return {
     post: (msg) => void child.send(msg),
@@ -164,7 +169,11 @@ function ownJitiCache(task: InstanceTask): string | false {
   }
 }
 
-function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | null, spawnError: Error | null, stderr: readonly string[]): string | null {
+function describeExit(
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null,
+  spawnError: Error | null,
+  stderr: readonly string[],
+): string | null {
   if (spawnError) return `its process could not start: ${spawnError.message}`;
   if (stderr.some((l) => l.includes("JavaScript heap out of memory"))) return "its process ran out of memory";
   const fatal = stderr.find((l) => l.startsWith(FATAL_LINE_PREFIX));

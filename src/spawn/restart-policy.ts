@@ -9,7 +9,12 @@ export interface RestartPolicyOptions {
   maxDelayMs: number;
 }
 
-const DEFAULT_RESTART_POLICY: RestartPolicyOptions = Object.freeze({ maxCrashes: 3, windowMs: 5 * 60_000, baseDelayMs: 100, maxDelayMs: 5_000 });
+const DEFAULT_RESTART_POLICY: RestartPolicyOptions = Object.freeze({
+  maxCrashes: 3,
+  windowMs: 5 * 60_000,
+  baseDelayMs: 100,
+  maxDelayMs: 5_000,
+});
 
 export class RestartPolicy {
   private crashes: number[] = [];

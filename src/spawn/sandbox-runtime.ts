@@ -26,7 +26,17 @@ export interface SandboxRuntimeOptions extends Omit<ProcessRuntimeOptions, "wrap
 }
 
 /** What Node itself needs to run, read-only (those that exist on this machine). */
-const SYSTEM_PATHS = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives"];
+const SYSTEM_PATHS = [
+  "/usr",
+  "/lib",
+  "/lib64",
+  "/lib32",
+  "/bin",
+  "/sbin",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/alternatives",
+];
 /** Name resolution, only when the network is granted. */
 const NET_PATHS = ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf"];
 
@@ -51,10 +61,15 @@ function bwrapPath(env: NodeJS.ProcessEnv = process.env): string | null {
 export function sandboxProblem(bwrap = bwrapPath()): string | null {
   if (!bwrap) return "bwrap was not found (PATCHBAY_BWRAP is not set and there is no bwrap on PATH)";
   if (probed.has(bwrap)) return probed.get(bwrap)!;
-  const trial = spawnSync(bwrap, ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"], { encoding: "utf8", timeout: 10_000 });
+  const trial = spawnSync(bwrap, ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   const problem = trial.error
     ? `${bwrap} could not be run: ${trial.error.message}`
-    : trial.status !== 0 ? `${bwrap} cannot create namespaces here: ${(trial.stderr || `exit ${trial.status}`).trim().split("\n")[0]}` : null;
+    : trial.status !== 0
+      ? `${bwrap} cannot create namespaces here: ${(trial.stderr || `exit ${trial.status}`).trim().split("\n")[0]}`
+      : null;
   probed.set(bwrap, problem);
   return problem;
 }
@@ -63,9 +78,19 @@ export function startSandbox(options: SandboxRuntimeOptions): WorkerRuntime {
   const bwrap = bwrapPath();
   const problem = sandboxProblem(bwrap);
   if (problem || !bwrap) {
-    throw pbError("PB_ERR_SANDBOX_UNAVAILABLE", `${options.task.instance} is configured with "isolation": "sandbox", but ${problem}. Install Debian's bubblewrap package (apt-get install bubblewrap); the instance was not started outside the sandbox.`, { instance: options.task.instance, package: "bubblewrap" });
+    throw pbError(
+      "PB_ERR_SANDBOX_UNAVAILABLE",
+      `${options.task.instance} is configured with "isolation": "sandbox", but ${problem}. Install Debian's bubblewrap package (apt-get install bubblewrap); the instance was not started outside the sandbox.`,
+      { instance: options.task.instance, package: "bubblewrap" },
+    );
   }
-  return startProcess({ ...options, wrap: (resolved, nodeArgs) => ({ execPath: bwrap, execArgv: [...sandboxArgs(resolved, options.net), "--", process.execPath, ...nodeArgs] }) });
+  return startProcess({
+    ...options,
+    wrap: (resolved, nodeArgs) => ({
+      execPath: bwrap,
+      execArgv: [...sandboxArgs(resolved, options.net), "--", process.execPath, ...nodeArgs],
+    }),
+  });
 }
 
 /** bwrap's arguments for one child: namespaces, then the mounts, read-only first. */
@@ -82,7 +107,8 @@ function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[] {
   const ro = new Set<string>();
   for (const p of [...SYSTEM_PATHS, ...(net ? NET_PATHS : [])]) if (existsSync(p)) ro.add(p);
   ro.add(realpathSync(process.execPath));
-  for (const p of [opts.task.pluginDir, ...runtimeReadPaths(), path.dirname(processEntryPath())]) if (existsSync(p)) ro.add(realpathSync(p));
+  for (const p of [opts.task.pluginDir, ...runtimeReadPaths(), path.dirname(processEntryPath())])
+    if (existsSync(p)) ro.add(realpathSync(p));
   // The fresh /proc, /dev and /tmp first: a later mount stacks over an earlier one, so a tmpfs on
   // /tmp after the binds would hide a Patchbay or plugin folder that lives under /tmp.
   // Not `--dev /dev`: that also makes /dev/tty, the host's controlling terminal.
@@ -97,7 +123,13 @@ function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[] {
   }
   for (const p of rw) args.push("--bind", p, p);
   // The plugin folder again read-only on top: a declared path above it must not make it writable.
-  args.push("--ro-bind", realpathSync(opts.task.pluginDir), realpathSync(opts.task.pluginDir), "--chdir", realpathSync(opts.task.pluginDir));
+  args.push(
+    "--ro-bind",
+    realpathSync(opts.task.pluginDir),
+    realpathSync(opts.task.pluginDir),
+    "--chdir",
+    realpathSync(opts.task.pluginDir),
+  );
   return args;
 }
 

@@ -38,20 +38,32 @@ export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
   // The serve task settles only when the thread dies (its rejection carries an out-of-memory or
   // uncaught error) or after the instance closed. A clean process.exit() never settles it: the
   // port's close is what reports that.
-  pool.run({ ...opts.task, port: port2 } satisfies ServeTask, { transferList: [port2] as never }).catch((err: Error) => {
-    exitReason = describeExit(err);
-  });
+  pool
+    .run({ ...opts.task, port: port2 } satisfies ServeTask, { transferList: [port2] as never })
+    .catch((err: Error) => {
+      exitReason = describeExit(err);
+    });
   // A dying Worker emits 'error' (which rejects the task) before 'exit': once 'exit' has been
   // seen and the rejection's callbacks have run, the reason is final. The port's close can come
   // first, and by an unbounded margin on a loaded machine.
   const thread = pool.threads[0];
   shieldPoolChannel(thread, opts.task.instance, opts.onJunk);
   let exitCode: number | null = null;
-  const exited = new Promise<void>((resolve) => (thread ? thread.on("exit", (code: number) => { exitCode = code; setImmediate(resolve); }) : resolve()));
+  const exited = new Promise<void>((resolve) =>
+    thread
+      ? thread.on("exit", (code: number) => {
+          exitCode = code;
+          setImmediate(resolve);
+        })
+      : resolve(),
+  );
   return {
     transport: portTransport(port1),
     // A clean process.exit() leaves no error behind: its exit code is the only account of it.
-    exitReason: () => Promise.race([exited, sleep(REASON_WAIT_MS)]).then(() => exitReason ?? (exitCode === null ? null : `its worker exited with code ${exitCode}`)),
+    exitReason: () =>
+      Promise.race([exited, sleep(REASON_WAIT_MS)]).then(
+        () => exitReason ?? (exitCode === null ? null : `its worker exited with code ${exitCode}`),
+      ),
     // tinypool's destroy() waits for an 'exit' that a worker which already exited never emits again.
     // Closing our port too: a pool destroyed before its thread took the serve task leaves port2
     // untransferred in this thread, and the pair would hold the host's event loop open forever.
@@ -78,7 +90,8 @@ function shieldPoolChannel(thread: unknown, instance: string, onJunk?: (what: st
   for (const listener of worker.listeners("message") as ((m: unknown) => void)[]) {
     worker.off("message", listener);
     worker.on("message", (message: unknown) => {
-      if (message !== null && typeof message === "object" && (message as { ready?: unknown }).ready === true) return listener(message);
+      if (message !== null && typeof message === "object" && (message as { ready?: unknown }).ready === true)
+        return listener(message);
       onJunk?.(`${instance}: dropped a message on the worker pool's own channel (${describeJunk(message)})`);
     });
   }

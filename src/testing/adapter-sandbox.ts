@@ -4,7 +4,18 @@
  * that prints a version. Plus the snapshot used to prove "changes nothing" and "byte for byte".
  */
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EVENT_KEYS } from "../adapter-sdk/contract.js";
@@ -21,7 +32,9 @@ export function loadFixtures(pluginDir: string): HookFixture[] {
   const dir = path.join(pluginDir, "fixtures");
   let names: string[] = [];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith(".json"))
+      .sort();
   } catch {
     return [];
   }
@@ -29,7 +42,12 @@ export function loadFixtures(pluginDir: string): HookFixture[] {
   for (const name of names) {
     const doc = JSON.parse(readFileSync(path.join(dir, name), "utf8")) as Partial<HookFixture>;
     if (doc && typeof doc === "object" && "payload" in doc && doc.expect && typeof doc.expect.kind === "string") {
-      out.push({ file: `fixtures/${name}`, event: typeof doc.event === "string" ? doc.event : null, payload: doc.payload, expect: doc.expect });
+      out.push({
+        file: `fixtures/${name}`,
+        event: typeof doc.event === "string" ? doc.event : null,
+        payload: doc.payload,
+        expect: doc.expect,
+      });
     }
   }
   return [...out, ...loadCaptures(pluginDir)];
@@ -50,10 +68,19 @@ function loadCaptures(pluginDir: string): HookFixture[] {
   }
   const out: HookFixture[] = [];
   for (const name of names) {
-    const doc = JSON.parse(readFileSync(path.join(root, name), "utf8")) as { event?: unknown; payload?: unknown; normalized?: Record<string, unknown> | null };
+    const doc = JSON.parse(readFileSync(path.join(root, name), "utf8")) as {
+      event?: unknown;
+      payload?: unknown;
+      normalized?: Record<string, unknown> | null;
+    };
     if (!doc || typeof doc !== "object" || !doc.normalized || typeof doc.normalized.kind !== "string") continue;
     const { kind, ...rest } = doc.normalized;
-    out.push({ file: `fixtures/captures/${name}`, event: typeof doc.event === "string" ? doc.event : null, payload: doc.payload, expect: { kind: kind as string, ...rest } as HookFixture["expect"] });
+    out.push({
+      file: `fixtures/captures/${name}`,
+      event: typeof doc.event === "string" ? doc.event : null,
+      payload: doc.payload,
+      expect: { kind: kind as string, ...rest } as HookFixture["expect"],
+    });
   }
   return out;
 }
@@ -71,7 +98,13 @@ export interface Sandbox {
   dispose(): void;
 }
 
-export function createSandbox(opts: { pluginDir: string; pluginName: string; instance: string; config?: Record<string, unknown>; extraConfig?: Record<string, unknown> }): Sandbox {
+export function createSandbox(opts: {
+  pluginDir: string;
+  pluginName: string;
+  instance: string;
+  config?: Record<string, unknown>;
+  extraConfig?: Record<string, unknown>;
+}): Sandbox {
   const root = mkdtempSync(path.join(os.tmpdir(), "pb-adapter-kit-"));
   const home = path.join(root, "home");
   const project = path.join(root, "project");
@@ -80,15 +113,28 @@ export function createSandbox(opts: { pluginDir: string; pluginName: string; ins
   for (const d of [home, project, bin, plugins]) mkdirSync(d, { recursive: true });
   symlinkSync(path.resolve(opts.pluginDir), path.join(plugins, opts.pluginName));
   const configFile = path.join(project, "connectors.json");
-  writeFileSync(configFile, JSON.stringify({
-    plugins: [plugins],
-    ...(opts.extraConfig ?? {}),
-    adapters: { [opts.instance]: { plugin: opts.pluginName, config: opts.config ?? {} } },
-  }, null, 2) + "\n");
+  writeFileSync(
+    configFile,
+    JSON.stringify(
+      {
+        plugins: [plugins],
+        ...(opts.extraConfig ?? {}),
+        adapters: { [opts.instance]: { plugin: opts.pluginName, config: opts.config ?? {} } },
+      },
+      null,
+      2,
+    ) + "\n",
+  );
   // The system folders stay on PATH so /bin/sh scripts run; the fake client comes first.
   const env = { HOME: home, PATH: [bin, "/usr/bin", "/bin"].join(path.delimiter) };
   return {
-    root, home, project, bin, configFile, env, stateDir: path.join(project, ".patchbay"),
+    root,
+    home,
+    project,
+    bin,
+    configFile,
+    env,
+    stateDir: path.join(project, ".patchbay"),
     fakeClient(command, output) {
       const file = path.join(bin, command);
       writeFileSync(file, `#!/bin/sh\nprintf '%s\\n' '${output.replace(/'/g, "'\\''")}'\n`);
@@ -121,7 +167,9 @@ export function snapshot(dirs: readonly string[], ignore: (rel: string) => boole
         out[key] = "dir";
         walk(base, r);
       } else if (st.isSymbolicLink()) out[key] = `link ${readlinkSync(full)}`;
-      else out[key] = `file ${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(full)).digest("hex")}`;
+      else
+        out[key] =
+          `file ${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(full)).digest("hex")}`;
     }
   };
   for (const d of dirs) walk(d, "");
@@ -130,17 +178,25 @@ export function snapshot(dirs: readonly string[], ignore: (rel: string) => boole
 
 export function diffSnapshots(a: Snapshot, b: Snapshot): string[] {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...keys].filter((k) => a[k] !== b[k]).sort().map((k) => `${k}: ${a[k] ?? "(absent)"} -> ${b[k] ?? "(absent)"}`);
+  return [...keys]
+    .filter((k) => a[k] !== b[k])
+    .sort()
+    .map((k) => `${k}: ${a[k] ?? "(absent)"} -> ${b[k] ?? "(absent)"}`);
 }
 
 /** Strings of the payload that are not whitelisted event values: none may appear in the event. */
 export function leakedStrings(payload: unknown, event: Record<string, unknown>): string[] {
-  const allowed = new Set(Object.values(event).flat().filter((v): v is string => typeof v === "string"));
+  const allowed = new Set(
+    Object.values(event)
+      .flat()
+      .filter((v): v is string => typeof v === "string"),
+  );
   const found: string[] = [];
   const text = JSON.stringify(event);
   const visit = (v: unknown) => {
     if (typeof v === "string") {
-      if (v.length >= 8 && !allowed.has(v) && ![...allowed].some((a) => a.includes(v)) && text.includes(v)) found.push(v);
+      if (v.length >= 8 && !allowed.has(v) && ![...allowed].some((a) => a.includes(v)) && text.includes(v))
+        found.push(v);
     } else if (Array.isArray(v)) v.forEach(visit);
     else if (v && typeof v === "object") Object.values(v).forEach(visit);
   };
@@ -172,9 +228,12 @@ export function wiredCommands(files: string[], shim: string): string[] {
     try {
       visit(JSON.parse(text));
     } catch {
-      text.split("\n").filter((l) => l.includes(shim)).forEach((l) => {
-        found.add(l.trim());
-      });
+      text
+        .split("\n")
+        .filter((l) => l.includes(shim))
+        .forEach((l) => {
+          found.add(l.trim());
+        });
     }
   }
   return [...found];

@@ -14,7 +14,11 @@ export function ensure(condition: unknown, message: string): asserts condition {
 }
 
 /** Awaits `promise` and requires it to fail with `code`; returns the error's plain form. */
-export async function refused(promise: Promise<unknown>, code: string, what: string): Promise<{ code: string; message: string; data: Record<string, unknown> }> {
+export async function refused(
+  promise: Promise<unknown>,
+  code: string,
+  what: string,
+): Promise<{ code: string; message: string; data: Record<string, unknown> }> {
   let value: unknown;
   try {
     value = await promise;

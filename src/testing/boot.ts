@@ -58,15 +58,29 @@ export async function resolveTarget(kind: KitKind, opts: ConformanceOptions): Pr
   } else {
     pluginDirs = connectors ? [...connectors.pluginDirs] : [];
     const found = scanPlugins(pluginDirs, bundledPluginsDir()).plugins.get(opts.plugin);
-    if (!found) throw pbError("PB_ERR_CONFIG_UNKNOWN_PLUGIN", `patchbay/testing: no plugin named "${opts.plugin}" in ${[...pluginDirs, "the bundled plugins"].join(", ")}.`, { plugin: opts.plugin });
+    if (!found)
+      throw pbError(
+        "PB_ERR_CONFIG_UNKNOWN_PLUGIN",
+        `patchbay/testing: no plugin named "${opts.plugin}" in ${[...pluginDirs, "the bundled plugins"].join(", ")}.`,
+        { plugin: opts.plugin },
+      );
     ({ name, manifest } = found);
   }
   if (manifest.kind !== kind) {
-    throw pbError("PB_ERR_CONFIG_WRONG_KIND", `patchbay/testing: plugin "${name}" is a ${manifest.kind} plugin, but the ${kind} kit was asked for.`, { plugin: name, kind: manifest.kind, expected: kind });
+    throw pbError(
+      "PB_ERR_CONFIG_WRONG_KIND",
+      `patchbay/testing: plugin "${name}" is a ${manifest.kind} plugin, but the ${kind} kit was asked for.`,
+      { plugin: name, kind: manifest.kind, expected: kind },
+    );
   }
   const fromFile = connectors?.instances.find((i) => i.plugin === name)?.config;
   const config = opts.config ?? (fromFile ? { ...fromFile } : undefined);
-  if (!config) throw pbError("PB_ERR_USAGE", `patchbay/testing: give a valid config for "${name}" (options.config, or an instance of it in ${opts.connectors ?? "a connectors.json"}).`, { plugin: name });
+  if (!config)
+    throw pbError(
+      "PB_ERR_USAGE",
+      `patchbay/testing: give a valid config for "${name}" (options.config, or an instance of it in ${opts.connectors ?? "a connectors.json"}).`,
+      { plugin: name },
+    );
   return { name, manifest, pluginDirs, dir, config, temps };
 }
 
@@ -75,22 +89,41 @@ function looksLikePath(value: string): boolean {
 }
 
 /** A host running the plugin with `config`; `collect`, so an unhealthy instance is reported, not thrown. */
-export async function bootKit(kind: KitKind, target: Target, opts: ConformanceOptions, config: Record<string, unknown>, required: boolean): Promise<Host> {
+export async function bootKit(
+  kind: KitKind,
+  target: Target,
+  opts: ConformanceOptions,
+  config: Record<string, unknown>,
+  required: boolean,
+): Promise<Host> {
   const section = SECTION_OF_KIND[kind];
   const instance = (extra: Record<string, unknown> = {}) => ({
-    plugin: target.name, required, config,
-    timeout_ms: opts.timeoutMs ?? 10_000, health_timeout_ms: opts.healthTimeoutMs ?? 5_000, ...extra,
+    plugin: target.name,
+    required,
+    config,
+    timeout_ms: opts.timeoutMs ?? 10_000,
+    health_timeout_ms: opts.healthTimeoutMs ?? 5_000,
+    ...extra,
   });
   const instances: Record<string, unknown> = { [INSTANCE]: instance() };
-  if (kind === "mcp" && required && opts.mcp) instances[NARROW_INSTANCE] = instance({ allowed_tools: [opts.mcp.call.tool] });
+  if (kind === "mcp" && required && opts.mcp)
+    instances[NARROW_INSTANCE] = instance({ allowed_tools: [opts.mcp.call.tool] });
   return createHost({
     config: { plugins: target.pluginDirs, [section]: instances },
-    dir: target.dir, env: opts.env ?? process.env, logLevel: "silent", collect: true,
+    dir: target.dir,
+    env: opts.env ?? process.env,
+    logLevel: "silent",
+    collect: true,
   });
 }
 
 /** Boots the invalid config and asks health_check, classifying how it answered. */
-export async function checkInvalidHealth(kind: KitKind, target: Target, opts: ConformanceOptions, config: Record<string, unknown>): Promise<InvalidHealth> {
+export async function checkInvalidHealth(
+  kind: KitKind,
+  target: Target,
+  opts: ConformanceOptions,
+  config: Record<string, unknown>,
+): Promise<InvalidHealth> {
   const id = `${SECTION_OF_KIND[kind]}/${INSTANCE}`;
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
@@ -104,16 +137,21 @@ export async function checkInvalidHealth(kind: KitKind, target: Target, opts: Co
     const report = host.report().instances.find((i) => i.id === id)!;
     const code = report.error?.code;
     if (code === "PB_ERR_HEALTH_TIMEOUT") return { outcome: "hung", ms: ms(), detail: report.error!.message };
-    if (code && code !== "PB_ERR_HEALTH_FAILED") return { outcome: "not-started", ms: ms(), detail: `${code}: ${report.error!.message}` };
+    if (code && code !== "PB_ERR_HEALTH_FAILED")
+      return { outcome: "not-started", ms: ms(), detail: `${code}: ${report.error!.message}` };
     const asked = performance.now();
     try {
       const healthy = await host.call(id, "health_check", [], { timeoutMs: opts.healthTimeoutMs ?? 5_000 });
       const took = Math.round(performance.now() - asked);
-      return healthy === false ? { outcome: "false", ms: took } : { outcome: "true", ms: took, detail: `health_check() answered ${JSON.stringify(healthy)}` };
+      return healthy === false
+        ? { outcome: "false", ms: took }
+        : { outcome: "true", ms: took, detail: `health_check() answered ${JSON.stringify(healthy)}` };
     } catch (err) {
       const wire = toWire(err);
       const took = Math.round(performance.now() - asked);
-      return wire.code === "PB_ERR_CALL_TIMEOUT" ? { outcome: "hung", ms: took, detail: wire.message } : { outcome: "threw", ms: took, detail: `${wire.code}: ${wire.message}` };
+      return wire.code === "PB_ERR_CALL_TIMEOUT"
+        ? { outcome: "hung", ms: took, detail: wire.message }
+        : { outcome: "threw", ms: took, detail: `${wire.code}: ${wire.message}` };
     }
   } finally {
     await host.close();

@@ -29,5 +29,21 @@
 export { createHost } from "../host/host.js";
 export { registerConformance, runConformance } from "./run.js";
 export { agentKit, conformanceKit, localModelKit, mcpKit, memoryStoreKit, skillStoreKit } from "./kits/index.js";
-export { KIT_KINDS, type Claim, type ClaimResult, type ConformanceOptions, type InvalidHealth, type KitContext, type KitKind, type ToolCall } from "./types.js";
-export { adapterConformance, registerAdapterConformance, runAdapterConformance, type AdapterClaim, type AdapterKit, type AdapterKitOptions } from "./adapter-kit.js";
+export {
+  KIT_KINDS,
+  type Claim,
+  type ClaimResult,
+  type ConformanceOptions,
+  type InvalidHealth,
+  type KitContext,
+  type KitKind,
+  type ToolCall,
+} from "./types.js";
+export {
+  adapterConformance,
+  registerAdapterConformance,
+  runAdapterConformance,
+  type AdapterClaim,
+  type AdapterKit,
+  type AdapterKitOptions,
+} from "./adapter-kit.js";

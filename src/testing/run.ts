@@ -43,7 +43,11 @@ async function openSession(kind: KitKind, opts: ConformanceOptions): Promise<Ses
   const resolved = target;
   let invalid: Promise<InvalidHealth> | null = null;
   const kit: KitContext = {
-    kind, host: booted, id, manifest: resolved.manifest, opts,
+    kind,
+    host: booted,
+    id,
+    manifest: resolved.manifest,
+    opts,
     report: booted.report().instances.find((i) => i.id === id)!,
     token: `pbkit${randomBytes(5).toString("hex")}`,
     call: <T>(method: string, ...args: unknown[]) => booted.call(id, method, args) as Promise<T>,
@@ -55,7 +59,11 @@ async function openSession(kind: KitKind, opts: ConformanceOptions): Promise<Ses
 async function runClaim(session: Session, claim: Claim): Promise<ClaimResult> {
   const started = performance.now();
   const done = (ok: boolean, reason: string | null, skipped = false): ClaimResult => ({
-    claim: claim.name, ok, reason, ...(skipped ? { skipped } : {}), ms: Math.round(performance.now() - started),
+    claim: claim.name,
+    ok,
+    reason,
+    ...(skipped ? { skipped } : {}),
+    ms: Math.round(performance.now() - started),
   });
   const { kit } = session;
   if (!kit) return done(false, `not run: the kit could not start: ${session.startError}`);
@@ -63,7 +71,10 @@ async function runClaim(session: Session, claim: Claim): Promise<ClaimResult> {
   if (skip) return done(true, skip, true);
   // Only the boot claim runs on an instance that is not ready; the others would fail for its reason.
   if (kit.report.state !== "ready" && claim.name !== CLAIM_BOOTS) {
-    return done(false, `not run: the plugin did not become ready with the valid config (${kit.report.error?.code ?? kit.report.state}: ${kit.report.error?.message ?? ""})`);
+    return done(
+      false,
+      `not run: the plugin did not become ready with the valid config (${kit.report.error?.code ?? kit.report.state}: ${kit.report.error?.message ?? ""})`,
+    );
   }
   try {
     await claim.run(kit);
@@ -82,7 +93,8 @@ const CLAIM_BOOTS = "boots with the valid config and reports ready";
  */
 export async function runConformance(kind: KitKind, opts: ConformanceOptions): Promise<ClaimResult[]> {
   const claims = conformanceKit(kind);
-  if (opts.skip) return claims.map((c) => ({ claim: c.name, ok: true, reason: opts.skip as string, skipped: true, ms: 0 }));
+  if (opts.skip)
+    return claims.map((c) => ({ claim: c.name, ok: true, reason: opts.skip as string, skipped: true, ms: 0 }));
   const session = await openSession(kind, opts);
   try {
     const results: ClaimResult[] = [];
@@ -106,7 +118,13 @@ export async function runConformanceOrThrow(kind: KitKind, opts: ConformanceOpti
     if (!session.kit) throw asError(session.startCause);
     const { report } = session.kit;
     if (report.state !== "ready") {
-      throw report.error ? fromWire(report.error) : pbError("PB_ERR_HEALTH_FAILED", `${report.id} did not become ready with the valid config (state ${report.state}).`, { instance: report.id });
+      throw report.error
+        ? fromWire(report.error)
+        : pbError(
+            "PB_ERR_HEALTH_FAILED",
+            `${report.id} did not become ready with the valid config (state ${report.state}).`,
+            { instance: report.id },
+          );
     }
     const results: ClaimResult[] = [];
     for (const claim of claims) results.push(await runClaim(session, claim));
@@ -143,14 +161,18 @@ export async function registerConformance(kind: KitKind, opts: ConformanceOption
       await session?.close();
     }, perClaimMs);
     for (const claim of claims) {
-      it(claim.name, async (ctx) => {
-        const result = await runClaim(session!, claim);
-        if (result.skipped) {
-          ctx.skip(result.reason ?? undefined);
-          return;
-        }
-        if (!result.ok) throw new Error(result.reason ?? "failed");
-      }, perClaimMs);
+      it(
+        claim.name,
+        async (ctx) => {
+          const result = await runClaim(session!, claim);
+          if (result.skipped) {
+            ctx.skip(result.reason ?? undefined);
+            return;
+          }
+          if (!result.ok) throw new Error(result.reason ?? "failed");
+        },
+        perClaimMs,
+      );
     }
   });
 }

@@ -8,7 +8,13 @@ import type { Manifest } from "../contract/manifest.js";
 /** The kinds that have a conformance kit (adapters have their own certification). */
 export type KitKind = "memory-store" | "local-model" | "mcp" | "agent" | "skill-store";
 
-export const KIT_KINDS: readonly KitKind[] = Object.freeze(["memory-store", "local-model", "mcp", "agent", "skill-store"]);
+export const KIT_KINDS: readonly KitKind[] = Object.freeze([
+  "memory-store",
+  "local-model",
+  "mcp",
+  "agent",
+  "skill-store",
+]);
 
 export interface ConformanceOptions {
   /**

@@ -10,13 +10,37 @@ import { pluginStack } from "./plugin-location.js";
 
 /** Node/undici/libpq errno codes that mean "could not reach or keep the substrate". */
 const UNAVAILABLE = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "EPIPE", "ECONNABORTED",
-  "UND_ERR_SOCKET", "UND_ERR_CLOSED",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "EPIPE",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
   // PostgreSQL SQLSTATE: connection exceptions (08xxx), server shutting down, cannot connect now.
-  "08000", "08001", "08003", "08004", "08006", "57P01", "57P02", "57P03",
-  "SQLITE_BUSY", "SQLITE_CANTOPEN",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+  "57P01",
+  "57P02",
+  "57P03",
+  "SQLITE_BUSY",
+  "SQLITE_CANTOPEN",
 ]);
-const TIMEOUT = new Set(["ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "57014"]);
+const TIMEOUT = new Set([
+  "ETIMEDOUT",
+  "ESOCKETTIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "57014",
+]);
 /** The MCP SDK's RequestTimeout and ConnectionClosed error codes (the server went away). */
 const MCP_REQUEST_TIMEOUT = -32001;
 const MCP_CONNECTION_CLOSED = -32000;
@@ -32,14 +56,19 @@ function kindOf(err: unknown, depth = 0): Kind {
   if (e.code === MCP_REQUEST_TIMEOUT || e.name === "TimeoutError") return "timeout";
   if (e.code === MCP_CONNECTION_CLOSED && e.name === "McpError") return "unavailable";
   // AggregateError (happy-eyeballs connect to ::1 and 127.0.0.1) carries the real causes.
-  if (Array.isArray(e.errors)) for (const inner of e.errors) {
-    const k = kindOf(inner, depth + 1);
-    if (k) return k;
-  }
+  if (Array.isArray(e.errors))
+    for (const inner of e.errors) {
+      const k = kindOf(inner, depth + 1);
+      if (k) return k;
+    }
   const fromCause = kindOf(e.cause, depth + 1);
   if (fromCause) return fromCause;
   // pg says "Connection terminated unexpectedly" with no code when the server goes away.
-  if (typeof e.message === "string" && /^Connection terminated( unexpectedly| due to connection timeout)?$/.test(e.message)) return e.message.includes("timeout") ? "timeout" : "unavailable";
+  if (
+    typeof e.message === "string" &&
+    /^Connection terminated( unexpectedly| due to connection timeout)?$/.test(e.message)
+  )
+    return e.message.includes("timeout") ? "timeout" : "unavailable";
   return null;
 }
 
@@ -49,15 +78,32 @@ function kindOf(err: unknown, depth = 0): Kind {
  * API has been restricted") names neither, nor the fix, which is always plugin.json's permissions.fs.
  */
 export function fsDenied(err: unknown, where: string, data: Record<string, unknown>): WireError | null {
-  for (let e = err as { code?: unknown; permission?: unknown; resource?: unknown; cause?: unknown } | null, depth = 0; e && typeof e === "object" && depth < 6; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; permission?: unknown; resource?: unknown; cause?: unknown } | null, depth = 0;
+    e && typeof e === "object" && depth < 6;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.code !== "ERR_ACCESS_DENIED") continue;
     const permission = typeof e.permission === "string" ? e.permission : "FileSystem";
     const access = /Write/.test(permission) ? "write" : /Read/.test(permission) ? "read" : permission;
     const resource = typeof e.resource === "string" && e.resource ? e.resource : null;
     if (!/^FileSystem/.test(permission)) {
-      return toWire(pbError("PB_ERR_FS_NOT_GRANTED", `${where}: Node's permission model refused ${permission} under isolation (isolated plugins may not start processes, threads or addons).`, { ...data, permission }, "An isolated plugin may not use this API: run the instance without \"isolation\" (a thread), or avoid the API in the plugin."));
+      return toWire(
+        pbError(
+          "PB_ERR_FS_NOT_GRANTED",
+          `${where}: Node's permission model refused ${permission} under isolation (isolated plugins may not start processes, threads or addons).`,
+          { ...data, permission },
+          'An isolated plugin may not use this API: run the instance without "isolation" (a thread), or avoid the API in the plugin.',
+        ),
+      );
     }
-    return toWire(pbError("PB_ERR_FS_NOT_GRANTED", `${where}: may not ${access} ${resource ?? "a path"} under isolation: the plugin's plugin.json "permissions.fs" does not grant it.`, { ...data, permission, ...(resource ? { path: resource } : {}) }));
+    return toWire(
+      pbError(
+        "PB_ERR_FS_NOT_GRANTED",
+        `${where}: may not ${access} ${resource ?? "a path"} under isolation: the plugin's plugin.json "permissions.fs" does not grant it.`,
+        { ...data, permission, ...(resource ? { path: resource } : {}) },
+      ),
+    );
   }
   return null;
 }
@@ -72,17 +118,43 @@ export function classifyPluginError(err: unknown, instance: string, method: stri
   if (denied) return denied;
   const kind = kindOf(err);
   if (kind === "unavailable") {
-    return toWire(pbError("PB_ERR_SUBSTRATE_UNAVAILABLE", `${instance}.${method}(): the substrate is unavailable: ${message}`, { instance, method, name }));
+    return toWire(
+      pbError("PB_ERR_SUBSTRATE_UNAVAILABLE", `${instance}.${method}(): the substrate is unavailable: ${message}`, {
+        instance,
+        method,
+        name,
+      }),
+    );
   }
   if (kind === "timeout") {
-    return toWire(pbError("PB_ERR_CALL_TIMEOUT", `${instance}.${method}(): the substrate timed out: ${message}`, { instance, method, name, source: "substrate" }));
+    return toWire(
+      pbError("PB_ERR_CALL_TIMEOUT", `${instance}.${method}(): the substrate timed out: ${message}`, {
+        instance,
+        method,
+        name,
+        source: "substrate",
+      }),
+    );
   }
   // An MCP server's own JSON-RPC error (an unknown resource, a bad argument) is the server's
   // answer, not a plugin bug: its code and message travel on so the gateway can pass them through.
   const rpcCode = (err as { code?: unknown }).code;
   if (name === "McpError" && typeof rpcCode === "number" && Number.isSafeInteger(rpcCode)) {
     const rpcMessage = message.replace(/^MCP error -?\d+: /, "").slice(0, 4000);
-    return toWire(pbError("PB_ERR_UPSTREAM_RPC", `${instance}.${method}(): the server answered JSON-RPC error ${rpcCode}: ${rpcMessage}`, { instance, method, rpcCode, rpcMessage }));
+    return toWire(
+      pbError(
+        "PB_ERR_UPSTREAM_RPC",
+        `${instance}.${method}(): the server answered JSON-RPC error ${rpcCode}: ${rpcMessage}`,
+        { instance, method, rpcCode, rpcMessage },
+      ),
+    );
   }
-  return toWire(pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, { instance, method, name, ...(stack ? { stack } : {}) }));
+  return toWire(
+    pbError("PB_ERR_PLUGIN_THREW", `${instance}.${method}() threw: ${message}`, {
+      instance,
+      method,
+      name,
+      ...(stack ? { stack } : {}),
+    }),
+  );
 }

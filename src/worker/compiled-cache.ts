@@ -63,7 +63,12 @@ export async function importCompiled(opts: CompiledOptions): Promise<Record<stri
   return evaluate(units.get(opts.entryPath)!, units, external, opts);
 }
 
-async function link(dir: string, opts: CompiledOptions, units: Map<string, Unit>, external: Map<string, unknown>): Promise<boolean> {
+async function link(
+  dir: string,
+  opts: CompiledOptions,
+  units: Map<string, Unit>,
+  external: Map<string, unknown>,
+): Promise<boolean> {
   const queue = [opts.entryPath];
   while (queue.length > 0) {
     const file = queue.pop()!;
@@ -92,7 +97,12 @@ async function link(dir: string, opts: CompiledOptions, units: Map<string, Unit>
   return true;
 }
 
-function evaluate(unit: Unit, units: Map<string, Unit>, external: Map<string, unknown>, opts: CompiledOptions): Record<string, unknown> {
+function evaluate(
+  unit: Unit,
+  units: Map<string, Unit>,
+  external: Map<string, unknown>,
+  opts: CompiledOptions,
+): Record<string, unknown> {
   if (unit.module) return unit.module.exports;
   const module = { exports: {} as Record<string, unknown> };
   unit.module = module; // before running it: a cycle sees the partial exports, as CommonJS does
@@ -108,7 +118,9 @@ function evaluate(unit: Unit, units: Map<string, Unit>, external: Map<string, un
   };
   // A dynamic import() in the plugin: linked like a static one (link() followed it too).
   const jitiImport = async (spec: string): Promise<unknown> => require(spec);
-  const fn = compileFunction(unit.code, ["exports", "require", "module", "__filename", "__dirname", "jitiImport"], { filename: unit.file });
+  const fn = compileFunction(unit.code, ["exports", "require", "module", "__filename", "__dirname", "jitiImport"], {
+    filename: unit.file,
+  });
   fn.call(module.exports, module.exports, require, module, unit.file, path.dirname(unit.file), jitiImport);
   return module.exports;
 }
@@ -129,7 +141,10 @@ function isNativeModule(spec: string, natives: readonly string[] | undefined): b
 /** The compiled code of `file`: from the cache when fresh and intact, else transpiled and stored. */
 function compiled(dir: string, file: string, opts: CompiledOptions): string {
   const source = readFileSync(file, "utf8");
-  const entry = path.join(dir, `${path.basename(file).replace(/[^A-Za-z0-9_.-]/g, "_")}.${hash(file + "\0" + source).slice(0, 20)}.cjs`);
+  const entry = path.join(
+    dir,
+    `${path.basename(file).replace(/[^A-Za-z0-9_.-]/g, "_")}.${hash(file + "\0" + source).slice(0, 20)}.cjs`,
+  );
   try {
     const text = readFileSync(entry, "utf8");
     const nl = text.indexOf("\n");
@@ -153,7 +168,9 @@ function compiled(dir: string, file: string, opts: CompiledOptions): string {
 
 /** The specifiers babel's CommonJS output requires (it always writes require("...") with double quotes). */
 function requires(code: string): string[] {
-  return [...code.matchAll(/\b(?:require|jitiImport)\("((?:[^"\\]|\\.)*)"\)/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+  return [...code.matchAll(/\b(?:require|jitiImport)\("((?:[^"\\]|\\.)*)"\)/g)].map(
+    (m) => JSON.parse(`"${m[1]}"`) as string,
+  );
 }
 
 /** A relative import of the plugin's own files; null when it leaves the plugin folder or is not found. */

@@ -30,7 +30,10 @@ function keysAt(schema: unknown, at: PropertyKey[]): string[] {
   return Object.keys(node?._zod?.def?.shape ?? {});
 }
 
-export function describeConfigIssues(schema: unknown, issues: readonly ConfigIssueLike[]): { field: string; message: string }[] {
+export function describeConfigIssues(
+  schema: unknown,
+  issues: readonly ConfigIssueLike[],
+): { field: string; message: string }[] {
   return issues.map((i) => {
     const field = i.path.map(String).join(".");
     if (i.code !== "unrecognized_keys" || !Array.isArray(i.keys)) return { field, message: i.message };
@@ -39,6 +42,9 @@ export function describeConfigIssues(schema: unknown, issues: readonly ConfigIss
       const close = suggest(k, known);
       return close ? `"${k}" (did you mean "${close}"?)` : `"${k}"`;
     });
-    return { field, message: `Unrecognized key${i.keys.length > 1 ? "s" : ""}: ${hints.join(", ")}${known.length ? `. Allowed: ${known.join(", ")}.` : ""}` };
+    return {
+      field,
+      message: `Unrecognized key${i.keys.length > 1 ? "s" : ""}: ${hints.join(", ")}${known.length ? `. Allowed: ${known.join(", ")}.` : ""}`,
+    };
   });
 }

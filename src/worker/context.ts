@@ -5,7 +5,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isMainThread } from "node:worker_threads";
 import { fromWire, pbError } from "../errors.js";
-import { MAX_RESOURCE_URI_CHARS, type GrantResultMessage, type LogMessage, type WorkerToHost } from "../contract/rpc.js";
+import {
+  MAX_RESOURCE_URI_CHARS,
+  type GrantResultMessage,
+  type LogMessage,
+  type WorkerToHost,
+} from "../contract/rpc.js";
 
 /**
  * One call in progress. The AbortController is made only when the plugin reads ctx.signal:
@@ -15,7 +20,10 @@ export class CallScope {
   private controller: AbortController | null = null;
   private reason: Error | null = null;
 
-  constructor(readonly deadline: number, readonly id = 0) {}
+  constructor(
+    readonly deadline: number,
+    readonly id = 0,
+  ) {}
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
@@ -53,11 +61,18 @@ function sendLog(send: Send, level: Level, msg: unknown, data?: unknown): void {
   if (now - b.windowStart >= WINDOW_MS) {
     b.windowStart = now;
     b.inWindow = 0;
-    if (b.dropped > 0) send({ t: "log", level: "warn", msg: `${b.dropped} log lines dropped in the worker: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms`, data: { dropped: b.dropped } });
+    if (b.dropped > 0)
+      send({
+        t: "log",
+        level: "warn",
+        msg: `${b.dropped} log lines dropped in the worker: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms`,
+        data: { dropped: b.dropped },
+      });
     b.dropped = 0;
   }
   if (++b.inWindow > LINES_PER_WINDOW) {
-    if (b.dropped++ === 0) send({ t: "log", level: "warn", msg: `dropping log lines: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms` });
+    if (b.dropped++ === 0)
+      send({ t: "log", level: "warn", msg: `dropping log lines: over ${LINES_PER_WINDOW} lines per ${WINDOW_MS} ms` });
     return;
   }
   const message: WorkerToHost = { t: "log", level, msg: typeof msg === "string" ? msg : safeString(msg) };
@@ -89,23 +104,38 @@ export function createContext(opts: ContextOptions) {
   // (msg, data) is the documented order; pino's (data, msg) is accepted too, since authors reach for it.
   const at = (level: Level) => (a: unknown, b?: unknown) =>
     typeof a !== "string" && typeof b === "string" ? sendLog(send, level, b, a) : sendLog(send, level, a, b);
-  const log = Object.freeze({ trace: at("trace"), debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") });
+  const log = Object.freeze({
+    trace: at("trace"),
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  });
 
   const connectors = Object.freeze({
     list: () => [...grants],
     get(target: string) {
       if (!grants.includes(target)) {
-        throw pbError("PB_ERR_GRANT_DENIED", `${instance} may not call "${target}": it is not granted (granted: ${grants.join(", ") || "none"}).`, { instance, target });
+        throw pbError(
+          "PB_ERR_GRANT_DENIED",
+          `${instance} may not call "${target}": it is not granted (granted: ${grants.join(", ") || "none"}).`,
+          { instance, target },
+        );
       }
-      return new Proxy({}, {
-        get: (_t, method) => (typeof method !== "string" || method === "then")
-          ? undefined
-          : (...args: unknown[]) => new Promise((resolve, reject) => {
-            const id = nextId++;
-            pending.set(id, { resolve, reject });
-            send({ t: "grant-call", id, target, method, args });
-          }),
-      });
+      return new Proxy(
+        {},
+        {
+          get: (_t, method) =>
+            typeof method !== "string" || method === "then"
+              ? undefined
+              : (...args: unknown[]) =>
+                  new Promise((resolve, reject) => {
+                    const id = nextId++;
+                    pending.set(id, { resolve, reject });
+                    send({ t: "grant-call", id, target, method, args });
+                  }),
+        },
+      );
     },
   });
 
@@ -140,7 +170,10 @@ export function createContext(opts: ContextOptions) {
 
 /** Routes console.* to the host logger: a plugin's stray console.log must not corrupt stdout (--json). */
 export function captureConsole(send: Send): void {
-  const route = (level: Level) => (...args: unknown[]) => sendLog(send, level, args.map(safeString).join(" "));
+  const route =
+    (level: Level) =>
+    (...args: unknown[]) =>
+      sendLog(send, level, args.map(safeString).join(" "));
   console.log = route("info");
   console.info = route("info");
   console.debug = route("debug");
@@ -163,7 +196,12 @@ export function captureConsole(send: Send): void {
 function captureStream(send: Send, stream: NodeJS.WriteStream, level: Level, name: "stdout" | "stderr"): void {
   let buffered = "";
   const write = (chunk: unknown, encoding?: unknown, cb?: unknown): boolean => {
-    const text = typeof chunk === "string" ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString("utf8") : String(chunk);
+    const text =
+      typeof chunk === "string"
+        ? chunk
+        : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+          ? Buffer.from(chunk).toString("utf8")
+          : String(chunk);
     const lines = (buffered + text).split("\n");
     buffered = lines.pop() ?? "";
     // An unterminated write longer than this is flushed as a line of its own (bounded memory).
@@ -195,7 +233,9 @@ function safeString(value: unknown): string {
 
 function toPlain(value: unknown): unknown {
   try {
-    return JSON.parse(JSON.stringify(value, (_k, v) => (v instanceof Error ? { message: v.message, name: v.name } : v)));
+    return JSON.parse(
+      JSON.stringify(value, (_k, v) => (v instanceof Error ? { message: v.message, name: v.name } : v)),
+    );
   } catch {
     return { unserializable: String(value) };
   }

@@ -26,16 +26,18 @@ host.on("message", (msg: { t?: unknown; task?: InstanceTask; port?: MessagePort 
   // Each instance batches its own results on its own port; console lines go through the same send, in order.
   const send = new ResultOutbox((m) => port.postMessage(m), unsendableResult(task.instance)).send;
   const me = { instance: task.instance, send };
-  void current.run(me, () => serve(task, {
-    send,
-    // A port's events run outside the context they were registered in: enter it for each call,
-    // so timers and promises the plugin starts there carry its name too.
-    onMessage: (fn) => port.on("message", (m) => current.run(me, fn, m)),
-    end(last) {
-      send(last);
-      port.close();
-    },
-  }));
+  void current.run(me, () =>
+    serve(task, {
+      send,
+      // A port's events run outside the context they were registered in: enter it for each call,
+      // so timers and promises the plugin starts there carry its name too.
+      onMessage: (fn) => port.on("message", (m) => current.run(me, fn, m)),
+      end(last) {
+        send(last);
+        port.close();
+      },
+    }),
+  );
   // serve() points console and the raw streams at this instance; in a shared thread they must
   // follow whoever is running (a write outside every instance's context is dropped).
   captureConsole((m) => current.getStore()?.send(m));

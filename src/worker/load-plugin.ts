@@ -41,39 +41,75 @@ function loadJiti(): typeof CreateJiti {
 export async function importDefinition(task: InstanceTask): Promise<LoadedDefinition> {
   enableSourceMaps();
   let jiti: ReturnType<typeof CreateJiti> | null = null;
-  const getJiti = () => (jiti ??= loadJiti()(import.meta.url, {
-    fsCache: task.jitiCacheDir,
-    // Inline maps, so the plugin's stack frames name its .ts lines (plugin-location.ts).
-    sourceMaps: true,
-    alias: task.aliases,
-    interopDefault: true,
-    nativeModules: NATIVE_MODULES,
-  }));
+  const getJiti = () =>
+    (jiti ??= loadJiti()(import.meta.url, {
+      fsCache: task.jitiCacheDir,
+      // Inline maps, so the plugin's stack frames name its .ts lines (plugin-location.ts).
+      sourceMaps: true,
+      alias: task.aliases,
+      interopDefault: true,
+      nativeModules: NATIVE_MODULES,
+    }));
   let mod: unknown;
   try {
     // The compiled cache first (no jiti at all when it is fresh); jiti for what it cannot run.
     const compiled = await importCompiled({
-      entryPath: task.entryPath, pluginDir: task.pluginDir, pluginName: task.pluginName, cacheRoot: task.jitiCacheDir, aliases: task.aliases, nativeModules: NATIVE_MODULES,
-      transform: (source, filename) => getJiti().transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true }),
+      entryPath: task.entryPath,
+      pluginDir: task.pluginDir,
+      pluginName: task.pluginName,
+      cacheRoot: task.jitiCacheDir,
+      aliases: task.aliases,
+      nativeModules: NATIVE_MODULES,
+      transform: (source, filename) =>
+        getJiti().transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true }),
     });
-    mod = compiled ? ("default" in compiled ? compiled.default : compiled) : await getJiti().import(task.entryPath, { default: true });
+    mod = compiled
+      ? "default" in compiled
+        ? compiled.default
+        : compiled
+      : await getJiti().import(task.entryPath, { default: true });
   } catch (err) {
     const at = locate(err, task.pluginDir);
-    const where = at ? `${pluginRelative(task.pluginDir, at.file)}:${at.line}:${at.column}` : pluginRelative(task.pluginDir, task.entryPath);
-    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}) failed to load ${where}: ${reasonOf(err)}`, {
-      instance: task.instance, plugin: task.pluginName, ...(at ? { file: at.file, line: at.line, column: at.column, frame: at.frame } : {}),
-    });
+    const where = at
+      ? `${pluginRelative(task.pluginDir, at.file)}:${at.line}:${at.column}`
+      : pluginRelative(task.pluginDir, task.entryPath);
+    throw pbError(
+      "PB_ERR_PLUGIN_LOAD_FAILED",
+      `Plugin "${task.pluginName}" (${task.instance}) failed to load ${where}: ${reasonOf(err)}`,
+      {
+        instance: task.instance,
+        plugin: task.pluginName,
+        ...(at ? { file: at.file, line: at.line, column: at.column, frame: at.frame } : {}),
+      },
+    );
   }
   const def = mod as Partial<LoadedDefinition> & { [PLUGIN_BRAND]?: boolean };
-  if (!def || typeof def !== "object" || def[PLUGIN_BRAND] !== true || typeof def.create !== "function" || !def.config || typeof def.config.safeParse !== "function") {
-    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): the default export of ${pluginRelative(task.pluginDir, task.entryPath)} is not definePlugin({ kind, config, create }).`, {
-      instance: task.instance, plugin: task.pluginName,
-    });
+  if (
+    !def ||
+    typeof def !== "object" ||
+    def[PLUGIN_BRAND] !== true ||
+    typeof def.create !== "function" ||
+    !def.config ||
+    typeof def.config.safeParse !== "function"
+  ) {
+    throw pbError(
+      "PB_ERR_PLUGIN_LOAD_FAILED",
+      `Plugin "${task.pluginName}" (${task.instance}): the default export of ${pluginRelative(task.pluginDir, task.entryPath)} is not definePlugin({ kind, config, create }).`,
+      {
+        instance: task.instance,
+        plugin: task.pluginName,
+      },
+    );
   }
   if (def.kind !== task.kind) {
-    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}": plugin.json says kind "${task.kind}" but definePlugin says "${String(def.kind)}".`, {
-      instance: task.instance, plugin: task.pluginName,
-    });
+    throw pbError(
+      "PB_ERR_PLUGIN_LOAD_FAILED",
+      `Plugin "${task.pluginName}": plugin.json says kind "${task.kind}" but definePlugin says "${String(def.kind)}".`,
+      {
+        instance: task.instance,
+        plugin: task.pluginName,
+      },
+    );
   }
   return def as LoadedDefinition;
 }
@@ -84,7 +120,10 @@ export interface ParsedConfig {
 }
 
 /** Validates and prepares the instance config; the secrets are returned even when validation fails. */
-export function parseInstanceConfig(def: LoadedDefinition, task: InstanceTask): ParsedConfig | { error: PatchbayError; secrets: string[] } {
+export function parseInstanceConfig(
+  def: LoadedDefinition,
+  task: InstanceTask,
+): ParsedConfig | { error: PatchbayError; secrets: string[] } {
   const secrets: string[] = [];
   walkMarkedFields(def.config, structuredClone(task.config), (f) => {
     if (f.marks.secret) secrets.push(f.value as string);
@@ -95,9 +134,15 @@ export function parseInstanceConfig(def: LoadedDefinition, task: InstanceTask): 
     const lines = issues.map((i) => `config.${i.field || "(root)"}: ${i.message}`);
     return {
       secrets,
-      error: pbError("PB_ERR_INSTANCE_CONFIG_INVALID", `${task.instance} (plugin "${task.pluginName}"): ${lines.join("; ")}`, {
-        instance: task.instance, plugin: task.pluginName, issues,
-      }),
+      error: pbError(
+        "PB_ERR_INSTANCE_CONFIG_INVALID",
+        `${task.instance} (plugin "${task.pluginName}"): ${lines.join("; ")}`,
+        {
+          instance: task.instance,
+          plugin: task.pluginName,
+          issues,
+        },
+      ),
     };
   }
   const config = parsed.data;
@@ -113,4 +158,3 @@ function resolveConfigPath(base: string, value: string): string {
   if (value === "" || value.startsWith(":") || path.isAbsolute(value)) return value;
   return path.resolve(base, value);
 }
-

@@ -25,14 +25,20 @@ export class ResultOutbox {
   };
 
   /** `unsendable` is the result to send instead of one that cannot be cloned. */
-  constructor(private readonly post: Post, unsendable: (msg: ResultMessage) => ResultMessage) {
-    this.batch = new TurnBatch<ResultMessage>((msgs) => post({ t: "batch", msgs }), (msg) => {
-      try {
-        post(msg);
-      } catch {
-        post(unsendable(msg));
-      }
-    });
+  constructor(
+    private readonly post: Post,
+    unsendable: (msg: ResultMessage) => ResultMessage,
+  ) {
+    this.batch = new TurnBatch<ResultMessage>(
+      (msgs) => post({ t: "batch", msgs }),
+      (msg) => {
+        try {
+          post(msg);
+        } catch {
+          post(unsendable(msg));
+        }
+      },
+    );
   }
 
   /** Posts the queued results now (before any other message, and before the channel ends). */
@@ -43,5 +49,16 @@ export class ResultOutbox {
 
 /** What an instance sends instead of a result structured clone cannot carry. */
 export function unsendableResult(instance: string): (msg: ResultMessage) => ResultMessage {
-  return (msg) => ({ t: "result", id: msg.id, ok: false, error: toWire(pbError("PB_ERR_CONTRACT_VIOLATION", `${instance}: the result could not be sent across the boundary (it must be plain data).`, { instance })) });
+  return (msg) => ({
+    t: "result",
+    id: msg.id,
+    ok: false,
+    error: toWire(
+      pbError(
+        "PB_ERR_CONTRACT_VIOLATION",
+        `${instance}: the result could not be sent across the boundary (it must be plain data).`,
+        { instance },
+      ),
+    ),
+  });
 }

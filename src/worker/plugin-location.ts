@@ -57,7 +57,8 @@ export function pluginRelative(dir: string, file: string): string {
 /** `file:line:column` positions in a text (jiti's "ParseError: ...\n /abs/file.ts:3:17", or stack frames). */
 function positions(text: string): { file: string; line: number; column: number }[] {
   const out: { file: string; line: number; column: number }[] = [];
-  for (const m of text.matchAll(/(?:file:\/\/)?((?:[A-Za-z]:)?[/\\][^\s():]+):(\d+):(\d+)/g)) out.push({ file: m[1], line: Number(m[2]), column: Number(m[3]) });
+  for (const m of text.matchAll(/(?:file:\/\/)?((?:[A-Za-z]:)?[/\\][^\s():]+):(\d+):(\d+)/g))
+    out.push({ file: m[1], line: Number(m[2]), column: Number(m[3]) });
   return out;
 }
 
@@ -101,6 +102,8 @@ export function reasonOf(err: unknown): string {
 export function pluginStack(err: unknown, pluginDir: string): string | null {
   if (!(err instanceof Error) || typeof err.stack !== "string") return null;
   const [head, ...frames] = err.stack.split("\n");
-  const own = frames.filter((f) => /^\s+at /.test(f) && positions(f).some((p) => inside(pluginDir, p.file))).slice(0, MAX_FRAMES);
+  const own = frames
+    .filter((f) => /^\s+at /.test(f) && positions(f).some((p) => inside(pluginDir, p.file)))
+    .slice(0, MAX_FRAMES);
   return own.length > 0 ? [head, ...own.map((f) => `    ${f.trim()}`)].join("\n") : null;
 }

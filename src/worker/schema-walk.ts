@@ -16,7 +16,16 @@ export interface MarkedField {
   set(next: unknown): void;
 }
 
-const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional", "success"]);
+const WRAPPERS = new Set([
+  "optional",
+  "nullable",
+  "default",
+  "prefault",
+  "readonly",
+  "catch",
+  "nonoptional",
+  "success",
+]);
 
 export function walkMarkedFields(schema: unknown, value: unknown, visit: (field: MarkedField) => void): void {
   walk(schema as ZodLike, value, { secret: false, path: false }, (next) => void next, visit, 0);
@@ -56,7 +65,8 @@ function walk(
   }
   if (type === "record" && value && typeof value === "object") {
     const obj = value as Record<string, unknown>;
-    for (const key of Object.keys(obj)) walk(def.valueType as ZodLike, obj[key], marks, (next) => (obj[key] = next), visit, depth + 1);
+    for (const key of Object.keys(obj))
+      walk(def.valueType as ZodLike, obj[key], marks, (next) => (obj[key] = next), visit, depth + 1);
     return;
   }
   if (type === "array" && Array.isArray(value)) {

@@ -36,7 +36,12 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
   captureConsole(send);
 
   const instanceAbort = new AbortController();
-  const { ctx, onGrantResult } = createContext({ send, instance: task.instance, grants: task.grants, instanceSignal: instanceAbort.signal });
+  const { ctx, onGrantResult } = createContext({
+    send,
+    instance: task.instance,
+    grants: task.grants,
+    instanceSignal: instanceAbort.signal,
+  });
   const inflight = new Map<number, CallScope>();
   let impl: Record<string, unknown> | null = null;
   let finish!: () => void;
@@ -73,7 +78,11 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
     inflight.set(msg.id, scope);
     try {
       const fn = impl?.[msg.method];
-      if (typeof fn !== "function") throw pbError("PB_ERR_METHOD_UNDECLARED", `${task.instance}: the plugin does not implement ${msg.method}().`, { instance: task.instance, method: msg.method });
+      if (typeof fn !== "function")
+        throw pbError("PB_ERR_METHOD_UNDECLARED", `${task.instance}: the plugin does not implement ${msg.method}().`, {
+          instance: task.instance,
+          method: msg.method,
+        });
       const value = await callScope.run(scope, () => fn.apply(impl, msg.args));
       reply(msg.id, true, value);
     } catch (err) {
@@ -90,7 +99,18 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
       send(ok ? { t: "result", id, ok, value } : { t: "result", id, ok, error });
     } catch {
       // The result holds something structured clone cannot carry (a function, a socket...).
-      send({ t: "result", id, ok: false, error: toWire(pbError("PB_ERR_CONTRACT_VIOLATION", `${task.instance}: the result could not be sent across the boundary (it must be plain data).`, { instance: task.instance })) });
+      send({
+        t: "result",
+        id,
+        ok: false,
+        error: toWire(
+          pbError(
+            "PB_ERR_CONTRACT_VIOLATION",
+            `${task.instance}: the result could not be sent across the boundary (it must be plain data).`,
+            { instance: task.instance },
+          ),
+        ),
+      });
     }
   }
 
@@ -99,7 +119,12 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
     for (const c of inflight.values()) c.abort(new Error("instance closing"));
     const closeFn = impl?.close;
     if (typeof closeFn === "function") {
-      await Promise.race([Promise.resolve().then(() => closeFn.call(impl)).catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref())]);
+      await Promise.race([
+        Promise.resolve()
+          .then(() => closeFn.call(impl))
+          .catch(() => undefined),
+        new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref()),
+      ]);
     }
     channel.end({ t: "closed" });
     finish();
@@ -124,38 +149,72 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
 
 function checkImplementation(created: unknown, task: InstanceTask): Record<string, unknown> {
   if (!created || typeof created !== "object") {
-    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}": create() must return an object of contract methods.`, { instance: task.instance, plugin: task.pluginName });
+    throw pbError(
+      "PB_ERR_PLUGIN_LOAD_FAILED",
+      `Plugin "${task.pluginName}": create() must return an object of contract methods.`,
+      { instance: task.instance, plugin: task.pluginName },
+    );
   }
   const obj = created as Record<string, unknown>;
   const missing = [...task.requiredMethods, ...task.capabilities].filter((m) => typeof obj[m] !== "function");
   if (missing.length > 0) {
-    throw pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}) does not implement ${missing.map((m) => `${m}()`).join(", ")}, which its kind or its declared capabilities require.`, {
-      instance: task.instance, plugin: task.pluginName, missing,
-    });
+    throw pbError(
+      "PB_ERR_PLUGIN_LOAD_FAILED",
+      `Plugin "${task.pluginName}" (${task.instance}) does not implement ${missing.map((m) => `${m}()`).join(", ")}, which its kind or its declared capabilities require.`,
+      {
+        instance: task.instance,
+        plugin: task.pluginName,
+        missing,
+      },
+    );
   }
   return obj;
 }
 
 function initErrorToWire(err: unknown, task: InstanceTask): WireError {
-  if (err instanceof Error && "code" in err && typeof (err as { code: unknown }).code === "string" && String((err as { code: string }).code).startsWith("PB_ERR_")) {
+  if (
+    err instanceof Error &&
+    "code" in err &&
+    typeof (err as { code: unknown }).code === "string" &&
+    String((err as { code: string }).code).startsWith("PB_ERR_")
+  ) {
     return toWire(err);
   }
-  const denied = fsDenied(err, `Plugin "${task.pluginName}" (${task.instance}), loading or create()`, { instance: task.instance, plugin: task.pluginName });
+  const denied = fsDenied(err, `Plugin "${task.pluginName}" (${task.instance}), loading or create()`, {
+    instance: task.instance,
+    plugin: task.pluginName,
+  });
   if (denied) return denied;
   const message = err instanceof Error ? err.message : String(err);
   const stack = pluginStack(err, task.pluginDir);
-  return toWire(pbError("PB_ERR_PLUGIN_LOAD_FAILED", `Plugin "${task.pluginName}" (${task.instance}): create() failed: ${message}`, { instance: task.instance, plugin: task.pluginName, ...(stack ? { stack } : {}) }));
+  return toWire(
+    pbError(
+      "PB_ERR_PLUGIN_LOAD_FAILED",
+      `Plugin "${task.pluginName}" (${task.instance}): create() failed: ${message}`,
+      { instance: task.instance, plugin: task.pluginName, ...(stack ? { stack } : {}) },
+    ),
+  );
 }
 
 /** A plugin's own error becomes plain data; its stack stays in the worker. */
 function pluginErrorToWire(err: unknown, instance: string, method: string, pluginDir: string): WireError {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === "PB_ERR_NOT_IMPLEMENTED") {
-    return toWire(pbError("PB_ERR_NOT_IMPLEMENTED", `${instance}: ${method}() is not implemented by this plugin.`, { instance, method }));
+    return toWire(
+      pbError("PB_ERR_NOT_IMPLEMENTED", `${instance}: ${method}() is not implemented by this plugin.`, {
+        instance,
+        method,
+      }),
+    );
   }
   // unsupported() from patchbay/plugin: the plugin's own words say what its substrate lacks.
   if (code === "PB_ERR_UNSUPPORTED") {
-    return toWire(pbError("PB_ERR_UNSUPPORTED", `${instance}.${method}(): ${err instanceof Error ? err.message : String(err)}`, { instance, method }));
+    return toWire(
+      pbError("PB_ERR_UNSUPPORTED", `${instance}.${method}(): ${err instanceof Error ? err.message : String(err)}`, {
+        instance,
+        method,
+      }),
+    );
   }
   if (typeof code === "string" && code.startsWith("PB_ERR_") && err instanceof Error) {
     const wire = toWire(err);

@@ -1,7 +1,13 @@
 /** Runs a real AI client to completion (stdin closed), bounded; the real-client tests share it. */
 import { spawn } from "node:child_process";
 
-export function runClient(command: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs = 150_000): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+export function runClient(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 150_000,
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

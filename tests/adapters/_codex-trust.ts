@@ -7,9 +7,19 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
-interface ListedHook { key: string; command: string | null; currentHash: string; trustStatus: string }
+interface ListedHook {
+  key: string;
+  command: string | null;
+  currentHash: string;
+  trustStatus: string;
+}
 
-export async function trustCodexHooks(bin: string, env: Record<string, string>, cwd: string, commandPart: string): Promise<string[]> {
+export async function trustCodexHooks(
+  bin: string,
+  env: Record<string, string>,
+  cwd: string,
+  commandPart: string,
+): Promise<string[]> {
   const child = spawn(bin, ["app-server"], { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
   const pending = new Map<number, (v: { result?: unknown; error?: unknown }) => void>();
   createInterface({ input: child.stdout }).on("line", (line) => {
@@ -21,16 +31,21 @@ export async function trustCodexHooks(bin: string, env: Record<string, string>, 
     }
   });
   let next = 0;
-  const call = (method: string, params: unknown) => new Promise<unknown>((resolve, reject) => {
-    const id = ++next;
-    pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${JSON.stringify(m.error)}`)) : resolve(m.result)));
-    child.stdin.write(JSON.stringify({ id, method, params }) + "\n");
-  });
+  const call = (method: string, params: unknown) =>
+    new Promise<unknown>((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, (m) =>
+        m.error ? reject(new Error(`${method}: ${JSON.stringify(m.error)}`)) : resolve(m.result),
+      );
+      child.stdin.write(JSON.stringify({ id, method, params }) + "\n");
+    });
   try {
     await call("initialize", { clientInfo: { name: "patchbay-test", version: "1.0.0" } });
     child.stdin.write(JSON.stringify({ method: "initialized" }) + "\n");
     const listed = (await call("hooks/list", { cwds: [cwd] })) as { data: { hooks: ListedHook[] }[] };
-    const ours = listed.data.flatMap((d) => d.hooks).filter((h) => h.command?.includes(commandPart) && h.trustStatus !== "trusted");
+    const ours = listed.data
+      .flatMap((d) => d.hooks)
+      .filter((h) => h.command?.includes(commandPart) && h.trustStatus !== "trusted");
     if (ours.length > 0) {
       const value = Object.fromEntries(ours.map((h) => [h.key, { trusted_hash: h.currentHash }]));
       await call("config/batchWrite", { edits: [{ keyPath: "hooks.state", mergeStrategy: "upsert", value }] });

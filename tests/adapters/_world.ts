@@ -20,7 +20,12 @@ export interface World {
   stateDir: string;
   logFile: string;
   writeConfig(config: Record<string, unknown>): void;
-  hook(adapter: string, event: string | null, payload: unknown, opts?: { args?: string[]; env?: Record<string, string>; timeoutMs?: number }): Promise<CliResult & { ms: number }>;
+  hook(
+    adapter: string,
+    event: string | null,
+    payload: unknown,
+    opts?: { args?: string[]; env?: Record<string, string>; timeoutMs?: number },
+  ): Promise<CliResult & { ms: number }>;
   cli(args: string[], opts?: { env?: Record<string, string>; input?: string }): Promise<CliResult>;
   log(): string;
   fakeClient(command: string, output: string): void;
@@ -43,22 +48,44 @@ export function makeWorld(config: Record<string, unknown> = {}, opts: { ownBound
   const env = { HOME: home, PATH: [bin, "/usr/bin", "/bin"].join(":") };
   const stateDir = path.join(project, ".patchbay");
   const world: World = {
-    root, project, home, bin, configFile, env, stateDir, logFile: path.join(stateDir, "hooks.log"),
+    root,
+    project,
+    home,
+    bin,
+    configFile,
+    env,
+    stateDir,
+    logFile: path.join(stateDir, "hooks.log"),
     writeConfig(c) {
       // Tests of a decision must not fail open because a loaded machine is slow: they get a 20 s bound
       // unless they set one (the bound itself is tested with explicit small values).
-      const adapters = Object.fromEntries(Object.entries((c.adapters ?? {}) as Record<string, { config?: Record<string, unknown> }>).map(([name, inst]) =>
-        [name, typeof inst === "object" ? { ...inst, config: { hook_timeout_ms: 20_000, ...(inst.config ?? {}) } } : inst]));
-      writeFileSync(configFile, JSON.stringify({ plugins: [ADAPTER_FIXTURES], ...c, ...(c.adapters ? { adapters } : {}) }, null, 2) + "\n");
+      const adapters = Object.fromEntries(
+        Object.entries((c.adapters ?? {}) as Record<string, { config?: Record<string, unknown> }>).map(
+          ([name, inst]) => [
+            name,
+            typeof inst === "object" ? { ...inst, config: { hook_timeout_ms: 20_000, ...(inst.config ?? {}) } } : inst,
+          ],
+        ),
+      );
+      writeFileSync(
+        configFile,
+        JSON.stringify({ plugins: [ADAPTER_FIXTURES], ...c, ...(c.adapters ? { adapters } : {}) }, null, 2) + "\n",
+      );
     },
     async hook(adapter, event, payload, opts = {}) {
       const started = performance.now();
       const input = typeof payload === "string" ? payload : JSON.stringify(payload);
       const args = ["hook", adapter, ...(event ? [event] : []), "--config", configFile, ...(opts.args ?? [])];
-      const result = await runCli(args, { cwd: project, env: { ...env, ...runEnv, ...opts.env }, input, timeoutMs: opts.timeoutMs ?? 60_000 });
+      const result = await runCli(args, {
+        cwd: project,
+        env: { ...env, ...runEnv, ...opts.env },
+        input,
+        timeoutMs: opts.timeoutMs ?? 60_000,
+      });
       return { ...result, ms: Math.round(performance.now() - started) };
     },
-    cli: (args, opts = {}) => runCli([...args, "--config", configFile], { cwd: project, env: { ...env, ...opts.env }, input: opts.input }),
+    cli: (args, opts = {}) =>
+      runCli([...args, "--config", configFile], { cwd: project, env: { ...env, ...opts.env }, input: opts.input }),
     log() {
       try {
         return readFileSync(path.join(stateDir, "hooks.log"), "utf8");
@@ -81,5 +108,9 @@ export function makeWorld(config: Record<string, unknown> = {}, opts: { ownBound
 
 /** The hook log's JSON lines. */
 export function logEntries(world: World): Record<string, unknown>[] {
-  return world.log().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return world
+    .log()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

@@ -12,13 +12,23 @@ afterAll(cleanupTempDirs);
 
 describe("adapterDoctor", () => {
   it("shows declared vs effective per adapter, with why each capability was downgraded, and writes nothing", async () => {
-    const world = makeWorld({ adapters: { example: { plugin: "example-adapter" }, claude: { plugin: "claude-code" }, broken: { plugin: "fx-bad-manifest" } } });
+    const world = makeWorld({
+      adapters: {
+        example: { plugin: "example-adapter" },
+        claude: { plugin: "claude-code" },
+        broken: { plugin: "fx-bad-manifest" },
+      },
+    });
     const before = snapshot([world.home, world.project]);
     const report = await adapterDoctor({ config: world.configFile, env: world.env });
     expect(diffSnapshots(before, snapshot([world.home, world.project]))).toEqual([]);
 
     const [example, claude, broken] = report.adapters;
-    expect(example).toMatchObject({ instance: "adapters/example", client: { present: true, version: "1.0.0" }, installed: false });
+    expect(example).toMatchObject({
+      instance: "adapters/example",
+      client: { present: true, version: "1.0.0" },
+      installed: false,
+    });
     expect(example.effective).toEqual(example.declared);
     expect(example.diagnostics.map((d) => d.code)).toContain("not-wired");
     expect(claude).toMatchObject({ client: { command: "claude", present: true, version: "2.0.14" }, effective: [] });
@@ -27,7 +37,9 @@ describe("adapterDoctor", () => {
     expect(claude.downgrades[0].message).toContain("certified: 2.1.197 linux-x64");
     expect(broken.error).toMatchObject({ code: "PB_ERR_ADAPTER_MANIFEST_INVALID" });
     expect(report.checks.map((c) => c.ok)).toEqual([true, true, false]);
-    expect(report.checks[1].detail).toContain("downgraded: guards.beforeWrite: no passing capture for claude-code 2.0.14");
+    expect(report.checks[1].detail).toContain(
+      "downgraded: guards.beforeWrite: no passing capture for claude-code 2.0.14",
+    );
   });
 
   it("`patchbay adapter doctor` prints the same, and says when a client is not installed", async () => {
@@ -43,18 +55,29 @@ describe("adapterDoctor", () => {
   });
 
   it("every bundled client's shipped evidence makes its capabilities effective for exactly the certified versions", async () => {
-    const world = makeWorld({ adapters: { claude: { plugin: "claude-code" }, codex: { plugin: "codex" }, gemini: { plugin: "gemini-cli" } } });
+    const world = makeWorld({
+      adapters: { claude: { plugin: "claude-code" }, codex: { plugin: "codex" }, gemini: { plugin: "gemini-cli" } },
+    });
     const platform = `${process.platform}-${process.arch}`;
     const cases: [string, string, boolean][] = [
-      ["claude", "2.1.197 (Claude Code)", true], ["codex", "codex-cli 0.169.0", true], ["codex", "codex-cli 0.171.0", true],
-      ["gemini", "0.61.0", true], ["codex", "codex-cli 0.170.0", false], ["gemini", "0.60.0", false],
+      ["claude", "2.1.197 (Claude Code)", true],
+      ["codex", "codex-cli 0.169.0", true],
+      ["codex", "codex-cli 0.171.0", true],
+      ["gemini", "0.61.0", true],
+      ["codex", "codex-cli 0.170.0", false],
+      ["gemini", "0.60.0", false],
     ];
     for (const [command, output, certified] of cases) {
       world.fakeClient(command, output);
-      const report = await adapterDoctor({ config: world.configFile, env: { ...world.env, PATCHBAY_HOME: tempDir("pb-doctor-state-") } });
+      const report = await adapterDoctor({
+        config: world.configFile,
+        env: { ...world.env, PATCHBAY_HOME: tempDir("pb-doctor-state-") },
+      });
       const entry = report.adapters.find((a) => a.client?.command === command)!;
       expect(entry.declared.length, command).toBeGreaterThan(0);
-      expect(entry.effective, `${output} on ${platform}`).toEqual(certified && platform === "linux-x64" ? entry.declared : []);
+      expect(entry.effective, `${output} on ${platform}`).toEqual(
+        certified && platform === "linux-x64" ? entry.declared : [],
+      );
     }
   }, 120_000);
 });

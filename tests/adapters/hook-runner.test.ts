@@ -57,7 +57,16 @@ describe("the hook runner's time bound covers the whole run", () => {
     const world = bounded("ok");
     // A payload that never ends: the bound fires while stdin is still being read, before the config is known.
     const never = () => new Promise<string>(() => undefined);
-    const r = await runHook({ adapter: "fx", event: "never-ends", readPayload: never, config: world.configFile, cwd: world.project, env: world.env, timeoutMs: 300, startedAt: performance.now() });
+    const r = await runHook({
+      adapter: "fx",
+      event: "never-ends",
+      readPayload: never,
+      config: world.configFile,
+      cwd: world.project,
+      env: world.env,
+      timeoutMs: 300,
+      startedAt: performance.now(),
+    });
     expect(r).toMatchObject({ decision: "fail-open", reason: "timeout", logFile: world.logFile });
     expectCutBy(world, 300, "never-ends");
   });
@@ -86,14 +95,25 @@ describe("the hook runner's time bound covers the whole run", () => {
     expectFailOpen(env, "timeout");
     expectCutBy(world, 1200, "by-env");
     // The flag wins over the environment.
-    const both = await world.hook("fx", "flag-and-env", tool, { args: ["--timeout-ms", "1100"], env: { PATCHBAY_HOOK_TIMEOUT_MS: "1300" } });
+    const both = await world.hook("fx", "flag-and-env", tool, {
+      args: ["--timeout-ms", "1100"],
+      env: { PATCHBAY_HOOK_TIMEOUT_MS: "1300" },
+    });
     expectFailOpen(both, "timeout");
     expectCutBy(world, 1100, "flag-and-env");
     // Neither: the instance's hook_timeout_ms, once the config is read. Run in this process, where
     // reading the config takes a moment: a CLI run on a loaded machine can spend the 5 s that bound
     // the run until then on starting node alone, and be cut by those instead.
     const byConfig = bounded("sleep", { hook_timeout_ms: 1500 });
-    const r = await runHook({ adapter: "fx", event: "by-config", readPayload: async () => JSON.stringify(tool), config: byConfig.configFile, cwd: byConfig.project, env: byConfig.env, startedAt: performance.now() });
+    const r = await runHook({
+      adapter: "fx",
+      event: "by-config",
+      readPayload: async () => JSON.stringify(tool),
+      config: byConfig.configFile,
+      cwd: byConfig.project,
+      env: byConfig.env,
+      startedAt: performance.now(),
+    });
     expect(r).toMatchObject({ decision: "fail-open", reason: "timeout" });
     expectCutBy(byConfig, 1500, "by-config");
   });
@@ -101,7 +121,13 @@ describe("the hook runner's time bound covers the whole run", () => {
   it("without a flag, a variable or hook_timeout_ms in the config, the bound is 5000 ms", async () => {
     const world = bounded("sleep");
     // Written by hand: the world's writeConfig would add its own hook_timeout_ms.
-    writeFileSync(world.configFile, JSON.stringify({ plugins: [ADAPTER_FIXTURES], adapters: { fx: { plugin: "fx-adapter", config: { mode: "sleep" } } } }));
+    writeFileSync(
+      world.configFile,
+      JSON.stringify({
+        plugins: [ADAPTER_FIXTURES],
+        adapters: { fx: { plugin: "fx-adapter", config: { mode: "sleep" } } },
+      }),
+    );
     const r = await world.hook("fx", "tool", tool);
     expectFailOpen(r, "timeout");
     expectCutBy(world, 5000);
@@ -120,7 +146,10 @@ describe("the hook runner fails open", () => {
     const world = fx("ok");
     expectFailOpen(await world.hook("fx", "tool", "{not json"), "bad-payload");
     expectFailOpen(await world.hook("fx", "tool", ""), "bad-payload");
-    expect(logEntries(world).map((e) => e.code)).toEqual(["PB_ERR_HOOK_PAYLOAD_INVALID", "PB_ERR_HOOK_PAYLOAD_INVALID"]);
+    expect(logEntries(world).map((e) => e.code)).toEqual([
+      "PB_ERR_HOOK_PAYLOAD_INVALID",
+      "PB_ERR_HOOK_PAYLOAD_INVALID",
+    ]);
   });
 
   it("on a payload the adapter does not recognise", async () => {
@@ -135,7 +164,11 @@ describe("the hook runner fails open", () => {
     expect(logEntries(world).at(-1)).toMatchObject({ reason: "unknown-adapter", code: "PB_ERR_ADAPTER_UNKNOWN" });
     const empty = tempDir("pb-noconfig-");
     // A generous bound, as the world gives its own runs: the reason under test is the missing config, not time.
-    const none = await runCli(["hook", "fx", "tool"], { cwd: empty, env: { ...world.env, HOME: empty, PATCHBAY_HOOK_TIMEOUT_MS: "20000" }, input: JSON.stringify(tool) });
+    const none = await runCli(["hook", "fx", "tool"], {
+      cwd: empty,
+      env: { ...world.env, HOME: empty, PATCHBAY_HOOK_TIMEOUT_MS: "20000" },
+      input: JSON.stringify(tool),
+    });
     expectFailOpen(none, "config");
   });
 
@@ -164,19 +197,39 @@ describe("privacy: a payload's prompt and transcript never survive", () => {
 
   it("not through a real adapter's event, nor the log of a run that succeeds", async () => {
     const world = makeWorld({ adapters: { claude: { plugin: "claude-code" } } });
-    const payload = { session_id: "sess-42", transcript_path: TRANSCRIPT, cwd: world.project, hook_event_name: "UserPromptSubmit", prompt: PROMPT };
+    const payload = {
+      session_id: "sess-42",
+      transcript_path: TRANSCRIPT,
+      cwd: world.project,
+      hook_event_name: "UserPromptSubmit",
+      prompt: PROMPT,
+    };
     const r = await world.hook("claude", "UserPromptSubmit", payload);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     expect(world.log()).not.toContain("sk-live-998877");
     expect(world.log()).not.toContain(TRANSCRIPT);
     expect(logEntries(world).at(-1)).toMatchObject({ kind: "beforeTurn", decision: "allow" });
-    const session = await openAdapter({ config: world.configFile, env: world.env, instance: "claude", logLevel: "silent" });
+    const session = await openAdapter({
+      config: world.configFile,
+      env: world.env,
+      instance: "claude",
+      logLevel: "silent",
+    });
     try {
       const event = await session.call("normalizeHook", [payload, { event: "UserPromptSubmit" }]);
       expect(JSON.stringify(event)).not.toContain("sk-live");
       expect(JSON.stringify(event)).not.toContain("transcript");
-      expect(event).toEqual({ kind: "beforeTurn", sessionId: "sess-42", cwd: world.project, model: null, parentSessionId: null, agentId: null, tool: null, targets: [] });
+      expect(event).toEqual({
+        kind: "beforeTurn",
+        sessionId: "sess-42",
+        cwd: world.project,
+        model: null,
+        parentSessionId: null,
+        agentId: null,
+        tool: null,
+        targets: [],
+      });
     } finally {
       await session.close();
     }
@@ -188,15 +241,28 @@ describe("deny and inject, only where certified", () => {
     const world = fx("deny-all");
     const r = await world.hook("fx", "tool", tool);
     expect(r).toMatchObject({ code: 3, stdout: "", stderr: "DENY: fixture denies /tmp/x\n" });
-    expect(logEntries(world).at(-1)).toMatchObject({ decision: "deny", effective: expect.arrayContaining(["guards.beforeWrite"]) });
+    expect(logEntries(world).at(-1)).toMatchObject({
+      decision: "deny",
+      effective: expect.arrayContaining(["guards.beforeWrite"]),
+    });
   });
 
   it("an uncertified guard does nothing but say so: claude-code with a client version it was never certified for", async () => {
     const world = makeWorld({ adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"] } } } });
-    const payload = { session_id: "s", cwd: world.project, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(world.project, "secrets", "k.txt"), content: "x" } };
+    const payload = {
+      session_id: "s",
+      cwd: world.project,
+      hook_event_name: "PreToolUse",
+      tool_name: "Write",
+      tool_input: { file_path: path.join(world.project, "secrets", "k.txt"), content: "x" },
+    };
     const r = await world.hook("claude", "PreToolUse", payload);
     expect(r).toMatchObject({ code: 0, stdout: "" });
-    expect(logEntries(world).at(-1)).toMatchObject({ decision: "allow", note: expect.stringContaining("unguarded"), effective: [] });
+    expect(logEntries(world).at(-1)).toMatchObject({
+      decision: "allow",
+      note: expect.stringContaining("unguarded"),
+      effective: [],
+    });
   });
 
   it("with a passing capture for this exact version and platform, claude-code denies in its measured envelope", async () => {
@@ -205,11 +271,27 @@ describe("deny and inject, only where certified", () => {
     const world = makeWorld({ adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"] } } } });
     world.fakeClient("claude", "2.1.197 (Claude Code)");
     mkdirSync(path.join(world.project, "secrets"));
-    const write = (file: string) => ({ session_id: "s", cwd: world.project, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: file, old_string: "a", new_string: "b" } });
+    const write = (file: string) => ({
+      session_id: "s",
+      cwd: world.project,
+      hook_event_name: "PreToolUse",
+      tool_name: "Edit",
+      tool_input: { file_path: file, old_string: "a", new_string: "b" },
+    });
     const denied = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets", "k.txt")));
     expect(denied.code).toBe(0);
-    expect(JSON.parse(denied.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringContaining(path.join(world.project, "secrets")) } });
-    const allowed = await world.hook("claude", "PreToolUse", write(path.join(world.project, "secrets-backup", "k.txt")));
+    expect(JSON.parse(denied.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: expect.stringContaining(path.join(world.project, "secrets")),
+      },
+    });
+    const allowed = await world.hook(
+      "claude",
+      "PreToolUse",
+      write(path.join(world.project, "secrets-backup", "k.txt")),
+    );
     expect(allowed).toMatchObject({ code: 0, stdout: "" });
     // A newer client is not the certified one: the guard degrades to a logged allow.
     world.fakeClient("claude", "2.1.198 (Claude Code)");

@@ -21,11 +21,19 @@ function inboxWorld(mode = "ok", adapterConfig: Record<string, unknown> = {}): W
 }
 
 async function deliver(world: World, bodies: string[], from = "ci-watch"): Promise<string[]> {
-  const host = await createHost({ config: world.configFile, env: world.env, only: ["agentConnectors/inbox"], logLevel: "silent" });
+  const host = await createHost({
+    config: world.configFile,
+    env: world.env,
+    only: ["agentConnectors/inbox"],
+    logLevel: "silent",
+  });
   try {
     const ids: string[] = [];
     for (const content of bodies) {
-      const receipt = (await host.call("agentConnectors/inbox", "deliver", ["fx", { kind: "augment", content, meta: { origin: { skill_name: from, trigger_kind: "cron" } } }])) as { delivery_id: string };
+      const receipt = (await host.call("agentConnectors/inbox", "deliver", [
+        "fx",
+        { kind: "augment", content, meta: { origin: { skill_name: from, trigger_kind: "cron" } } },
+      ])) as { delivery_id: string };
       // Record first: the row is on disk, readable by another connection, before deliver() returns.
       const store = openInboxStore(path.join(world.project, ".patchbay", "inbox.db"));
       expect(store.get(receipt.delivery_id)).toMatchObject({ body: content, deliveredAt: null });
@@ -75,7 +83,9 @@ describe("next-turn delivery through an adapter", () => {
     const r = await world.hook("fx", "turn", turn);
     expect(Buffer.byteLength(r.stdout) - "INJECT:".length).toBeLessThanOrEqual(600);
     expect(r.stdout).toContain("short note");
-    expect(r.stdout).toContain(`message ${large} from ci-watch (${Buffer.byteLength(big)} bytes) not shown: over budget; read it with: patchbay adapter inbox fx --message ${large}`);
+    expect(r.stdout).toContain(
+      `message ${large} from ci-watch (${Buffer.byteLength(big)} bytes) not shown: over budget; read it with: patchbay adapter inbox fx --message ${large}`,
+    );
     expect(r.stdout).not.toContain("a long report line");
     expect(pending(world)).toEqual([large]);
     // The one shown whole is the one marked delivered.
@@ -99,15 +109,30 @@ describe("next-turn delivery through an adapter", () => {
 
   it("delivers nothing where injection is not certified (claude-code with a client version never certified): messages wait", async () => {
     const world = makeWorld({
-      agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } } },
+      agentConnectors: {
+        inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } },
+      },
       adapters: { claude: { plugin: "claude-code", config: { inbox: "agentConnectors/inbox" } } },
     });
-    const host = await createHost({ config: world.configFile, env: world.env, only: ["agentConnectors/inbox"], logLevel: "silent" });
+    const host = await createHost({
+      config: world.configFile,
+      env: world.env,
+      only: ["agentConnectors/inbox"],
+      logLevel: "silent",
+    });
     await host.call("agentConnectors/inbox", "deliver", ["claude", { kind: "augment", content: "hi" }]);
     await host.close();
-    const r = await world.hook("claude", "UserPromptSubmit", { session_id: "s", cwd: world.project, hook_event_name: "UserPromptSubmit", prompt: "x" });
+    const r = await world.hook("claude", "UserPromptSubmit", {
+      session_id: "s",
+      cwd: world.project,
+      hook_event_name: "UserPromptSubmit",
+      prompt: "x",
+    });
     expect(r).toMatchObject({ code: 0, stdout: "" });
-    expect(logEntries(world).at(-1)).toMatchObject({ decision: "allow", note: expect.stringContaining("not both effective") });
+    expect(logEntries(world).at(-1)).toMatchObject({
+      decision: "allow",
+      note: expect.stringContaining("not both effective"),
+    });
     const listed = await world.cli(["adapter", "inbox", "claude", "--json"]);
     expect(JSON.parse(listed.stdout)).toMatchObject({ recipient: "claude", pending: 1 });
   });

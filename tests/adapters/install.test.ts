@@ -22,8 +22,10 @@ function fxWorld(mode = "ok"): World {
   return makeWorld({ adapters: { fx: { plugin: "fx-adapter", config: { mode } } } });
 }
 const snap = (w: World) => snapshot([w.home, w.project], (k) => k.endsWith("hooks.log"));
-const install = (w: World, dryRun = false) => installAdapter({ config: w.configFile, env: w.env, instance: "fx", dryRun });
-const uninstall = (w: World, dryRun = false) => uninstallAdapter({ config: w.configFile, env: w.env, instance: "fx", dryRun });
+const install = (w: World, dryRun = false) =>
+  installAdapter({ config: w.configFile, env: w.env, instance: "fx", dryRun });
+const uninstall = (w: World, dryRun = false) =>
+  uninstallAdapter({ config: w.configFile, env: w.env, instance: "fx", dryRun });
 const cfgFile = (w: World) => path.join(w.home, ".fxclient", "config.json");
 const tree = (w: World) => path.join(w.home, ".fxclient", "skills", "fx");
 
@@ -54,13 +56,19 @@ describe("install", () => {
     const r = await w.cli(["adapter", "install", "fx", "--json"]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc.adapters[0]).toMatchObject({ instance: "fx", status: "installed", client: { present: true, version: "9.9.9" } });
+    expect(doc.adapters[0]).toMatchObject({
+      instance: "fx",
+      status: "installed",
+      client: { present: true, version: "9.9.9" },
+    });
     const cfg = JSON.parse(readFileSync(cfgFile(w), "utf8"));
     const command: string = cfg.hooks[0].command;
     const shim = path.join(w.stateDir, "adapters", "fx", "hook");
     expect(command).toBe(`${shim} tool`);
     expect(existsSync(shim)).toBe(true);
-    const hooked = await w.cli(["hook", "fx", "tool"], { input: JSON.stringify({ kind: "beforeTool", session: "s", cwd: "/tmp", tool: "write", target: "/tmp/x" }) });
+    const hooked = await w.cli(["hook", "fx", "tool"], {
+      input: JSON.stringify({ kind: "beforeTool", session: "s", cwd: "/tmp", tool: "write", target: "/tmp/x" }),
+    });
     expect(hooked.code).toBe(0);
   });
 
@@ -85,7 +93,10 @@ describe("install", () => {
   });
 
   it("refuses a plan outside the home, project and state folders, or with overlapping artifacts", async () => {
-    for (const [mode, message] of [["plan-outside", /outside the home/], ["plan-overlap", /overlap/]] as const) {
+    for (const [mode, message] of [
+      ["plan-outside", /outside the home/],
+      ["plan-overlap", /overlap/],
+    ] as const) {
       const w = fxWorld(mode);
       const r = await install(w);
       expect(r.status).toBe("failed");
@@ -107,19 +118,45 @@ describe("install", () => {
       const r = await installAdapter({ config: ${JSON.stringify(w.configFile)}, env: ${JSON.stringify(w.env)}, instance: "fx" });
       process.stdout.write(JSON.stringify(r));`;
     writeFileSync(path.join(pkg, "install.mjs"), script);
-    const out = execFileSync(process.execPath, [path.join(pkg, "install.mjs")], { cwd: w.project, encoding: "utf8", timeout: 30_000 });
+    const out = execFileSync(process.execPath, [path.join(pkg, "install.mjs")], {
+      cwd: w.project,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     const r = JSON.parse(out);
-    expect(r).toMatchObject({ status: "failed", error: { code: "PB_ERR_INSTALL_RUNNER_MISSING", message: expect.stringContaining(path.join(pkg, "bin", "patchbay.mjs")) } });
+    expect(r).toMatchObject({
+      status: "failed",
+      error: {
+        code: "PB_ERR_INSTALL_RUNNER_MISSING",
+        message: expect.stringContaining(path.join(pkg, "bin", "patchbay.mjs")),
+      },
+    });
     expect(r.changes).toEqual([]);
     expect(diffSnapshots(before, snap(w))).toEqual([]);
     // This build has its runner, and its plan puts Patchbay's own shim first.
     expect(() => assertRunner()).not.toThrow();
-    const env = { instance: "x", home: "/h", projectDir: "/p", stateDir: "/p/.patchbay", platform: "linux-x64", hookCommand: "/p/.patchbay/adapters/x/hook", client: { present: true, path: null, version: null } };
-    expect(composePlan(env, { artifacts: [] }, { instance: "x", configFile: "/p/connectors.json", stateDir: "/p/.patchbay" })[0]).toMatchObject({ kind: "tree", path: "/p/.patchbay/adapters/x" });
+    const env = {
+      instance: "x",
+      home: "/h",
+      projectDir: "/p",
+      stateDir: "/p/.patchbay",
+      platform: "linux-x64",
+      hookCommand: "/p/.patchbay/adapters/x/hook",
+      client: { present: true, path: null, version: null },
+    };
+    expect(
+      composePlan(
+        env,
+        { artifacts: [] },
+        { instance: "x", configFile: "/p/connectors.json", stateDir: "/p/.patchbay" },
+      )[0],
+    ).toMatchObject({ kind: "tree", path: "/p/.patchbay/adapters/x" });
   });
 
   it("several adapters in one command: one failing does not stop the other; exit 1", async () => {
-    const w = makeWorld({ adapters: { fx: { plugin: "fx-adapter" }, bad: { plugin: "fx-adapter", config: { mode: "plan-outside" } } } });
+    const w = makeWorld({
+      adapters: { fx: { plugin: "fx-adapter" }, bad: { plugin: "fx-adapter", config: { mode: "plan-outside" } } },
+    });
     const r = await w.cli(["adapter", "install", "bad", "fx", "--json"]);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).adapters.map((a: { status: string }) => a.status)).toEqual(["failed", "installed"]);
@@ -139,7 +176,11 @@ describe("uninstall", () => {
   });
 
   it("restores a user's client config byte for byte, whatever its formatting, and never deletes it", async () => {
-    for (const original of ['{\n    "theme": "dark",\n    "hooks": [\n        {\n            "command": "mine"\n        }\n    ]\n}', '{"theme":"dark"}\n', '{ "theme" : "dark", "n": 1.50 }\n']) {
+    for (const original of [
+      '{\n    "theme": "dark",\n    "hooks": [\n        {\n            "command": "mine"\n        }\n    ]\n}',
+      '{"theme":"dark"}\n',
+      '{ "theme" : "dark", "n": 1.50 }\n',
+    ]) {
       const w = fxWorld();
       mkdirSync(path.dirname(cfgFile(w)), { recursive: true });
       writeFileSync(cfgFile(w), original);
@@ -179,7 +220,10 @@ describe("uninstall", () => {
   });
 
   it("a new file or an empty folder inside a tree counts as an edit too", async () => {
-    for (const edit of [(t: string) => writeFileSync(path.join(t, "mine.md"), "x"), (t: string) => mkdirSync(path.join(t, "empty"))]) {
+    for (const edit of [
+      (t: string) => writeFileSync(path.join(t, "mine.md"), "x"),
+      (t: string) => mkdirSync(path.join(t, "empty")),
+    ]) {
       const w = fxWorld();
       await install(w);
       edit(tree(w));
@@ -220,7 +264,11 @@ describe("uninstall", () => {
 
 describe("the install record", () => {
   it("corrupt or of an unknown version: install and uninstall fail closed, nothing written or deleted", async () => {
-    for (const bad of ["{ not json", JSON.stringify({ schemaVersion: 9, adapters: {} }), JSON.stringify({ schemaVersion: 1, adapters: { fx: { artifacts: "no" } } })]) {
+    for (const bad of [
+      "{ not json",
+      JSON.stringify({ schemaVersion: 9, adapters: {} }),
+      JSON.stringify({ schemaVersion: 1, adapters: { fx: { artifacts: "no" } } }),
+    ]) {
       const w = fxWorld();
       await install(w);
       writeFileSync(path.join(w.stateDir, "installs.json"), bad);
@@ -255,9 +303,14 @@ describe("the install record", () => {
 describe("json merge", () => {
   it("appends once, keeps the file's style, removes only what it owns and the containers it created once empty", () => {
     const original = '{\n\t"a": 1,\n\t"hooks": {\n\t\t"pre": [\n\t\t\t"user"\n\t\t]\n\t}\n}\n';
-    const entries = [{ at: ["hooks", "pre"], append: "ours" }, { at: ["hooks", "post"], append: { c: 1 } }];
+    const entries = [
+      { at: ["hooks", "pre"], append: "ours" },
+      { at: ["hooks", "post"], append: { c: 1 } },
+    ];
     const m = mergeJson(original, entries, "f");
-    expect(m.text).toBe('{\n\t"a": 1,\n\t"hooks": {\n\t\t"pre": [\n\t\t\t"user",\n\t\t\t"ours"\n\t\t],\n\t\t"post": [\n\t\t\t{\n\t\t\t\t"c": 1\n\t\t\t}\n\t\t]\n\t}\n}\n');
+    expect(m.text).toBe(
+      '{\n\t"a": 1,\n\t"hooks": {\n\t\t"pre": [\n\t\t\t"user",\n\t\t\t"ours"\n\t\t],\n\t\t"post": [\n\t\t\t{\n\t\t\t\t"c": 1\n\t\t\t}\n\t\t]\n\t}\n}\n',
+    );
     expect(mergeJson(m.text, entries, "f")).toMatchObject({ changed: false, text: m.text, added: [] });
     expect(unmergeJson(m.text, entries, m.createdContainers, "f").text).toBe(original);
     expect(() => mergeJson('{"hooks": "oops"}', entries, "f")).toThrow(/not an object/);

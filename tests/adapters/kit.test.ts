@@ -28,9 +28,28 @@ describe("the adapter conformance kit", () => {
     const pluginDir = path.join(tempDir("pb-bare-"), "bare");
     mkdirSync(path.join(pluginDir, "src"), { recursive: true });
     mkdirSync(path.join(pluginDir, "fixtures"));
-    writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "bare", version: "1.0.0", kind: "adapter", entry: "src/index.ts", patchbay: "^1", capabilities: [] }));
-    writeFileSync(path.join(pluginDir, "fixtures", "turn.json"), JSON.stringify({ event: "turn", payload: { type: "turn", session: "s-1", cwd: "/w" }, expect: { kind: "beforeTurn", sessionId: "s-1" } }));
-    writeFileSync(path.join(pluginDir, "src", "index.ts"), `
+    writeFileSync(
+      path.join(pluginDir, "plugin.json"),
+      JSON.stringify({
+        name: "bare",
+        version: "1.0.0",
+        kind: "adapter",
+        entry: "src/index.ts",
+        patchbay: "^1",
+        capabilities: [],
+      }),
+    );
+    writeFileSync(
+      path.join(pluginDir, "fixtures", "turn.json"),
+      JSON.stringify({
+        event: "turn",
+        payload: { type: "turn", session: "s-1", cwd: "/w" },
+        expect: { kind: "beforeTurn", sessionId: "s-1" },
+      }),
+    );
+    writeFileSync(
+      path.join(pluginDir, "src", "index.ts"),
+      `
       import { defineAdapter, detectFromProbe, normalizedEvent, projectContext } from "patchbay/adapter";
       export default defineAdapter({
         id: "bare", displayName: "Bare", client: { command: "bare" },
@@ -44,14 +63,19 @@ describe("the adapter conformance kit", () => {
           renderContext: (input, opts) => projectContext(input, opts),
           planInstall: () => ({ artifacts: [] }),
         }),
-      });`);
+      });`,
+    );
     const results = await runAdapterConformance({ pluginDir });
     expect(results.filter((c) => !c.ok)).toEqual([]);
     const skipped = Object.fromEntries(results.filter((c) => c.skipped).map((c) => [c.claim, c.reason]));
     expect(skipped).toEqual({
-      "denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing": expect.stringContaining("neither denyOutcome nor injectOutcome"),
-      "hook commands written into client configs are absolute, exist, and exit 0 on a real payload": expect.stringContaining("writes no hook command"),
-      "certification.json's evidence checks out: each capture exists under fixtures/captures, hash, version, platform and event match": expect.stringContaining("no certification.json"),
+      "denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing": expect.stringContaining(
+        "neither denyOutcome nor injectOutcome",
+      ),
+      "hook commands written into client configs are absolute, exist, and exit 0 on a real payload":
+        expect.stringContaining("writes no hook command"),
+      "certification.json's evidence checks out: each capture exists under fixtures/captures, hash, version, platform and event match":
+        expect.stringContaining("no certification.json"),
     });
   });
 
@@ -60,7 +84,11 @@ describe("the adapter conformance kit", () => {
     cpSync(path.join(ROOT, "plugins", "claude-code"), pluginDir, { recursive: true });
     const capture = path.join(pluginDir, "fixtures", "captures", "2.1.197-linux-x64", "04-PreToolUse-Write.json");
     writeFileSync(capture, readFileSync(capture, "utf8").replace('"blocked": true', '"blocked": true '));
-    const results = await runAdapterConformance({ pluginDir, config: {}, clientVersionOutput: "2.1.197 (Claude Code)" });
+    const results = await runAdapterConformance({
+      pluginDir,
+      config: {},
+      clientVersionOutput: "2.1.197 (Claude Code)",
+    });
     const evidence = results.find((c) => c.claim.startsWith("certification.json's evidence checks out"));
     expect(evidence).toMatchObject({ ok: false });
     expect(JSON.stringify(evidence)).toContain("04-PreToolUse-Write.json");
@@ -71,9 +99,28 @@ describe("the adapter conformance kit", () => {
     const pluginDir = path.join(tempDir("pb-leaky-"), "leaky");
     mkdirSync(path.join(pluginDir, "src"), { recursive: true });
     mkdirSync(path.join(pluginDir, "fixtures"));
-    writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "leaky", version: "1.0.0", kind: "adapter", entry: "src/index.ts", patchbay: "^1", capabilities: ["denyOutcome", "injectOutcome"] }));
-    writeFileSync(path.join(pluginDir, "fixtures", "turn.json"), JSON.stringify({ event: "turn", payload: { session: "s-1", cwd: "/w", prompt: "the secret plan for friday" }, expect: { kind: "beforeTurn" } }));
-    writeFileSync(path.join(pluginDir, "src", "index.ts"), `
+    writeFileSync(
+      path.join(pluginDir, "plugin.json"),
+      JSON.stringify({
+        name: "leaky",
+        version: "1.0.0",
+        kind: "adapter",
+        entry: "src/index.ts",
+        patchbay: "^1",
+        capabilities: ["denyOutcome", "injectOutcome"],
+      }),
+    );
+    writeFileSync(
+      path.join(pluginDir, "fixtures", "turn.json"),
+      JSON.stringify({
+        event: "turn",
+        payload: { session: "s-1", cwd: "/w", prompt: "the secret plan for friday" },
+        expect: { kind: "beforeTurn" },
+      }),
+    );
+    writeFileSync(
+      path.join(pluginDir, "src", "index.ts"),
+      `
       import { defineAdapter, detectFromProbe, normalizedEvent } from "patchbay/adapter";
       export default defineAdapter({
         id: "leaky", displayName: "Leaky", client: { command: "leaky" },
@@ -86,16 +133,23 @@ describe("the adapter conformance kit", () => {
           denyOutcome: (r: string) => ({ stdout: "", stderr: r, exitCode: 0 }),
           injectOutcome: (t: string) => ({ stdout: t, stderr: "", exitCode: 0 }),
         }),
-      });`);
+      });`,
+    );
     const results = await runAdapterConformance({ pluginDir });
     const failed = Object.fromEntries(results.filter((c) => !c.ok).map((c) => [c.claim, c.reason]));
-    expect(Object.keys(failed)).toEqual(expect.arrayContaining([
-      "every fixture normalizes to its expected closed event, and nothing else of the payload survives",
-      "denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing",
-      "peer text is escaped, attributed and labelled untrusted",
-      "budgets are respected from 120 to 1200 bytes: whole messages only, balanced fences, honest ids",
-    ]));
-    expect(failed["every fixture normalizes to its expected closed event, and nothing else of the payload survives"]).toContain("fixtures/turn.json: model");
-    expect(failed["denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing"]).toContain("must not look like an allow");
+    expect(Object.keys(failed)).toEqual(
+      expect.arrayContaining([
+        "every fixture normalizes to its expected closed event, and nothing else of the payload survives",
+        "denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing",
+        "peer text is escaped, attributed and labelled untrusted",
+        "budgets are respected from 120 to 1200 bytes: whole messages only, balanced fences, honest ids",
+      ]),
+    );
+    expect(
+      failed["every fixture normalizes to its expected closed event, and nothing else of the payload survives"],
+    ).toContain("fixtures/turn.json: model");
+    expect(failed["denyOutcome and injectOutcome answer in the client's shape; inject('') writes nothing"]).toContain(
+      "must not look like an allow",
+    );
   });
 });

@@ -22,14 +22,21 @@ const base = (): AdapterMethods => ({
 
 async function load(def: Record<string, unknown>, methods: Record<string, unknown> = {}) {
   const adapter = defineAdapter({
-    id: "probe", displayName: "Probe", client: { command: "probe" }, ...def,
+    id: "probe",
+    displayName: "Probe",
+    client: { command: "probe" },
+    ...def,
     create: () => ({ ...base(), ...methods }) as AdapterMethods,
   } as never);
   return adapter.create(adapter.config.parse({}), makeCtx().ctx);
 }
 
 const refused = (promise: Promise<unknown>, message: RegExp, key?: string) =>
-  expect(promise).rejects.toMatchObject({ code: "PB_ERR_ADAPTER_MANIFEST_INVALID", message: expect.stringMatching(message), ...(key ? { data: { key } } : {}) });
+  expect(promise).rejects.toMatchObject({
+    code: "PB_ERR_ADAPTER_MANIFEST_INVALID",
+    message: expect.stringMatching(message),
+    ...(key ? { data: { key } } : {}),
+  });
 
 describe("defineAdapter manifest validation", () => {
   it("requires an id, a portable one", async () => {
@@ -40,7 +47,8 @@ describe("defineAdapter manifest validation", () => {
   it("takes a certifyDriver module path inside the plugin folder, and refuses any other", async () => {
     const manifest = (await load({ certifyDriver: "src/certify.ts" })).manifest();
     expect(manifest.certifyDriver).toBe("src/certify.ts");
-    for (const certifyDriver of ["../x.ts", "/abs/x.ts", "a//b.ts", 7]) await refused(load({ certifyDriver }), /certifyDriver must be a relative path/, "certifyDriver");
+    for (const certifyDriver of ["../x.ts", "/abs/x.ts", "a//b.ts", 7])
+      await refused(load({ certifyDriver }), /certifyDriver must be a relative path/, "certifyDriver");
   });
 
   it("requires a displayName and client.command, naming them", async () => {
@@ -57,25 +65,65 @@ describe("defineAdapter manifest validation", () => {
   });
 
   it("refuses an unknown group, an unknown capability and a non-boolean, naming the key", async () => {
-    await refused(load({ capabilities: { telepathy: { mind: true } } }), /unknown capability group: telepathy/, "capabilities.telepathy");
-    await refused(load({ capabilities: { guards: { beforeThink: true } } }), /unknown capability: guards\.beforeThink/, "capabilities.guards.beforeThink");
-    await refused(load({ capabilities: { guards: { beforeWrite: "sometimes" } } }), /guards\.beforeWrite must be a boolean/, "capabilities.guards.beforeWrite");
-    await refused(load({ capabilities: { delivery: { nextTurn: 1 } } }), /must be a boolean/, "capabilities.delivery.nextTurn");
+    await refused(
+      load({ capabilities: { telepathy: { mind: true } } }),
+      /unknown capability group: telepathy/,
+      "capabilities.telepathy",
+    );
+    await refused(
+      load({ capabilities: { guards: { beforeThink: true } } }),
+      /unknown capability: guards\.beforeThink/,
+      "capabilities.guards.beforeThink",
+    );
+    await refused(
+      load({ capabilities: { guards: { beforeWrite: "sometimes" } } }),
+      /guards\.beforeWrite must be a boolean/,
+      "capabilities.guards.beforeWrite",
+    );
+    await refused(
+      load({ capabilities: { delivery: { nextTurn: 1 } } }),
+      /must be a boolean/,
+      "capabilities.delivery.nextTurn",
+    );
   });
 
   it("refuses a true without its backing method", async () => {
-    await refused(load({ capabilities: { guards: { beforeWrite: true } } }, { denyOutcome: () => ({ stdout: "x", stderr: "", exitCode: 0 }) }), /guards\.beforeWrite requires guardWrite\(\)/);
-    await refused(load({ capabilities: { lifecycle: { sessionEnd: true } } }), /lifecycle\.sessionEnd requires endSession\(\)/);
+    await refused(
+      load(
+        { capabilities: { guards: { beforeWrite: true } } },
+        { denyOutcome: () => ({ stdout: "x", stderr: "", exitCode: 0 }) },
+      ),
+      /guards\.beforeWrite requires guardWrite\(\)/,
+    );
+    await refused(
+      load({ capabilities: { lifecycle: { sessionEnd: true } } }),
+      /lifecycle\.sessionEnd requires endSession\(\)/,
+    );
   });
 
   it("refuses a guard without denyOutcome and a context capability without injectOutcome (no silent allow, no silent drop)", async () => {
-    await refused(load({ capabilities: { guards: { beforeWrite: true } } }, { guardWrite: () => ({ decision: "deny" }) }), /requires denyOutcome\(\): without it the guard would silently allow/, "capabilities.guards.beforeWrite");
-    await refused(load({ capabilities: { context: { beforeTurnInjection: true } } }), /requires injectOutcome\(\): without it the context would be silently dropped/, "capabilities.context.beforeTurnInjection");
-    await refused(load({ capabilities: { delivery: { nextTurn: true } } }), /delivery\.nextTurn requires injectOutcome\(\)/);
+    await refused(
+      load({ capabilities: { guards: { beforeWrite: true } } }, { guardWrite: () => ({ decision: "deny" }) }),
+      /requires denyOutcome\(\): without it the guard would silently allow/,
+      "capabilities.guards.beforeWrite",
+    );
+    await refused(
+      load({ capabilities: { context: { beforeTurnInjection: true } } }),
+      /requires injectOutcome\(\): without it the context would be silently dropped/,
+      "capabilities.context.beforeTurnInjection",
+    );
+    await refused(
+      load({ capabilities: { delivery: { nextTurn: true } } }),
+      /delivery\.nextTurn requires injectOutcome\(\)/,
+    );
   });
 
   it("refuses a method outside the adapter contract (a typo is not silently unreachable)", async () => {
-    await refused(load({}, { guardwrite: () => ({ decision: "allow" }) }), /unknown adapter method guardwrite\(\)/, "guardwrite");
+    await refused(
+      load({}, { guardwrite: () => ({ decision: "allow" }) }),
+      /unknown adapter method guardwrite\(\)/,
+      "guardwrite",
+    );
   });
 
   it("loads heartbeat without touching delivery, and fills every omitted capability with false", async () => {
@@ -89,8 +137,12 @@ describe("defineAdapter manifest validation", () => {
     const m = (await load({})).manifest();
     expect(Object.values(m.capabilities).flatMap((g) => Object.values(g))).toEqual(new Array(14).fill(false));
     expect(Object.keys(m.capabilities)).toEqual(["lifecycle", "context", "guards", "delivery"]);
-    expect(() => { (m.capabilities.guards as { beforeWrite: boolean }).beforeWrite = true; }).toThrow(TypeError);
-    expect(() => { (m as { id: string }).id = "other"; }).toThrow(TypeError);
+    expect(() => {
+      (m.capabilities.guards as { beforeWrite: boolean }).beforeWrite = true;
+    }).toThrow(TypeError);
+    expect(() => {
+      (m as { id: string }).id = "other";
+    }).toThrow(TypeError);
     expect(m.client).toEqual({ command: "probe", versionArgs: ["--version"], certificationName: "probe" });
   });
 
@@ -106,7 +158,10 @@ describe("defineAdapter manifest validation", () => {
     try {
       const report = host.report().instances.find((i) => i.id === "adapters/broken")!;
       expect(report.state).toBe("failed");
-      expect(report.error).toMatchObject({ code: "PB_ERR_ADAPTER_MANIFEST_INVALID", message: expect.stringContaining("guards.beforeWrite requires denyOutcome()") });
+      expect(report.error).toMatchObject({
+        code: "PB_ERR_ADAPTER_MANIFEST_INVALID",
+        message: expect.stringContaining("guards.beforeWrite requires denyOutcome()"),
+      });
     } finally {
       await host.close();
     }

@@ -20,7 +20,10 @@ import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
 afterAll(cleanupTempDirs);
 
 const CLAUDE = process.env.PATCHBAY_CLAUDE_BIN;
-if (!CLAUDE) console.log("skipping the real Claude Code test: PATCHBAY_CLAUDE_BIN is not set (run .ci/claude-code.sh, which installs @anthropic-ai/claude-code outside the project)");
+if (!CLAUDE)
+  console.log(
+    "skipping the real Claude Code test: PATCHBAY_CLAUDE_BIN is not set (run .ci/claude-code.sh, which installs @anthropic-ai/claude-code outside the project)",
+  );
 
 // Each test drives real Claude Code sessions (a certification runs one per capability): about 3
 // minutes on a loaded 2-core machine, so the budgets are a few times that; they only end a hang.
@@ -30,17 +33,33 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     const project = path.join(root, "project");
     const home = path.join(root, "home");
     const bin = path.join(root, "bin");
-    for (const d of [path.join(project, "secrets"), path.join(project, ".claude"), home, bin]) mkdirSync(d, { recursive: true });
+    for (const d of [path.join(project, "secrets"), path.join(project, ".claude"), home, bin])
+      mkdirSync(d, { recursive: true });
     symlinkSync(CLAUDE!, path.join(bin, "claude")); // `claude` on PATH, so the adapter probes the real version
     const config = path.join(project, "connectors.json");
-    writeFileSync(config, JSON.stringify({
-      plugins: [path.join(ROOT, "plugins")],
-      agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } } },
-      adapters: { claude: { plugin: "claude-code", config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 } } },
-    }, null, 2));
+    writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          plugins: [path.join(ROOT, "plugins")],
+          agentConnectors: {
+            inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } },
+          },
+          adapters: {
+            claude: {
+              plugin: "claude-code",
+              config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 },
+            },
+          },
+        },
+        null,
+        2,
+      ),
+    );
     // The user's own settings, in their own formatting: uninstall must give these exact bytes back.
     const settings = path.join(project, ".claude", "settings.local.json");
-    const original = '{\n    "permissions": { "allow": ["Bash(ls:*)"] },\n    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
+    const original =
+      '{\n    "permissions": { "allow": ["Bash(ls:*)"] },\n    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
     writeFileSync(settings, original);
 
     const env = { HOME: home, PATH: `${bin}:/usr/bin:/bin` };
@@ -54,29 +73,55 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
       const tools = Array.isArray(req.body.tools) ? req.body.tools.length : 0;
       const assistant = (req.body.messages as { role: string }[]).filter((m) => m.role === "assistant").length;
       if (tools === 0) return [{ type: "text", text: "ok" }];
-      if (turn === 1 && assistant === 0) return [{ type: "tool_use", name: "Write", input: { file_path: secret, content: "leak\n" } }];
+      if (turn === 1 && assistant === 0)
+        return [{ type: "tool_use", name: "Write", input: { file_path: secret, content: "leak\n" } }];
       return [{ type: "text", text: "done" }];
     });
     try {
       // The hooks Claude runs inherit this environment. Until a hook has read connectors.json its bound
       // is the default 5 s, which a loaded machine can spend starting node: the guard would fail open
       // and the write go through. 9.5 s stays inside the 10 s Claude gives each hook.
-      const clientEnv = { ...offlineEnv(home, stub.url), PATH: `${bin}:/usr/bin:/bin`, PATCHBAY_HOOK_TIMEOUT_MS: "9500" };
+      const clientEnv = {
+        ...offlineEnv(home, stub.url),
+        PATH: `${bin}:/usr/bin:/bin`,
+        PATCHBAY_HOOK_TIMEOUT_MS: "9500",
+      };
       turn = 1;
-      const first = await runClient(CLAUDE!, ["-p", "write the secret", "--permission-mode", "bypassPermissions"], project, clientEnv);
+      const first = await runClient(
+        CLAUDE!,
+        ["-p", "write the secret", "--permission-mode", "bypassPermissions"],
+        project,
+        clientEnv,
+      );
       expect(first.exitCode, first.stderr).toBe(0);
       expect(existsSync(secret)).toBe(false);
       const denied = stub.requests.find((r) => r.text.includes("Patchbay protects"));
       expect(denied, "the deny reason reached the model as the tool's result").toBeDefined();
 
-      const host = await createHost({ config, env: { ...process.env, ...env }, only: ["agentConnectors/inbox"], logLevel: "silent" });
-      await host.call("agentConnectors/inbox", "deliver", ["claude", { kind: "augment", content: "INBOX-7731: the build is green" }]);
+      const host = await createHost({
+        config,
+        env: { ...process.env, ...env },
+        only: ["agentConnectors/inbox"],
+        logLevel: "silent",
+      });
+      await host.call("agentConnectors/inbox", "deliver", [
+        "claude",
+        { kind: "augment", content: "INBOX-7731: the build is green" },
+      ]);
       await host.close();
       turn = 2;
       const seen = stub.requests.length;
-      const second = await runClient(CLAUDE!, ["-p", "anything new?", "--permission-mode", "bypassPermissions"], project, clientEnv);
+      const second = await runClient(
+        CLAUDE!,
+        ["-p", "anything new?", "--permission-mode", "bypassPermissions"],
+        project,
+        clientEnv,
+      );
       expect(second.exitCode, second.stderr).toBe(0);
-      expect(stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")), "the inbox message reached the next turn's request").toBe(true);
+      expect(
+        stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")),
+        "the inbox message reached the next turn's request",
+      ).toBe(true);
       const inbox = await runCli(["adapter", "inbox", "claude", "--json", "--config", config], { cwd: project, env });
       expect(JSON.parse(inbox.stdout)).toMatchObject({ pending: 0 });
     } finally {
@@ -93,7 +138,10 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     const plugins = path.join(root, "plugins");
     cpSync(path.join(ROOT, "plugins", "claude-code"), path.join(plugins, "claude-code"), { recursive: true });
     // As if this client version were newer than the plugin's evidence.
-    writeFileSync(path.join(plugins, "claude-code", "certification.json"), JSON.stringify({ schemaVersion: 1, adapter: "claude-code", evidence: [] }));
+    writeFileSync(
+      path.join(plugins, "claude-code", "certification.json"),
+      JSON.stringify({ schemaVersion: 1, adapter: "claude-code", evidence: [] }),
+    );
     const bin = path.join(root, "bin");
     mkdirSync(bin);
     symlinkSync(CLAUDE!, path.join(bin, "claude"));
@@ -101,12 +149,20 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     writeFileSync(config, JSON.stringify({ plugins: [plugins], adapters: { claude: { plugin: "claude-code" } } }));
     const env = { HOME: root, PATH: `${bin}:/usr/bin:/bin` };
 
-    const dry = await runCli(["adapter", "certify", "claude", "--client", CLAUDE!, "--dry-run", "--json", "--config", config], { cwd: root, env, timeoutMs: 400_000 });
+    const dry = await runCli(
+      ["adapter", "certify", "claude", "--client", CLAUDE!, "--dry-run", "--json", "--config", config],
+      { cwd: root, env, timeoutMs: 400_000 },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     const doc = JSON.parse(dry.stdout);
     expect(doc).toMatchObject({ ok: true, written: false, platform: expect.any(String) });
     const guard = doc.entries.find((e: { capability: string }) => e.capability === "guards.beforeWrite");
-    expect(guard).toMatchObject({ result: "pass", events: ["PreToolUse"], sha256: expect.stringMatching(/^[0-9a-f]{64}$/), fixture: expect.stringMatching(/^fixtures\/captures\/.+-PreToolUse-Write\.json$/) });
+    expect(guard).toMatchObject({
+      result: "pass",
+      events: ["PreToolUse"],
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      fixture: expect.stringMatching(/^fixtures\/captures\/.+-PreToolUse-Write\.json$/),
+    });
     expect(existsSync(path.join(root, ".patchbay", "certification"))).toBe(false);
 
     const before = treeHash(path.join(plugins, "claude-code"));
@@ -115,6 +171,8 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     expect(report.target).toBe(path.join(root, ".patchbay", "certification", "claude"));
     expect(treeHash(path.join(plugins, "claude-code"))).toBe(before);
     const after = (await adapterDoctor({ config, env })).adapters[0];
-    expect(after.effective).toEqual(expect.arrayContaining(["guards.beforeWrite", "context.beforeTurnInjection", "delivery.nextTurn"]));
+    expect(after.effective).toEqual(
+      expect.arrayContaining(["guards.beforeWrite", "context.beforeTurnInjection", "delivery.nextTurn"]),
+    );
   }, 900_000);
 });

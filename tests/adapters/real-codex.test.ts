@@ -22,7 +22,10 @@ import { trustCodexHooks } from "./_codex-trust.js";
 afterAll(cleanupTempDirs);
 
 const CODEX = process.env.PATCHBAY_CODEX_BIN;
-if (!CODEX) console.log("skipping the real Codex test: PATCHBAY_CODEX_BIN is not set (run .ci/codex.sh, which installs @openai/codex outside the project)");
+if (!CODEX)
+  console.log(
+    "skipping the real Codex test: PATCHBAY_CODEX_BIN is not set (run .ci/codex.sh, which installs @openai/codex outside the project)",
+  );
 
 describe.runIf(!!CODEX)("the real Codex client", () => {
   it("install, trust, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
@@ -34,22 +37,38 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
     for (const d of [path.join(project, "secrets"), codexHome, bin]) mkdirSync(d, { recursive: true });
     symlinkSync(CODEX!, path.join(bin, "codex")); // `codex` on PATH, so the adapter probes the real version
     const config = path.join(project, "connectors.json");
-    writeFileSync(config, JSON.stringify({
-      plugins: [path.join(ROOT, "plugins")],
-      agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["codex"] } } },
-      adapters: { codex: { plugin: "codex", config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 } } },
-    }, null, 2));
+    writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          plugins: [path.join(ROOT, "plugins")],
+          agentConnectors: {
+            inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["codex"] } },
+          },
+          adapters: {
+            codex: {
+              plugin: "codex",
+              config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 },
+            },
+          },
+        },
+        null,
+        2,
+      ),
+    );
 
     const secret = path.join(project, "secrets", "k.txt");
     let turn = 0;
     const stub = await startResponsesStub((req: StubRequest) => {
-      if (turn === 1 && stepOf(req) === 0) return [{ type: "custom_tool_call", name: "apply_patch", input: addFile(secret, "leak") }];
+      if (turn === 1 && stepOf(req) === 0)
+        return [{ type: "custom_tool_call", name: "apply_patch", input: addFile(secret, "leak") }];
       return [{ type: "text", text: "done" }];
     });
     try {
       // The user's own files, in their own formatting: uninstall must give hooks.json's exact bytes back.
       const hooksFile = path.join(codexHome, "hooks.json");
-      const originalHooks = '{\n    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
+      const originalHooks =
+        '{\n    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
       writeFileSync(hooksFile, originalHooks);
       const toml = path.join(codexHome, "config.toml");
       const originalToml = `# my Codex settings\n${offlineConfig(stub.url)}`;
@@ -72,16 +91,30 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       const first = await runClient(CODEX!, ["exec", "--skip-git-repo-check", "write the secret"], project, clientEnv);
       expect(first.exitCode, first.stderr).toBe(0);
       expect(existsSync(secret)).toBe(false);
-      expect(stub.requests.some((r) => r.text.includes("Patchbay protects")), "the deny reason reached the model as the tool's output").toBe(true);
+      expect(
+        stub.requests.some((r) => r.text.includes("Patchbay protects")),
+        "the deny reason reached the model as the tool's output",
+      ).toBe(true);
 
-      const host = await createHost({ config, env: { ...process.env, ...env }, only: ["agentConnectors/inbox"], logLevel: "silent" });
-      await host.call("agentConnectors/inbox", "deliver", ["codex", { kind: "augment", content: "INBOX-7731: the build is green" }]);
+      const host = await createHost({
+        config,
+        env: { ...process.env, ...env },
+        only: ["agentConnectors/inbox"],
+        logLevel: "silent",
+      });
+      await host.call("agentConnectors/inbox", "deliver", [
+        "codex",
+        { kind: "augment", content: "INBOX-7731: the build is green" },
+      ]);
       await host.close();
       turn = 2;
       const seen = stub.requests.length;
       const second = await runClient(CODEX!, ["exec", "--skip-git-repo-check", "anything new?"], project, clientEnv);
       expect(second.exitCode, second.stderr).toBe(0);
-      expect(stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")), "the inbox message reached the next turn's request").toBe(true);
+      expect(
+        stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")),
+        "the inbox message reached the next turn's request",
+      ).toBe(true);
 
       const removed = await runCli(["adapter", "uninstall", "codex", "--config", config], { cwd: project, env });
       expect(removed.code, removed.stderr).toBe(0);
@@ -96,21 +129,43 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
     const plugins = path.join(root, "plugins");
     cpSync(path.join(ROOT, "plugins", "codex"), path.join(plugins, "codex"), { recursive: true });
     const config = path.join(root, "connectors.json");
-    writeFileSync(config, JSON.stringify({ plugins: [plugins], adapters: { codex: { plugin: "codex", config: { hook_timeout_ms: 30_000 } } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        plugins: [plugins],
+        adapters: { codex: { plugin: "codex", config: { hook_timeout_ms: 30_000 } } },
+      }),
+    );
     const env = { HOME: root, PATH: "/usr/bin:/bin" };
     const certify = async (exitCode: number) => {
-      const r = await runCli(["adapter", "certify", "codex", "--client", CODEX!, "--dry-run", "--json", "--config", config], { cwd: root, env, timeoutMs: 240_000 });
+      const r = await runCli(
+        ["adapter", "certify", "codex", "--client", CODEX!, "--dry-run", "--json", "--config", config],
+        { cwd: root, env, timeoutMs: 240_000 },
+      );
       expect(r.code, r.stderr).toBe(exitCode); // any failing entry makes the run unhealthy (1)
-      return JSON.parse(r.stdout) as { written: boolean; entries: { capability: string; result: string; events?: string[]; fixture: string }[] };
+      return JSON.parse(r.stdout) as {
+        written: boolean;
+        entries: { capability: string; result: string; events?: string[]; fixture: string }[];
+      };
     };
     const good = await certify(0);
     expect(good.written).toBe(false);
-    expect(good.entries.find((e) => e.capability === "guards.beforeWrite")).toMatchObject({ result: "pass", events: ["PreToolUse"], fixture: expect.stringMatching(/-PreToolUse-apply_patch\.json$/) });
+    expect(good.entries.find((e) => e.capability === "guards.beforeWrite")).toMatchObject({
+      result: "pass",
+      events: ["PreToolUse"],
+      fixture: expect.stringMatching(/-PreToolUse-apply_patch\.json$/),
+    });
     expect(good.entries.every((e) => e.result === "pass")).toBe(true);
 
     // The same adapter answering with {"decision":"deny"}, which Codex ignores: the write lands, and certify says so.
     const hooks = path.join(plugins, "codex", "src", "hooks.ts");
-    writeFileSync(hooks, readFileSync(hooks, "utf8").replace("const envelope = { hookSpecificOutput: { hookEventName: \"PreToolUse\", permissionDecision: \"deny\", permissionDecisionReason: reason } };", "const envelope = { decision: \"deny\", reason };"));
+    writeFileSync(
+      hooks,
+      readFileSync(hooks, "utf8").replace(
+        'const envelope = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } };',
+        'const envelope = { decision: "deny", reason };',
+      ),
+    );
     expect(readFileSync(hooks, "utf8")).toContain('{ decision: "deny", reason }');
     const bad = await certify(1);
     expect(bad.entries.find((e) => e.capability === "guards.beforeWrite")).toMatchObject({ result: "fail" });

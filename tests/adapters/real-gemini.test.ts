@@ -21,7 +21,10 @@ import { runClient } from "./_client.js";
 afterAll(cleanupTempDirs);
 
 const GEMINI = process.env.PATCHBAY_GEMINI_BIN;
-if (!GEMINI) console.log("skipping the real Gemini CLI test: PATCHBAY_GEMINI_BIN is not set (run .ci/gemini-cli.sh, which installs @google/gemini-cli outside the project)");
+if (!GEMINI)
+  console.log(
+    "skipping the real Gemini CLI test: PATCHBAY_GEMINI_BIN is not set (run .ci/gemini-cli.sh, which installs @google/gemini-cli outside the project)",
+  );
 
 describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
   it("install, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
@@ -29,18 +32,34 @@ describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
     const project = path.join(root, "project");
     const home = path.join(root, "home");
     const bin = path.join(root, "bin");
-    for (const d of [path.join(project, "secrets"), path.join(project, ".gemini"), path.join(home, ".gemini"), bin]) mkdirSync(d, { recursive: true });
+    for (const d of [path.join(project, "secrets"), path.join(project, ".gemini"), path.join(home, ".gemini"), bin])
+      mkdirSync(d, { recursive: true });
     symlinkSync(GEMINI!, path.join(bin, "gemini")); // `gemini` on PATH, so the adapter probes the real version
     writeFileSync(path.join(home, ".gemini", "settings.json"), USER_SETTINGS);
     const config = path.join(project, "connectors.json");
-    writeFileSync(config, JSON.stringify({
-      plugins: [path.join(ROOT, "plugins")],
-      agentConnectors: { inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["gemini"] } } },
-      adapters: { gemini: { plugin: "gemini-cli", config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 } } },
-    }, null, 2));
+    writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          plugins: [path.join(ROOT, "plugins")],
+          agentConnectors: {
+            inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["gemini"] } },
+          },
+          adapters: {
+            gemini: {
+              plugin: "gemini-cli",
+              config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 },
+            },
+          },
+        },
+        null,
+        2,
+      ),
+    );
     // The user's own project settings, in their own formatting: uninstall must give these exact bytes back.
     const settings = path.join(project, ".gemini", "settings.json");
-    const original = '{\n    "ui": { "hideBanner": true },\n    "hooks": { "AfterAgent": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
+    const original =
+      '{\n    "ui": { "hideBanner": true },\n    "hooks": { "AfterAgent": [ { "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
     writeFileSync(settings, original);
 
     const env = { HOME: home, PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin` };
@@ -50,7 +69,10 @@ describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
     const codes = async () => (await adapterDoctor({ config, env })).adapters[0].diagnostics.map((d) => d.code);
     expect(await codes()).toContain("folder-untrusted");
     // What trusting the folder in `gemini` records.
-    writeFileSync(path.join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }, null, 2));
+    writeFileSync(
+      path.join(home, ".gemini", "trustedFolders.json"),
+      JSON.stringify({ [project]: "TRUST_FOLDER" }, null, 2),
+    );
     expect(await codes()).not.toContain("folder-untrusted");
 
     const secret = path.join(project, "secrets", "k.txt");
@@ -58,7 +80,8 @@ describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
     const stub = await startGenerateContentStub((req: StubRequest) => {
       const step = stepOf(req);
       if (step === null) return [{ type: "text", text: "{}" }];
-      if (turn === 1 && step === 0) return [{ type: "function_call", name: "write_file", args: { file_path: secret, content: "leak\n" } }];
+      if (turn === 1 && step === 0)
+        return [{ type: "function_call", name: "write_file", args: { file_path: secret, content: "leak\n" } }];
       return [{ type: "text", text: "done" }];
     });
     try {
@@ -69,16 +92,30 @@ describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
       const first = await runClient(GEMINI!, geminiArgs("write the secret"), project, clientEnv);
       expect(first.exitCode, first.stderr).toBe(0);
       expect(existsSync(secret)).toBe(false);
-      expect(stub.requests.some((r) => r.text.includes("Tool execution blocked: Patchbay protects")), "the deny reason reached the model as the tool's result").toBe(true);
+      expect(
+        stub.requests.some((r) => r.text.includes("Tool execution blocked: Patchbay protects")),
+        "the deny reason reached the model as the tool's result",
+      ).toBe(true);
 
-      const host = await createHost({ config, env: { ...process.env, ...env }, only: ["agentConnectors/inbox"], logLevel: "silent" });
-      await host.call("agentConnectors/inbox", "deliver", ["gemini", { kind: "augment", content: "INBOX-7731: the build is green" }]);
+      const host = await createHost({
+        config,
+        env: { ...process.env, ...env },
+        only: ["agentConnectors/inbox"],
+        logLevel: "silent",
+      });
+      await host.call("agentConnectors/inbox", "deliver", [
+        "gemini",
+        { kind: "augment", content: "INBOX-7731: the build is green" },
+      ]);
       await host.close();
       turn = 2;
       const seen = stub.requests.length;
       const second = await runClient(GEMINI!, geminiArgs("anything new?"), project, clientEnv);
       expect(second.exitCode, second.stderr).toBe(0);
-      expect(stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")), "the inbox message reached the next turn's request").toBe(true);
+      expect(
+        stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")),
+        "the inbox message reached the next turn's request",
+      ).toBe(true);
     } finally {
       await stub.close();
     }

@@ -12,7 +12,9 @@ import { ROOT } from "../helpers.js";
 const VENDOR = /claude|codex|gemini|anthropic|openai|google/i;
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
+  );
 }
 
 /** Code only: comments removed, and help `examples: [...]` (user-facing sample lines) dropped. */
@@ -26,9 +28,11 @@ function codeOf(source: string): string {
 function offenders(root: string): string[] {
   const out: string[] = [];
   for (const file of files(root)) {
-    codeOf(readFileSync(file, "utf8")).split("\n").forEach((line, i) => {
-      if (VENDOR.test(line)) out.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
-    });
+    codeOf(readFileSync(file, "utf8"))
+      .split("\n")
+      .forEach((line, i) => {
+        if (VENDOR.test(line)) out.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+      });
   }
   return out;
 }
@@ -41,7 +45,7 @@ describe("vendor neutrality", () => {
   it("catches a planted vendor branch (the check is not vacuous)", () => {
     expect(VENDOR.test(codeOf('if (certName !== "claude-code") throw new Error("x");'))).toBe(true);
     expect(VENDOR.test(codeOf('import { driveGemini } from "./gemini-driver.js";'))).toBe(true);
-    expect(VENDOR.test(codeOf('// e.g. the Codex client\nconst x = 1;'))).toBe(false);
+    expect(VENDOR.test(codeOf("// e.g. the Codex client\nconst x = 1;"))).toBe(false);
   });
 
   it("every bundled adapter ships a certify driver, so certify needs nothing client-specific in src/", () => {

@@ -9,7 +9,10 @@ afterAll(cleanupTempDirs);
 async function bootError(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<PatchbayError> {
   const { file } = writeConfig(config);
   const err = await createHost({ config: file, env, logLevel: "silent", graceMs: 200 }).then(
-    async (h) => { await h.close(); throw new Error("boot should have failed"); },
+    async (h) => {
+      await h.close();
+      throw new Error("boot should have failed");
+    },
     (e: PatchbayError) => e,
   );
   return err;
@@ -55,13 +58,19 @@ describe("boot", () => {
 
   it("reports a failing optional instance as degraded and boots", async () => {
     const { file } = writeConfig({
-      memoryStores: { main: { plugin: "fx-health", config: { health: "true" } }, extra: { plugin: "fx-health", required: false, config: { health: "false" } } },
+      memoryStores: {
+        main: { plugin: "fx-health", config: { health: "true" } },
+        extra: { plugin: "fx-health", required: false, config: { health: "false" } },
+      },
     });
     const host = await createHost({ config: file, logLevel: "silent" });
     try {
       const report = host.report();
       expect(report.ok).toBe(true);
-      expect(report.instances.map((i) => [i.id, i.state])).toEqual([["memoryStores/main", "ready"], ["memoryStores/extra", "degraded"]]);
+      expect(report.instances.map((i) => [i.id, i.state])).toEqual([
+        ["memoryStores/main", "ready"],
+        ["memoryStores/extra", "degraded"],
+      ]);
       expect(report.instances[1].error?.code).toBe("PB_ERR_HEALTH_FAILED");
     } finally {
       await host.close();
@@ -70,10 +79,23 @@ describe("boot", () => {
 
   it("collects every plugin load and config problem into one error with the right exit code", async () => {
     const err = await bootError({
-      memoryStores: { typo: { plugin: "fx-healht" }, wrong: { plugin: "fx-echo" }, badcfg: { plugin: "fx-health", config: { health: "maybe" } } },
-      mcpConnectors: { export: { plugin: "fx-bad-export" }, lie: { plugin: "fx-kind-lie" }, future: { plugin: "fx-future-api" }, escape: { plugin: "fx-escape" } },
+      memoryStores: {
+        typo: { plugin: "fx-healht" },
+        wrong: { plugin: "fx-echo" },
+        badcfg: { plugin: "fx-health", config: { health: "maybe" } },
+      },
+      mcpConnectors: {
+        export: { plugin: "fx-bad-export" },
+        lie: { plugin: "fx-kind-lie" },
+        future: { plugin: "fx-future-api" },
+        escape: { plugin: "fx-escape" },
+      },
     });
-    const byInstance = Object.fromEntries((err.data.failures as { code: string; message: string; data: { instance?: string; plugin?: string } }[]).map((f) => [f.data.instance ?? f.data.plugin, f]));
+    const byInstance = Object.fromEntries(
+      (err.data.failures as { code: string; message: string; data: { instance?: string; plugin?: string } }[]).map(
+        (f) => [f.data.instance ?? f.data.plugin, f],
+      ),
+    );
     expect(byInstance["memoryStores/typo"].code).toBe("PB_ERR_CONFIG_UNKNOWN_PLUGIN");
     expect(byInstance["memoryStores/typo"].message).toContain("fx-health");
     expect(byInstance["memoryStores/wrong"].code).toBe("PB_ERR_CONFIG_WRONG_KIND");
@@ -82,14 +104,18 @@ describe("boot", () => {
     expect(byInstance["mcpConnectors/export"].code).toBe("PB_ERR_PLUGIN_LOAD_FAILED");
     expect(byInstance["mcpConnectors/lie"].message).toContain('definePlugin says "memory-store"');
     expect(byInstance["mcpConnectors/future"].code).toBe("PB_ERR_PLUGIN_API_MISMATCH");
-    expect(byInstance["mcpConnectors/future"].message).toMatch(/needs plugin API \^9, but this host provides 1\.0\.0: upgrade Patchbay/);
+    expect(byInstance["mcpConnectors/future"].message).toMatch(
+      /needs plugin API \^9, but this host provides 1\.0\.0: upgrade Patchbay/,
+    );
     expect(byInstance["mcpConnectors/escape"].code).toBe("PB_ERR_PLUGIN_ENTRY_ESCAPE");
     expect(err.exitCode).toBe(2); // a config error is the most basic cause
   });
 
   it("fails a plugin whose declared capability is not implemented", async () => {
     const err = await bootError({ memoryStores: { m: { plugin: "fx-missing-cap" } } });
-    expect((err.data.failures as { code: string; message: string }[])[0]).toMatchObject({ code: "PB_ERR_PLUGIN_LOAD_FAILED" });
+    expect((err.data.failures as { code: string; message: string }[])[0]).toMatchObject({
+      code: "PB_ERR_PLUGIN_LOAD_FAILED",
+    });
     expect(err.message).toContain("write()");
     expect(err.exitCode).toBe(3);
   });
@@ -99,7 +125,10 @@ describe("boot", () => {
     const outside = path.join(root, "outside.ts");
     writeFileSync(outside, "export default 1;\n");
     mkdirSync(path.join(root, "plugins", "sneaky"), { recursive: true });
-    writeFileSync(path.join(root, "plugins", "sneaky", "plugin.json"), JSON.stringify({ name: "sneaky", version: "1.0.0", kind: "mcp", entry: "index.ts", patchbay: "^1" }));
+    writeFileSync(
+      path.join(root, "plugins", "sneaky", "plugin.json"),
+      JSON.stringify({ name: "sneaky", version: "1.0.0", kind: "mcp", entry: "index.ts", patchbay: "^1" }),
+    );
     const { symlinkSync } = await import("node:fs");
     symlinkSync(outside, path.join(root, "plugins", "sneaky", "index.ts"));
     const { file } = writeConfig({ plugins: ["./plugins"], mcpConnectors: { s: { plugin: "sneaky" } } }, root);
@@ -109,7 +138,8 @@ describe("boot", () => {
 
   it("names both folders when two configured plugins share a name", async () => {
     const root = tempDir();
-    for (const d of ["a", "b"]) cpSync(path.join(FIXTURE_PLUGINS, "fx-echo"), path.join(root, d, "fx-echo"), { recursive: true });
+    for (const d of ["a", "b"])
+      cpSync(path.join(FIXTURE_PLUGINS, "fx-echo"), path.join(root, d, "fx-echo"), { recursive: true });
     const { file } = writeConfig({ plugins: ["./a", "./b"], mcpConnectors: {} }, root);
     const err = await createHost({ config: file, logLevel: "silent" }).catch((e: PatchbayError) => e);
     expect((err as PatchbayError).code).toBe("PB_ERR_BOOT_FAILED");
@@ -119,7 +149,10 @@ describe("boot", () => {
   });
 
   it("never puts a resolved secret into a boot error", async () => {
-    const err = await bootError({ memoryStores: { m: { plugin: "fx-health", config: { health: "${HEALTH_SECRET}" } } } }, { HEALTH_SECRET: "hunter2-secret" });
+    const err = await bootError(
+      { memoryStores: { m: { plugin: "fx-health", config: { health: "${HEALTH_SECRET}" } } } },
+      { HEALTH_SECRET: "hunter2-secret" },
+    );
     expect(JSON.stringify({ m: err.message, d: err.data })).not.toContain("hunter2-secret");
   });
 
@@ -129,9 +162,14 @@ describe("boot", () => {
     const quiet = await createHost({ config: path.join(root, "connectors.json"), logLevel: "silent" });
     expect(quiet.report().warnings).toEqual([]);
     await quiet.close();
-    writeFileSync(path.join(root, "connectors.json"), JSON.stringify({ plugins: ["./vendor/plugins"], mcpConnectors: {} }));
+    writeFileSync(
+      path.join(root, "connectors.json"),
+      JSON.stringify({ plugins: ["./vendor/plugins"], mcpConnectors: {} }),
+    );
     const loud = await createHost({ config: path.join(root, "connectors.json"), logLevel: "silent" });
-    expect(loud.report().warnings.map((w) => w.message)).toEqual([`Plugin folder ${path.join(root, "vendor", "plugins")} does not exist.`]);
+    expect(loud.report().warnings.map((w) => w.message)).toEqual([
+      `Plugin folder ${path.join(root, "vendor", "plugins")} does not exist.`,
+    ]);
     await loud.close();
   });
 });

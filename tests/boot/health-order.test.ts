@@ -18,7 +18,11 @@ describe("boot's health checks", () => {
       config: {
         plugins: [FIXTURE_PLUGINS],
         mcpConnectors: {
-          relay: { plugin: "fx-health-relay", grants: ["mcpConnectors/last"], config: { target: "mcpConnectors/last" } },
+          relay: {
+            plugin: "fx-health-relay",
+            grants: ["mcpConnectors/last"],
+            config: { target: "mcpConnectors/last" },
+          },
           ...padding,
           last: { plugin: "fx-echo" },
         },
@@ -35,16 +39,22 @@ describe("boot's health checks", () => {
   });
 
   it("still fail the boot when a required instance's granted target is down", async () => {
-    await expect(createHost({
-      config: {
-        plugins: [FIXTURE_PLUGINS, path.join(ROOT, "bench", "plugins")],
-        mcpConnectors: {
-          relay: { plugin: "fx-health-relay", grants: ["mcpConnectors/gone"], config: { target: "mcpConnectors/gone" } },
-          gone: { plugin: "fx-no-such-plugin", required: false },
+    await expect(
+      createHost({
+        config: {
+          plugins: [FIXTURE_PLUGINS, path.join(ROOT, "bench", "plugins")],
+          mcpConnectors: {
+            relay: {
+              plugin: "fx-health-relay",
+              grants: ["mcpConnectors/gone"],
+              config: { target: "mcpConnectors/gone" },
+            },
+            gone: { plugin: "fx-no-such-plugin", required: false },
+          },
         },
-      },
-      dir: ROOT,
-      logLevel: "silent",
-    })).rejects.toMatchObject({ code: expect.stringMatching(/^PB_ERR_/) });
+        dir: ROOT,
+        logLevel: "silent",
+      }),
+    ).rejects.toMatchObject({ code: expect.stringMatching(/^PB_ERR_/) });
   });
 });

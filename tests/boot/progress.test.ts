@@ -18,7 +18,12 @@ describe("boot progress", () => {
       },
     });
     const seen: string[] = [];
-    const host = await createHost({ config: file, logLevel: "silent", graceMs: 100, onProgress: (i) => seen.push(`${i.id}:${i.state}${i.error ? `:${i.error.code}` : ""}`) });
+    const host = await createHost({
+      config: file,
+      logLevel: "silent",
+      graceMs: 100,
+      onProgress: (i) => seen.push(`${i.id}:${i.state}${i.error ? `:${i.error.code}` : ""}`),
+    });
     await host.close();
     expect(seen).toEqual(["memoryStores/quick:ready", "memoryStores/slow:degraded:PB_ERR_HEALTH_TIMEOUT"]);
   });
@@ -33,13 +38,22 @@ describe("boot progress", () => {
     const slow: string[] = [];
     let started!: () => void;
     const announced = new Promise<void>((r) => (started = r));
-    const p2 = progressPrinter((l) => {
-      slow.push(l);
-      if (l === "booting…") started();
-    }, true, 1);
+    const p2 = progressPrinter(
+      (l) => {
+        slow.push(l);
+        if (l === "booting…") started();
+      },
+      true,
+      1,
+    );
     p2.onProgress!({ id: "a/first", state: "ready", healthMs: 3, error: null });
     await announced;
-    p2.onProgress!({ id: "a/second", state: "failed", healthMs: null, error: { code: "PB_ERR_PLUGIN_LOAD_FAILED", message: "x", hint: "", data: {} } });
+    p2.onProgress!({
+      id: "a/second",
+      state: "failed",
+      healthMs: null,
+      error: { code: "PB_ERR_PLUGIN_LOAD_FAILED", message: "x", hint: "", data: {} },
+    });
     p2.done();
     expect(slow).toEqual(["booting…", "  ready    a/first (3 ms)", "  failed   a/second: PB_ERR_PLUGIN_LOAD_FAILED"]);
     expect(progressPrinter(() => {}, false).onProgress).toBeUndefined();

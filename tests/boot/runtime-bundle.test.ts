@@ -24,7 +24,9 @@ function staticImports(code: string): string[] {
 describe("the bundled worker runtime", () => {
   it("imports only Node built-ins and its own chunks: no zod, jiti or other package is loaded at a worker's start", () => {
     const files = readdirSync(RUNTIME).filter((f) => f.endsWith(".js"));
-    expect(files).toEqual(expect.arrayContaining(["entry.js", "group-entry.js", "process-entry.js", "plugin.js", "adapter.js"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["entry.js", "group-entry.js", "process-entry.js", "plugin.js", "adapter.js"]),
+    );
     for (const f of files) {
       for (const spec of staticImports(readFileSync(path.join(RUNTIME, f), "utf8"))) {
         expect(spec.startsWith("node:") || /^\.\/[\w.-]+\.js$/.test(spec), `${f} imports ${spec}`).toBe(true);
@@ -33,7 +35,13 @@ describe("the bundled worker runtime", () => {
   });
 
   it("is what every worker program and the patchbay/plugin and patchbay/adapter aliases point to", () => {
-    for (const p of [workerEntryPath(), groupEntryPath(), processEntryPath(), authoringAliases()["patchbay/plugin"], authoringAliases()["patchbay/adapter"]]) {
+    for (const p of [
+      workerEntryPath(),
+      groupEntryPath(),
+      processEntryPath(),
+      authoringAliases()["patchbay/plugin"],
+      authoringAliases()["patchbay/adapter"],
+    ]) {
       expect(path.dirname(p)).toBe(RUNTIME);
     }
   });

@@ -19,7 +19,9 @@ import { cleanupTempDirs, FIXTURE_PLUGINS, logSink, runCli, tempDir, waitFor, wr
 
 const NEIGHBOUR_SECRET = "n3ighbour-s3cret-value";
 type Mode = "thread" | "process" | "sandbox";
-const sandboxSkip = process.env.PATCHBAY_BWRAP ? sandboxProblem(process.env.PATCHBAY_BWRAP) : "PATCHBAY_BWRAP is not set (run .ci/bubblewrap.sh)";
+const sandboxSkip = process.env.PATCHBAY_BWRAP
+  ? sandboxProblem(process.env.PATCHBAY_BWRAP)
+  : "PATCHBAY_BWRAP is not set (run .ci/bubblewrap.sh)";
 if (sandboxSkip) console.log(`attacks.test.ts: sandbox mode skipped: ${sandboxSkip}`);
 const MODES: Mode[] = sandboxSkip ? ["thread", "process"] : ["thread", "process", "sandbox"];
 
@@ -33,12 +35,29 @@ afterAll(async () => {
   await Promise.all(hosts.map((h) => h.close()));
   cleanupTempDirs();
   const modes: Mode[] = ["thread", "process", "sandbox"];
-  const rows = [["attack", ...modes], ...[...table].map(([attack, by]) => [attack, ...modes.map((m) => by[m] ?? (m === "sandbox" && sandboxSkip ? "skipped" : "n/a"))])];
+  const rows = [
+    ["attack", ...modes],
+    ...[...table].map(([attack, by]) => [
+      attack,
+      ...modes.map((m) => by[m] ?? (m === "sandbox" && sandboxSkip ? "skipped" : "n/a")),
+    ]),
+  ];
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  console.log(["", "attack × mode → outcome", ...rows.map((r) => "| " + r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") + " |")].join("\n"));
+  console.log(
+    [
+      "",
+      "attack × mode → outcome",
+      ...rows.map((r) => "| " + r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") + " |"),
+    ].join("\n"),
+  );
 });
 
-async function boot(mode: Mode, sink: ReturnType<typeof logSink>, hostile: Record<string, unknown> = {}, pluginsDir?: string): Promise<Host> {
+async function boot(
+  mode: Mode,
+  sink: ReturnType<typeof logSink>,
+  hostile: Record<string, unknown> = {},
+  pluginsDir?: string,
+): Promise<Host> {
   const { file } = writeConfig({
     ...(pluginsDir ? { plugins: [pluginsDir, FIXTURE_PLUGINS] } : {}),
     mcpConnectors: {
@@ -48,16 +67,29 @@ async function boot(mode: Mode, sink: ReturnType<typeof logSink>, hostile: Recor
       n: { plugin: "fx-echo", config: { token: "${FX_TOKEN}" } },
     },
   });
-  const host = await createHost({ config: file, graceMs: 300, env: { FX_TOKEN: NEIGHBOUR_SECRET, FX_GRANTED: "granted" }, logLevel: "debug", logDestination: sink.stream });
+  const host = await createHost({
+    config: file,
+    graceMs: 300,
+    env: { FX_TOKEN: NEIGHBOUR_SECRET, FX_GRANTED: "granted" },
+    logLevel: "debug",
+    logDestination: sink.stream,
+  });
   hosts.push(host);
   return host;
 }
 
 const MALFORMED = [
-  null, 42, [], {}, { t: "zzz" },
-  { t: "log", level: "nope", msg: "x" }, { t: "log", level: "info", msg: 5 },
-  { t: "secrets", secrets: null }, { t: "ready", secrets: 5, methods: [] },
-  { t: "result", id: 424242, ok: false, error: null }, { t: "init-failed", error: null, secrets: [] },
+  null,
+  42,
+  [],
+  {},
+  { t: "zzz" },
+  { t: "log", level: "nope", msg: "x" },
+  { t: "log", level: "info", msg: 5 },
+  { t: "secrets", secrets: null },
+  { t: "ready", secrets: 5, methods: [] },
+  { t: "result", id: 424242, ok: false, error: null },
+  { t: "init-failed", error: null, secrets: [] },
   { t: "grant-call" },
 ];
 
@@ -71,8 +103,13 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
   it("cannot kill the host with malformed messages: each is dropped and logged, then the worker is restarted as misbehaving", async () => {
     const few = MALFORMED.slice(0, 3);
     await expect(host.mcp("h").call("malformed", { messages: few })).resolves.toEqual({ sent: few.length });
-    expect(sink.lines.filter((l) => l.includes("dropped a malformed message") && l.includes("mcpConnectors/h"))).toHaveLength(few.length);
-    const err = await host.mcp("h").call("malformed", { messages: MALFORMED }).catch((e: Error) => e);
+    expect(
+      sink.lines.filter((l) => l.includes("dropped a malformed message") && l.includes("mcpConnectors/h")),
+    ).toHaveLength(few.length);
+    const err = await host
+      .mcp("h")
+      .call("malformed", { messages: MALFORMED })
+      .catch((e: Error) => e);
     expect(err).toMatchObject({ code: "PB_ERR_PLUGIN_MISBEHAVING", data: { instance: "mcpConnectors/h" } });
     await expect(host.mcp("n").call("echo", { text: "neighbour" })).resolves.toMatchObject({ text: "neighbour" });
     await expect(host.mcp("h").call("pid", {})).resolves.toHaveProperty("pid");
@@ -80,11 +117,18 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
   });
 
   it("cannot steer the scrubber: defaults and forged secrets are ignored, codes and names stay readable", async () => {
-    await host.mcp("h").call("forge-secrets", { secrets: ["mcpConnectors/h", "fx-hostile", "unknown attack", "neighbour"] });
-    const err = await host.mcp("h").call("no-such-attack", {}).catch((e: Error) => e);
+    await host
+      .mcp("h")
+      .call("forge-secrets", { secrets: ["mcpConnectors/h", "fx-hostile", "unknown attack", "neighbour"] });
+    const err = await host
+      .mcp("h")
+      .call("no-such-attack", {})
+      .catch((e: Error) => e);
     expect(err).toMatchObject({ code: "PB_ERR_PLUGIN_THREW" });
     expect((err as Error).message).toBe("mcpConnectors/h.call() threw: unknown attack no-such-attack");
-    expect(host.scrubber.scrub("PB_ERR_CONFIG_INVALID at mcpConnectors/n")).toBe("PB_ERR_CONFIG_INVALID at mcpConnectors/n");
+    expect(host.scrubber.scrub("PB_ERR_CONFIG_INVALID at mcpConnectors/n")).toBe(
+      "PB_ERR_CONFIG_INVALID at mcpConnectors/n",
+    );
     expect(host.scrubber.scrub(`token ${NEIGHBOUR_SECRET}`)).toBe("token [REDACTED]");
     record("poisoned/forged secrets", mode, "blocked");
   });
@@ -108,7 +152,13 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
     const opened = inspector.url();
     if (opened) inspector.close();
     expect(opened).toBeUndefined();
-    record("SIGUSR1 → host inspector", mode, mode === "sandbox" ? `blocked (${(sent as { error?: string }).error ?? "signal sent inside the sandbox"})` : "blocked (host handles SIGUSR1)");
+    record(
+      "SIGUSR1 → host inspector",
+      mode,
+      mode === "sandbox"
+        ? `blocked (${(sent as { error?: string }).error ?? "signal sent inside the sandbox"})`
+        : "blocked (host handles SIGUSR1)",
+    );
   });
 
   it("sees only the environment its manifest grants", async () => {
@@ -129,7 +179,13 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
   });
 
   it("cannot change a result after the host checked it (shared memory)", async () => {
-    const res = await host.mcp("h").call("shared", {}).then((v) => v as { bytes: Uint8Array }, (e: Error & { code?: string }) => e);
+    const res = await host
+      .mcp("h")
+      .call("shared", {})
+      .then(
+        (v) => v as { bytes: Uint8Array },
+        (e: Error & { code?: string }) => e,
+      );
     if (res instanceof Error) {
       // A child's IPC channel cannot carry a SharedArrayBuffer at all.
       expect(res).toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION" });
@@ -143,9 +199,15 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
   });
 
   it("gets its own codes for a BigInt result and a cyclic tool schema, never PB_ERR_INTERNAL", async () => {
-    await expect(host.mcp("h").call("bigint", {})).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_BIGINT", message: expect.stringContaining("/big") });
+    await expect(host.mcp("h").call("bigint", {})).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_BIGINT",
+      message: expect.stringContaining("/big"),
+    });
     const cyclic = await boot(mode, logSink(), { config: { cyclic_tools: true } });
-    await expect(cyclic.mcp("h").list_tools()).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_CYCLIC", message: expect.stringContaining("/0/inputSchema/properties/self") });
+    await expect(cyclic.mcp("h").list_tools()).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_CYCLIC",
+      message: expect.stringContaining("/0/inputSchema/properties/self"),
+    });
     record("BigInt result / cyclic tool schema", mode, "contained: coded errors");
   });
 
@@ -180,7 +242,10 @@ describe("thread mode: what a thread cannot be protected from (documented in doc
 describe.each(MODES)("the host's environment block, through the CLI, in %s mode", (mode) => {
   it(mode === "thread" ? "is readable from a thread (documented)" : "is not readable from a child", async () => {
     const { file, dir } = writeConfig({ mcpConnectors: { h: { plugin: "fx-hostile", isolation: mode } } });
-    const r = await runCli(["call", "--config", file, "mcpConnectors/h", "call", '"read"', '{"path":"PARENT_ENVIRON"}'], { cwd: dir, env: { HOST_ONLY_SECRET: NEIGHBOUR_SECRET } });
+    const r = await runCli(
+      ["call", "--config", file, "mcpConnectors/h", "call", '"read"', '{"path":"PARENT_ENVIRON"}'],
+      { cwd: dir, env: { HOST_ONLY_SECRET: NEIGHBOUR_SECRET } },
+    );
     expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as { text?: string; error?: string };
     if (mode === "thread") {
@@ -200,12 +265,16 @@ describe("a symlink out of a plugin folder", () => {
     mkdirSync(folder);
     cpSync(path.join(FIXTURE_PLUGINS, "fx-hostile"), folder, { recursive: true });
     symlinkSync("/", path.join(folder, "shipped"));
-    const { file } = writeConfig({ plugins: [plugins], mcpConnectors: { h: { plugin: "fx-hostile", isolation: "process" } } });
+    const { file } = writeConfig({
+      plugins: [plugins],
+      mcpConnectors: { h: { plugin: "fx-hostile", isolation: "process" } },
+    });
     const err = await createHost({ config: file, logLevel: "silent" }).catch((e: Error) => e);
     expect(err).toMatchObject({ code: "PB_ERR_BOOT_FAILED" });
     const data = JSON.stringify((err as unknown as { data: unknown }).data);
     expect(data).toContain("PB_ERR_PLUGIN_SYMLINK_ESCAPE");
     expect(data).toContain(path.join(folder, "shipped"));
-    for (const m of ["thread", "process", "sandbox"] as Mode[]) record("symlink out of plugin folder", m, "blocked (discovery)");
+    for (const m of ["thread", "process", "sandbox"] as Mode[])
+      record("symlink out of plugin folder", m, "blocked (discovery)");
   });
 });

@@ -19,14 +19,26 @@ afterAll(async () => {
 });
 
 describe("the batch envelope and its entries", () => {
-  it.each([[{ t: "batch", msgs: "x" }], [{ t: "batch", msgs: null }], [{ t: "batch" }], [{ t: "batch", msgs: [] }], [{ t: "batch", msgs: new Array(MAX_BATCH + 1).fill(null) }]])("refuses %# as a whole", (raw) => {
+  it.each([
+    [{ t: "batch", msgs: "x" }],
+    [{ t: "batch", msgs: null }],
+    [{ t: "batch" }],
+    [{ t: "batch", msgs: [] }],
+    [{ t: "batch", msgs: new Array(MAX_BATCH + 1).fill(null) }],
+  ])("refuses %# as a whole", (raw) => {
     const r = checkBatch(raw as { t: "batch"; msgs: unknown });
     expect(r.ok).toBe(false);
   });
 
   it("accepts only results as entries, each checked as a lone message", () => {
     expect(checkBatchEntry({ t: "result", id: 1, ok: true, value: 1 }).ok).toBe(true);
-    for (const bad of [null, { t: "log", level: "info", msg: "x" }, { t: "progress", id: 1, progress: 1 }, { t: "batch", msgs: [] }, { t: "result", id: "1", ok: true }]) {
+    for (const bad of [
+      null,
+      { t: "log", level: "info", msg: "x" },
+      { t: "progress", id: 1, progress: 1 },
+      { t: "batch", msgs: [] },
+      { t: "result", id: "1", ok: true },
+    ]) {
       const r = checkBatchEntry(bad);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.why).toMatch(/^a batch entry/);
@@ -38,10 +50,25 @@ describe("the batch envelope and its entries", () => {
 function clientOnPort() {
   const { port1, port2 } = new MessageChannel();
   const malformed: string[] = [];
-  const client = new RpcClient(portTransport(port1), { instance: "t/x", graceMs: 100, onMessage: () => undefined, onStuck: () => undefined, onClose: () => undefined, onMalformed: (why) => void malformed.push(why) });
+  const client = new RpcClient(portTransport(port1), {
+    instance: "t/x",
+    graceMs: 100,
+    onMessage: () => undefined,
+    onStuck: () => undefined,
+    onClose: () => undefined,
+    onMalformed: (why) => void malformed.push(why),
+  });
   const received: unknown[] = [];
   port2.on("message", (m) => received.push(m));
-  return { client, worker: port2 as MessagePort, received, malformed, close: () => { port1.close(); } };
+  return {
+    client,
+    worker: port2 as MessagePort,
+    received,
+    malformed,
+    close: () => {
+      port1.close();
+    },
+  };
 }
 // Calls a test never answers expire at their deadline once the file runs long enough (a loaded machine): not an error of the test.
 const ignore = () => undefined;
@@ -78,7 +105,8 @@ describe("RpcClient on a real port", () => {
     const n = EAGER_BATCH * 2 + 3;
     for (let i = 0; i < n; i++) c.client.call("m", [i], 5_000).catch(ignore);
     await until(() => c.received.length === 4);
-    const entries = (m: unknown) => ((m as { t: string }).t === "batch" ? (m as { msgs: { id: number }[] }).msgs : [m as { id: number }]);
+    const entries = (m: unknown) =>
+      (m as { t: string }).t === "batch" ? (m as { msgs: { id: number }[] }).msgs : [m as { id: number }];
     expect(c.received.map((m) => entries(m).length)).toEqual([1, EAGER_BATCH, EAGER_BATCH, 2]);
     const ids = c.received.flatMap((m) => entries(m).map((x) => x.id));
     expect(ids).toEqual(Array.from({ length: n }, (_, i) => i + 1));
@@ -93,7 +121,13 @@ describe("RpcClient on a real port", () => {
     await expect(bad).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS" });
     await until(() => c.received.length === 2);
     expect(c.received.map((m) => (m as { method: string }).method)).toEqual(["a", "c"]);
-    c.worker.postMessage({ t: "batch", msgs: [{ t: "result", id: 1, ok: true, value: "one" }, { t: "result", id: 3, ok: true, value: "three" }] });
+    c.worker.postMessage({
+      t: "batch",
+      msgs: [
+        { t: "result", id: 1, ok: true, value: "one" },
+        { t: "result", id: 3, ok: true, value: "three" },
+      ],
+    });
     await expect(Promise.all([good1, good2])).resolves.toEqual(["one", "three"]);
   });
 
@@ -101,13 +135,16 @@ describe("RpcClient on a real port", () => {
     const c = clientOnPort();
     open.push(c.close);
     const calls = [c.client.call("a", [], 5_000), c.client.call("b", [], 5_000), c.client.call("c", [], 5_000)];
-    c.worker.postMessage({ t: "batch", msgs: [
-      { t: "result", id: 1, ok: true, value: { v: 1 } },
-      { t: "log", level: "info", msg: "smuggled" },
-      null,
-      { t: "batch", msgs: [{ t: "result", id: 2, ok: true }] },
-      { t: "result", id: 3, ok: true, value: { big: 1n } },
-    ] });
+    c.worker.postMessage({
+      t: "batch",
+      msgs: [
+        { t: "result", id: 1, ok: true, value: { v: 1 } },
+        { t: "log", level: "info", msg: "smuggled" },
+        null,
+        { t: "batch", msgs: [{ t: "result", id: 2, ok: true }] },
+        { t: "result", id: 3, ok: true, value: { big: 1n } },
+      ],
+    });
     await expect(calls[0]).resolves.toEqual({ v: 1 });
     await expect(calls[2]).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_BIGINT" });
     expect(c.malformed).toHaveLength(3);
@@ -132,7 +169,9 @@ describe("RpcClient on a real port", () => {
     expect(c.client.inflight).toBe(1);
     await expect(late).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", data: { method: "late" } });
     await until(() => c.received.filter((m) => (m as { t: string }).t === "cancel").length === 2);
-    expect(c.received.filter((m) => (m as { t: string }).t === "cancel").map((m) => (m as { id: number }).id)).toEqual([2, 1]);
+    expect(c.received.filter((m) => (m as { t: string }).t === "cancel").map((m) => (m as { id: number }).id)).toEqual([
+      2, 1,
+    ]);
   });
 
   it("sends nothing for calls still queued when every call is rejected", async () => {
@@ -161,13 +200,17 @@ describe.each(MODES)("64 calls in one turn in %s mode", (mode) => {
     });
     const host = await createHost({ config: file, logLevel: "silent" });
     hosts.push(host);
-    const echoes = Array.from({ length: 64 }, (_, i) => host.mcp("echo").call("echo", i === 17 ? { text: String(i), fn: () => i } : { text: String(i) }));
+    const echoes = Array.from({ length: 64 }, (_, i) =>
+      host.mcp("echo").call("echo", i === 17 ? { text: String(i), fn: () => i } : { text: String(i) }),
+    );
     const settled = await Promise.allSettled(echoes);
     settled.forEach((s, i) => {
       if (i === 17) expect(s).toMatchObject({ status: "rejected", reason: { code: "PB_ERR_CONTRACT_ARGS" } });
       else expect(s).toMatchObject({ status: "fulfilled", value: { text: String(i) } });
     });
-    const queries = Array.from({ length: 64 }, (_, i) => host.memory("liar").query({ query: i === 40 ? "function" : "fine", limit: 2, mode: "fts" }));
+    const queries = Array.from({ length: 64 }, (_, i) =>
+      host.memory("liar").query({ query: i === 40 ? "function" : "fine", limit: 2, mode: "fts" }),
+    );
     const results = await Promise.allSettled(queries);
     results.forEach((s, i) => {
       if (i === 40) expect(s).toMatchObject({ status: "rejected", reason: { code: "PB_ERR_CONTRACT_VIOLATION" } });
@@ -179,23 +222,37 @@ describe.each(MODES)("64 calls in one turn in %s mode", (mode) => {
 describe.each(["thread", "process", "group"] as Mode[])("a hostile worker's batches in %s mode", (mode) => {
   it("are checked entry by entry: bad ones are dropped and counted, the host keeps serving", async () => {
     const sink = logSink();
-    const { file } = writeConfig({ mcpConnectors: { h: { plugin: "fx-hostile", timeout_ms: 5_000, ...modeConfig(mode) } } });
+    const { file } = writeConfig({
+      mcpConnectors: { h: { plugin: "fx-hostile", timeout_ms: 5_000, ...modeConfig(mode) } },
+    });
     const host = await createHost({ config: file, graceMs: 300, logLevel: "debug", logDestination: sink.stream });
     hosts.push(host);
     const batches = [
       { t: "batch", msgs: "not a list" },
       { t: "batch", msgs: new Array(MAX_BATCH + 1).fill(null) },
-      { t: "batch", msgs: [{ t: "log", level: "error", msg: "smuggled-line-9c1" }, { t: "batch", msgs: [] }, null, { t: "result", id: 424242, ok: true, value: 1 }] },
+      {
+        t: "batch",
+        msgs: [
+          { t: "log", level: "error", msg: "smuggled-line-9c1" },
+          { t: "batch", msgs: [] },
+          null,
+          { t: "result", id: 424242, ok: true, value: 1 },
+        ],
+      },
     ];
     await expect(host.mcp("h").call("malformed", { messages: batches })).resolves.toEqual({ sent: 3 });
-    const dropped = () => sink.lines.filter((l) => l.includes("dropped a malformed message") && l.includes("mcpConnectors/h"));
+    const dropped = () =>
+      sink.lines.filter((l) => l.includes("dropped a malformed message") && l.includes("mcpConnectors/h"));
     // Two whole batches, three bad entries; the result for an unknown call is valid and ignored.
     expect(dropped()).toHaveLength(5);
     expect(dropped().some((l) => l.includes("only results may be batched"))).toBe(true);
-    expect(sink.text()).not.toContain("\"smuggled-line-9c1\"");
+    expect(sink.text()).not.toContain('"smuggled-line-9c1"');
     await expect(host.mcp("h").call("pid", {})).resolves.toHaveProperty("pid");
     // A batch of ten bad entries counts ten: the worker is restarted as misbehaving.
-    const err = await host.mcp("h").call("malformed", { messages: [{ t: "batch", msgs: new Array(10).fill({ t: "zzz" }) }] }).catch((e: Error) => e);
+    const err = await host
+      .mcp("h")
+      .call("malformed", { messages: [{ t: "batch", msgs: new Array(10).fill({ t: "zzz" }) }] })
+      .catch((e: Error) => e);
     expect(err).toMatchObject({ code: "PB_ERR_PLUGIN_MISBEHAVING" });
     await expect(host.mcp("h").call("pid", {})).resolves.toHaveProperty("pid");
   });

@@ -10,7 +10,9 @@ import { ROOT } from "../helpers.js";
 
 const SCRIPT = path.join(ROOT, "tests", "fixtures", "scripts", "close-during-restart.mjs");
 
-function run(moment: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
+function run(
+  moment: string,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [SCRIPT, moment], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -46,7 +48,9 @@ describe("closing a thread that cannot terminate in time", () => {
     // A FIFO with no writer: the plugin's readFileSync blocks in open(2), where terminate() cannot reach it.
     const fifo = path.join(tempDir("pb-fifo-"), "never");
     execFileSync("mkfifo", [fifo]);
-    const { file } = writeConfig({ mcpConnectors: { h: { plugin: "fx-hostile", isolation: "thread", timeout_ms: 1_000 } } });
+    const { file } = writeConfig({
+      mcpConnectors: { h: { plugin: "fx-hostile", isolation: "thread", timeout_ms: 1_000 } },
+    });
     const host = await createHost({ config: file, logLevel: "silent", graceMs: 100 });
     await expect(host.mcp("h").call("read", { path: fifo })).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
     // close() gives the thread its stop timeout and returns; tinypool's own terminate timeout used to reject unobserved then.

@@ -19,35 +19,47 @@ function plugin(version: string): { dir: string; entry: string; cache: string } 
   const dir = path.join(root, "p");
   mkdirSync(path.join(dir, "src"), { recursive: true });
   writeFileSync(path.join(dir, "src", "version.ts"), `export const VERSION: string = "${version}";\n`);
-  writeFileSync(path.join(dir, "src", "index.ts"), [
-    `import { definePlugin, z } from "patchbay/plugin";`,
-    `import path from "node:path";`,
-    `import { VERSION } from "./version.js";`,
-    `enum Mode { A = "a" }`,
-    `export default definePlugin({ kind: "mcp", config: z.object({}), create: () => ({`,
-    `  health_check: async () => true, list_tools: async () => [{ name: "v" }],`,
-    `  call: async () => ({ version: VERSION, mode: Mode.A, base: path.basename(__filename) }) }) });`,
-  ].join("\n"));
-  writeFileSync(path.join(dir, "plugin.json"), JSON.stringify({ name: "cc-probe", version: "1.0.0", kind: "mcp", entry: "src/index.ts", patchbay: "^1" }));
+  writeFileSync(
+    path.join(dir, "src", "index.ts"),
+    [
+      `import { definePlugin, z } from "patchbay/plugin";`,
+      `import path from "node:path";`,
+      `import { VERSION } from "./version.js";`,
+      `enum Mode { A = "a" }`,
+      `export default definePlugin({ kind: "mcp", config: z.object({}), create: () => ({`,
+      `  health_check: async () => true, list_tools: async () => [{ name: "v" }],`,
+      `  call: async () => ({ version: VERSION, mode: Mode.A, base: path.basename(__filename) }) }) });`,
+    ].join("\n"),
+  );
+  writeFileSync(
+    path.join(dir, "plugin.json"),
+    JSON.stringify({ name: "cc-probe", version: "1.0.0", kind: "mcp", entry: "src/index.ts", patchbay: "^1" }),
+  );
   return { dir, entry: path.join(dir, "src", "index.ts"), cache: path.join(root, "cache") };
 }
 
 function loader(p: ReturnType<typeof plugin>, nativeModules?: string[]) {
   const jiti = createJiti(import.meta.url);
   const transformed: string[] = [];
-  const load = () => importCompiled({
-    entryPath: p.entry, pluginDir: p.dir, pluginName: "cc-probe", cacheRoot: p.cache, aliases: authoringAliases(), nativeModules,
-    transform: (source, filename) => {
-      transformed.push(path.basename(filename));
-      return jiti.transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true });
-    },
-  });
+  const load = () =>
+    importCompiled({
+      entryPath: p.entry,
+      pluginDir: p.dir,
+      pluginName: "cc-probe",
+      cacheRoot: p.cache,
+      aliases: authoringAliases(),
+      nativeModules,
+      transform: (source, filename) => {
+        transformed.push(path.basename(filename));
+        return jiti.transform({ source, filename, ts: true, async: false, interopDefault: true, retainLines: true });
+      },
+    });
   return { load, transformed };
 }
 
 async function versionOf(exports: Record<string, unknown> | null): Promise<unknown> {
   const def = exports?.default as { create(c: unknown, ctx: unknown): { call(): Promise<unknown> } };
-  return (await def.create({}, {}).call());
+  return await def.create({}, {}).call();
 }
 
 describe("the compiled plugin cache", () => {
@@ -85,7 +97,10 @@ describe("the compiled plugin cache", () => {
 
   it("leaves a plugin that imports a package of its own to jiti", async () => {
     const p = plugin("one");
-    writeFileSync(path.join(p.dir, "src", "version.ts"), `import semver from "semver";\nexport const VERSION: string = String(semver.major("3.0.0"));\n`);
+    writeFileSync(
+      path.join(p.dir, "src", "version.ts"),
+      `import semver from "semver";\nexport const VERSION: string = String(semver.major("3.0.0"));\n`,
+    );
     expect(await loader(p).load()).toBeNull();
   });
 
@@ -93,11 +108,14 @@ describe("the compiled plugin cache", () => {
     const p = plugin("one");
     // The package is found the way Node finds it from the importing file: through a node_modules above the plugin.
     symlinkSync(path.join(ROOT, "node_modules"), path.join(path.dirname(p.dir), "node_modules"));
-    writeFileSync(path.join(p.dir, "src", "version.ts"), [
-      `import Database from "better-sqlite3";`,
-      `const db = new Database(":memory:");`,
-      `export const VERSION: string = String((db.prepare("select 40 + 2 as x").get() as { x: number }).x);`,
-    ].join("\n"));
+    writeFileSync(
+      path.join(p.dir, "src", "version.ts"),
+      [
+        `import Database from "better-sqlite3";`,
+        `const db = new Database(":memory:");`,
+        `export const VERSION: string = String((db.prepare("select 40 + 2 as x").get() as { x: number }).x);`,
+      ].join("\n"),
+    );
     const first = loader(p, ["better-sqlite3"]);
     expect(await versionOf(await first.load())).toMatchObject({ version: "42" });
     const second = loader(p, ["better-sqlite3"]);

@@ -39,19 +39,32 @@ function generator(seed: number) {
   const strings = ["", "a", "echo", "x".repeat(300), "ü", "__proto__", "constructor"];
   const value = (depth: number): unknown => {
     switch (int(depth > 2 ? 7 : 13)) {
-      case 0: return pick(strings);
-      case 1: return int(2) ? int(100) : pick([-1, 0.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]);
-      case 2: return int(2) === 1;
-      case 3: return null;
-      case 4: return undefined;
-      case 5: return BigInt(int(10));
-      case 6: return pick([new Date(0), new Map(), new Thing(), () => 1]);
-      case 7: return Array.from({ length: int(4) }, () => value(depth + 1));
-      case 8: return Object.create(null);
-      case 9: return { [Symbol("s")]: 1, a: 1 };
-      case 10: return JSON.parse('{"__proto__": {"x": 1}, "a": 1}');
-      case 11: return { constructor: int(2) ? 1 : Thing };
-      default: return record(depth + 1);
+      case 0:
+        return pick(strings);
+      case 1:
+        return int(2) ? int(100) : pick([-1, 0.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]);
+      case 2:
+        return int(2) === 1;
+      case 3:
+        return null;
+      case 4:
+        return undefined;
+      case 5:
+        return BigInt(int(10));
+      case 6:
+        return pick([new Date(0), new Map(), new Thing(), () => 1]);
+      case 7:
+        return Array.from({ length: int(4) }, () => value(depth + 1));
+      case 8:
+        return Object.create(null);
+      case 9:
+        return { [Symbol("s")]: 1, a: 1 };
+      case 10:
+        return JSON.parse('{"__proto__": {"x": 1}, "a": 1}');
+      case 11:
+        return { constructor: int(2) ? 1 : Thing };
+      default:
+        return record(depth + 1);
     }
   };
   const record = (depth: number): Record<string, unknown> => {
@@ -89,8 +102,14 @@ describe("the guard's fast checks never accept more than the schema", () => {
         }
         fastAccepted++;
         const parsed = schema.args.safeParse(args);
-        expect(parsed.success, `${kind}.${method}: fast check accepted what the schema refuses (seed ${SEED}, run ${i})`).toBe(true);
-        expect(parsed.data, `${kind}.${method}: the schema's copy differs from what the fast check passes on (seed ${SEED}, run ${i})`).toEqual(args);
+        expect(
+          parsed.success,
+          `${kind}.${method}: fast check accepted what the schema refuses (seed ${SEED}, run ${i})`,
+        ).toBe(true);
+        expect(
+          parsed.data,
+          `${kind}.${method}: the schema's copy differs from what the fast check passes on (seed ${SEED}, run ${i})`,
+        ).toEqual(args);
       }
     }
     // Not vacuous: both the fast path and the schema's own path were taken.
@@ -106,35 +125,81 @@ const record = z.custom<Record<string, unknown>>((v) => typeof v === "object" &&
 const wireError = z.custom((v) => {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const e = v as Record<string, unknown>;
-  return typeof e.code === "string" && typeof e.message === "string" && (e.hint === undefined || typeof e.hint === "string") && (e.data === undefined || record.safeParse(e.data).success);
+  return (
+    typeof e.code === "string" &&
+    typeof e.message === "string" &&
+    (e.hint === undefined || typeof e.hint === "string") &&
+    (e.data === undefined || record.safeParse(e.data).success)
+  );
 });
 const WorkerMessage = z.union([
   z.looseObject({ t: z.literal("result"), id, ok: z.boolean() }),
-  z.looseObject({ t: z.literal("log"), level: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]), msg: z.string(), data: record.optional() }),
+  z.looseObject({
+    t: z.literal("log"),
+    level: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]),
+    msg: z.string(),
+    data: record.optional(),
+  }),
   z.looseObject({ t: z.literal("secrets"), secrets: strings }),
   z.looseObject({ t: z.literal("ready"), secrets: strings, methods: strings }),
   z.looseObject({ t: z.literal("init-failed"), secrets: strings, error: wireError }),
   z.looseObject({ t: z.literal("grant-call"), id, target: z.string(), method: z.string(), args: z.array(z.unknown()) }),
   z.looseObject({ t: z.literal("closed") }),
-  z.looseObject({ t: z.literal("progress"), id, progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
+  z.looseObject({
+    t: z.literal("progress"),
+    id,
+    progress: z.number(),
+    total: z.number().optional(),
+    message: z.string().optional(),
+  }),
   z.looseObject({ t: z.literal("resource-updated"), uri: z.string().min(1).max(MAX_RESOURCE_URI_CHARS) }),
 ]);
-const KINDS = ["result", "log", "secrets", "ready", "init-failed", "grant-call", "closed", "progress", "resource-updated"] as const;
+const KINDS = [
+  "result",
+  "log",
+  "secrets",
+  "ready",
+  "init-failed",
+  "grant-call",
+  "closed",
+  "progress",
+  "resource-updated",
+] as const;
 
 describe("the wire check of worker → host messages", () => {
   it(`accepts exactly what the declaration accepts over ${RUNS * 5} random messages (seed ${SEED})`, () => {
     const gen = generator(SEED + 1);
-    const field = () => (gen.int(3) ? gen.pick([1, 2, "x", true, ["a"], [], { code: "E", message: "m" }, "warn", 0, -1]) : gen.value(1));
+    const field = () =>
+      gen.int(3) ? gen.pick([1, 2, "x", true, ["a"], [], { code: "E", message: "m" }, "warn", 0, -1]) : gen.value(1);
     let accepted = 0;
     for (let i = 0; i < RUNS * 5; i++) {
       const t = gen.pick(KINDS);
       const msg: Record<string, unknown> = { t };
-      for (const key of ["id", "ok", "level", "msg", "data", "secrets", "methods", "error", "target", "method", "args", "progress", "total", "message", "uri"]) {
+      for (const key of [
+        "id",
+        "ok",
+        "level",
+        "msg",
+        "data",
+        "secrets",
+        "methods",
+        "error",
+        "target",
+        "method",
+        "args",
+        "progress",
+        "total",
+        "message",
+        "uri",
+      ]) {
         if (gen.int(2)) msg[key] = field();
       }
       const expected = WorkerMessage.safeParse(msg).success;
       const got = checkWorkerMessage(msg).ok;
-      expect(got, `${JSON.stringify(msg, (_k, v) => (typeof v === "bigint" ? `${v}n` : v))} (seed ${SEED + 1}, run ${i})`).toBe(expected);
+      expect(
+        got,
+        `${JSON.stringify(msg, (_k, v) => (typeof v === "bigint" ? `${v}n` : v))} (seed ${SEED + 1}, run ${i})`,
+      ).toBe(expected);
       if (got) accepted++;
     }
     expect(accepted).toBeGreaterThan(50);

@@ -28,10 +28,21 @@ describe("error model", () => {
     const { file } = writeConfig({ memoryStores: { s: { plugin: "fx-substrate", config: { port } } } });
     const host = await createHost({ config: file, logLevel: "silent" });
     try {
-      const codeOf = (query: string) => host.memory("s").query(q(query) as never).then(() => null, (e: PatchbayError) => toWire(e));
+      const codeOf = (query: string) =>
+        host
+          .memory("s")
+          .query(q(query) as never)
+          .then(
+            () => null,
+            (e: PatchbayError) => toWire(e),
+          );
       expect(await codeOf("ok")).toBeNull();
       expect(await codeOf("unavailable")).toMatchObject({ code: "PB_ERR_SUBSTRATE_UNAVAILABLE", retryable: true });
-      expect(await codeOf("timeout")).toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", retryable: true, data: { source: "substrate" } });
+      expect(await codeOf("timeout")).toMatchObject({
+        code: "PB_ERR_CALL_TIMEOUT",
+        retryable: true,
+        data: { source: "substrate" },
+      });
       expect(await codeOf("bug")).toMatchObject({ code: "PB_ERR_PLUGIN_THREW", retryable: false });
 
       // The database goes away: a real ECONNREFUSED, and the instance stops saying "ready".
@@ -40,14 +51,20 @@ describe("error model", () => {
       expect(down).toMatchObject({ code: "PB_ERR_SUBSTRATE_UNAVAILABLE", retryable: true });
       expect(down!.message).toContain("ECONNREFUSED");
       const caps = await host.capabilities();
-      expect(caps.find((c) => c.id === "memoryStores/s")).toMatchObject({ state: "degraded", error: { code: "PB_ERR_SUBSTRATE_UNAVAILABLE" } });
+      expect(caps.find((c) => c.id === "memoryStores/s")).toMatchObject({
+        state: "degraded",
+        error: { code: "PB_ERR_SUBSTRATE_UNAVAILABLE" },
+      });
 
       // Back up on the same port: the next call that succeeds makes it ready again.
       const again = net.createServer((s) => s.end());
       await new Promise<void>((r) => again.listen(port, "127.0.0.1", () => r()));
       try {
         expect(await codeOf("ok")).toBeNull();
-        expect((await host.capabilities()).find((c) => c.id === "memoryStores/s")).toMatchObject({ state: "ready", error: null });
+        expect((await host.capabilities()).find((c) => c.id === "memoryStores/s")).toMatchObject({
+          state: "ready",
+          error: null,
+        });
       } finally {
         again.close();
       }
@@ -65,13 +82,21 @@ describe("error model", () => {
     const server = await listen();
     const port = (server.address() as net.AddressInfo).port;
     await new Promise<void>((r) => server.close(() => r()));
-    const { file } = writeConfig({ memoryStores: { s: { plugin: "fx-substrate", required: false, config: { port } }, r: { plugin: "fx-substrate", config: { port } } } });
+    const { file } = writeConfig({
+      memoryStores: {
+        s: { plugin: "fx-substrate", required: false, config: { port } },
+        r: { plugin: "fx-substrate", config: { port } },
+      },
+    });
     const host = await createHost({ config: file, logLevel: "silent", collect: true });
     try {
       const report = host.report();
       const optional = report.instances.find((i) => i.id === "memoryStores/s")!;
       const required = report.instances.find((i) => i.id === "memoryStores/r")!;
-      expect(optional.error).toMatchObject({ code: "PB_ERR_HEALTH_FAILED", data: { cause: "PB_ERR_SUBSTRATE_UNAVAILABLE" } });
+      expect(optional.error).toMatchObject({
+        code: "PB_ERR_HEALTH_FAILED",
+        data: { cause: "PB_ERR_SUBSTRATE_UNAVAILABLE" },
+      });
       expect(optional.error!.hint).not.toContain('"required": false to');
       expect(optional.error!.hint).toContain("optional");
       expect(required.error!.hint).toContain('"required": false');

@@ -3,7 +3,10 @@ import { createHost, type Host } from "../../src/index.js";
 import { cleanupTempDirs, logSink, writeConfig, waitFor } from "../helpers.js";
 
 const hosts: Host[] = [];
-async function boot(instances: Record<string, unknown>, opts: { graceMs?: number; maxMemory?: number } = {}): Promise<Host> {
+async function boot(
+  instances: Record<string, unknown>,
+  opts: { graceMs?: number; maxMemory?: number } = {},
+): Promise<Host> {
   const { file } = writeConfig({ mcpConnectors: instances });
   const host = await createHost({ config: file, logLevel: "silent", graceMs: opts.graceMs ?? 300 });
   hosts.push(host);
@@ -20,7 +23,10 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
     const { file } = writeConfig({ mcpConnectors: { a: { plugin: "fx-echo", timeout_ms: 200 } } });
     const host = await createHost({ config: file, logLevel: "info", logDestination: sink.stream });
     hosts.push(host);
-    await expect(host.mcp("a").call("slow", { ms: 5000 })).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", data: { instance: "mcpConnectors/a" } });
+    await expect(host.mcp("a").call("slow", { ms: 5000 })).rejects.toMatchObject({
+      code: "PB_ERR_CALL_TIMEOUT",
+      data: { instance: "mcpConnectors/a" },
+    });
     await expect(host.mcp("a").call("echo", { text: "still here" })).resolves.toMatchObject({ text: "still here" });
     // The plugin saw its ctx.signal abort (it logs when it does).
     expect(sink.text()).toContain("slow call aborted");
@@ -28,7 +34,9 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
 
   it("honours a per-call timeout override", async () => {
     const host = await boot({ a: { plugin: "fx-echo", timeout_ms: 10_000 } });
-    await expect(host.call("mcpConnectors/a", "call", ["slow", { ms: 5000 }], { timeoutMs: 100 })).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
+    await expect(
+      host.call("mcpConnectors/a", "call", ["slow", { ms: 5000 }], { timeoutMs: 100 }),
+    ).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
   });
 
   it("terminates and restarts a worker stuck in a busy loop", async () => {
@@ -37,7 +45,9 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
     // The neighbour answers while the busy worker spins.
     await expect(host.mcp("other").call("echo", { text: "free" })).resolves.toMatchObject({ text: "free" });
     // After the grace period the stuck worker is replaced and the instance answers again.
-    await expect(waitFor(() => host.mcp("spin").call("echo", { text: "back" }))).resolves.toMatchObject({ text: "back" });
+    await expect(waitFor(() => host.mcp("spin").call("echo", { text: "back" }))).resolves.toMatchObject({
+      text: "back",
+    });
   });
 
   it.each([
@@ -50,7 +60,9 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
     await expect(dying).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED", data: { instance: "mcpConnectors/x" } });
     await expect(slow).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED" });
     await expect(host.mcp("y").call("echo", { text: "ok" })).resolves.toMatchObject({ text: "ok" });
-    await expect(waitFor(() => host.mcp("x").call("echo", { text: "again" }))).resolves.toMatchObject({ text: "again" });
+    await expect(waitFor(() => host.mcp("x").call("echo", { text: "again" }))).resolves.toMatchObject({
+      text: "again",
+    });
   });
 
   it("survives a throw outside any call", async () => {
@@ -62,8 +74,14 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
   });
 
   it("contains an out-of-memory worker and blames it by name", async () => {
-    const host = await boot({ hog: { plugin: "fx-echo", max_memory_mb: 32, timeout_ms: 20_000 }, calm: { plugin: "fx-echo" } });
-    const err = await host.mcp("hog").call("oom", {}).catch((e: unknown) => e);
+    const host = await boot({
+      hog: { plugin: "fx-echo", max_memory_mb: 32, timeout_ms: 20_000 },
+      calm: { plugin: "fx-echo" },
+    });
+    const err = await host
+      .mcp("hog")
+      .call("oom", {})
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED", data: { instance: "mcpConnectors/hog" } });
     expect((err as Error).message).toContain("out of memory");
     await expect(host.mcp("calm").call("echo", { text: "fine" })).resolves.toMatchObject({ text: "fine" });
@@ -86,17 +104,27 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
     }
     await expect(host.mcp("x").call("echo", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_CIRCUIT_OPEN" });
     // SPEC: "a crash loop opens a circuit and the instance reports `failed` until restarted".
-    expect(host.report().instances[0]).toMatchObject({ id: "mcpConnectors/x", state: "failed", error: { code: "PB_ERR_CIRCUIT_OPEN" } });
+    expect(host.report().instances[0]).toMatchObject({
+      id: "mcpConnectors/x",
+      state: "failed",
+      error: { code: "PB_ERR_CIRCUIT_OPEN" },
+    });
     expect(host.report().ok).toBe(false);
   });
 
   it("lets a plugin call only the instances it is granted", async () => {
     const { file } = writeConfig({
-      mcpConnectors: { echo: { plugin: "fx-echo" }, other: { plugin: "fx-echo" }, caller: { plugin: "fx-caller", grants: ["mcpConnectors/echo"] } },
+      mcpConnectors: {
+        echo: { plugin: "fx-echo" },
+        other: { plugin: "fx-echo" },
+        caller: { plugin: "fx-caller", grants: ["mcpConnectors/echo"] },
+      },
     });
     const host = await createHost({ config: file, logLevel: "silent" });
     hosts.push(host);
     await expect(host.mcp("caller").call("relay", { text: "via grant" })).resolves.toMatchObject({ text: "via grant" });
-    await expect(host.mcp("caller").call("overreach", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_GRANT_DENIED" });
+    await expect(host.mcp("caller").call("overreach", { text: "x" })).rejects.toMatchObject({
+      code: "PB_ERR_GRANT_DENIED",
+    });
   });
 });

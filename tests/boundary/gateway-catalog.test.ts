@@ -5,7 +5,12 @@
  * neighbour's tools are all there.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { boundTools, MAX_DESCRIPTION_CHARS, MAX_INSTANCE_LIST_CHARS, MAX_TOOLS_PER_INSTANCE } from "../../src/gateway/catalog-bounds.js";
+import {
+  boundTools,
+  MAX_DESCRIPTION_CHARS,
+  MAX_INSTANCE_LIST_CHARS,
+  MAX_TOOLS_PER_INSTANCE,
+} from "../../src/gateway/catalog-bounds.js";
 import { cleanupTempDirs, waitFor, writeConfig } from "../helpers.js";
 import { connectStdio } from "../gateway/_gateway.js";
 import { HOSTILE } from "../mcp/_host.js";
@@ -44,11 +49,23 @@ describe("an upstream server's tool catalog", () => {
 describe("boundTools", () => {
   it("leaves out a tool whose schema is over the bound and keeps the rest, naming the instance", () => {
     const warnings: string[] = [];
-    const wide = { name: "wide", inputSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`p${i}`, { type: "string", description: "x".repeat(40) }])) } };
-    const out = boundTools("mcpConnectors/h", [wide, { name: "ok", description: "d".repeat(10_000) }], (m) => warnings.push(m));
+    const wide = {
+      name: "wide",
+      inputSchema: {
+        type: "object",
+        properties: Object.fromEntries(
+          Array.from({ length: 2_000 }, (_, i) => [`p${i}`, { type: "string", description: "x".repeat(40) }]),
+        ),
+      },
+    };
+    const out = boundTools("mcpConnectors/h", [wide, { name: "ok", description: "d".repeat(10_000) }], (m) =>
+      warnings.push(m),
+    );
     expect(out.map((t) => t.name)).toEqual(["ok"]);
     expect(String((out[0] as { description?: unknown }).description).length).toBe(MAX_DESCRIPTION_CHARS + 1);
-    expect(warnings.join("\n")).toMatch(/mcpConnectors\/h: 1 tools with a schema over \d+ characters were left out \("wide"\)/);
+    expect(warnings.join("\n")).toMatch(
+      /mcpConnectors\/h: 1 tools with a schema over \d+ characters were left out \("wide"\)/,
+    );
     expect(warnings.join("\n")).toContain("mcpConnectors/h: 1 tool descriptions longer than");
   });
 });

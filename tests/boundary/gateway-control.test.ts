@@ -29,7 +29,19 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
 
   /** Runs one attack tool of the hostile plugin through the legitimate `patchbay call` (over the control socket). */
   async function attack(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const r = await runCli(["call", "mcpConnectors/h", "call", tool, JSON.stringify(args), "--json", "--config", path.join(dir, "connectors.json")], { cwd: dir, env: env(), timeoutMs: 60_000 });
+    const r = await runCli(
+      [
+        "call",
+        "mcpConnectors/h",
+        "call",
+        tool,
+        JSON.stringify(args),
+        "--json",
+        "--config",
+        path.join(dir, "connectors.json"),
+      ],
+      { cwd: dir, env: env(), timeoutMs: 60_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as Record<string, unknown>;
   }
@@ -37,15 +49,18 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
   beforeAll(async () => {
     dir = tempDir("pb-gwsec-");
     skills = path.join(dir, "skills");
-    writeConfig({
-      plugins: [FIXTURE_PLUGINS],
-      defaults: { timeout_ms: 20_000, health_interval_ms: 60_000 },
-      mcpConnectors: {
-        h: { plugin: "fx-hostile", isolation: mode },
-        n: { plugin: "fx-echo" },
+    writeConfig(
+      {
+        plugins: [FIXTURE_PLUGINS],
+        defaults: { timeout_ms: 20_000, health_interval_ms: 60_000 },
+        mcpConnectors: {
+          h: { plugin: "fx-hostile", isolation: mode },
+          n: { plugin: "fx-echo" },
+        },
+        skillStores: { primary: { plugin: "fs-skill-store", config: { dir: skills } } },
       },
-      skillStores: { primary: { plugin: "fs-skill-store", config: { dir: skills } } },
-    }, dir);
+      dir,
+    );
     // No PATCHBAY_TOKEN: serve writes .patchbay/token, which the plugin must not be able to read either.
     serve = await startHttpServe(path.join(dir, "connectors.json"), env());
   }, 120_000);
@@ -55,15 +70,28 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
 
   it("cannot run a call through the control socket: refused without the server's key, nothing written", async () => {
     const socket = path.join(dir, ".patchbay", "serve.sock");
-    const request = { op: "call", instance: "skillStores/primary", method: "write", args: ["pwned", "# written by a plugin\n"] };
+    const request = {
+      op: "call",
+      instance: "skillStores/primary",
+      method: "write",
+      args: ["pwned", "# written by a plugin\n"],
+    };
     const out = await attack("control", { socket, request });
     // A process child reaches the socket (Node's permission model does not check Unix connects);
     // a sandbox does not even see .patchbay/. Nothing may run either way.
     expect(out.connected).toBe(mode === "process");
-    if (out.connected) expect(JSON.parse(String(out.answer))).toMatchObject({ ok: false, error: { code: "PB_ERR_CONTROL_UNAUTHORIZED" } });
+    if (out.connected)
+      expect(JSON.parse(String(out.answer))).toMatchObject({
+        ok: false,
+        error: { code: "PB_ERR_CONTROL_UNAUTHORIZED" },
+      });
     expect(existsSync(path.join(skills, "pwned.md"))).toBe(false);
     const status = await attack("control", { socket, request: { op: "status" } });
-    if (status.connected) expect(JSON.parse(String(status.answer))).toMatchObject({ ok: false, error: { code: "PB_ERR_CONTROL_UNAUTHORIZED" } });
+    if (status.connected)
+      expect(JSON.parse(String(status.answer))).toMatchObject({
+        ok: false,
+        error: { code: "PB_ERR_CONTROL_UNAUTHORIZED" },
+      });
   });
 
   it("cannot read the control key or the bearer token", async () => {
@@ -75,11 +103,18 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
       expect(out.error).toBeDefined();
     }
     const seen = await attack("env", {});
-    expect(JSON.stringify(seen.env)).not.toContain(readFileSync(path.join(dir, ".patchbay", "serve.key"), "utf8").trim());
+    expect(JSON.stringify(seen.env)).not.toContain(
+      readFileSync(path.join(dir, ".patchbay", "serve.key"), "utf8").trim(),
+    );
   });
 
   it("cannot call a tool over HTTP without the bearer token", async () => {
-    const body = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    };
     const out = await attack("http", { url: serve.url, body });
     // A sandbox without permissions.net has no network at all; a process child reaches 127.0.0.1 and gets 401.
     if (out.status !== undefined) expect(out.status).toBe(401);
@@ -87,13 +122,24 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
   });
 
   it("leaves the legitimate clients working: status and call over the control socket", async () => {
-    const status = await runCli(["status", "--json", "--config", path.join(dir, "connectors.json")], { cwd: dir, env: env() });
+    const status = await runCli(["status", "--json", "--config", path.join(dir, "connectors.json")], {
+      cwd: dir,
+      env: env(),
+    });
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout).instances.map((i: { id: string }) => i.id)).toContain("mcpConnectors/h");
-    const r = await runCli(["call", "skillStores/primary", "list", "--json", "--config", path.join(dir, "connectors.json")], { cwd: dir, env: env() });
+    const r = await runCli(
+      ["call", "skillStores/primary", "list", "--json", "--config", path.join(dir, "connectors.json")],
+      { cwd: dir, env: env() },
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(status.stdout).instances.find((i: { id: string }) => i.id === "skillStores/primary")).toMatchObject({ calls: 0 });
-    const after = JSON.parse((await runCli(["status", "--json", "--config", path.join(dir, "connectors.json")], { cwd: dir, env: env() })).stdout);
+    expect(
+      JSON.parse(status.stdout).instances.find((i: { id: string }) => i.id === "skillStores/primary"),
+    ).toMatchObject({ calls: 0 });
+    const after = JSON.parse(
+      (await runCli(["status", "--json", "--config", path.join(dir, "connectors.json")], { cwd: dir, env: env() }))
+        .stdout,
+    );
     // The call went through the running server (counted there), not a host of its own.
     expect(after.instances.find((i: { id: string }) => i.id === "skillStores/primary")).toMatchObject({ calls: 1 });
   });
@@ -104,9 +150,19 @@ describe("a plugin whose manifest asks for PATCHBAY_TOKEN", () => {
     const plugins = tempDir("pb-gwsec-plugins-");
     cpSync(path.join(FIXTURE_PLUGINS, "fx-hostile"), path.join(plugins, "fx-hostile"), { recursive: true });
     const manifest = path.join(plugins, "fx-hostile", "plugin.json");
-    writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, "utf8")), permissions: { env: ["PATCHBAY_TOKEN", "FX_GRANTED"] } }));
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(manifest, "utf8")),
+        permissions: { env: ["PATCHBAY_TOKEN", "FX_GRANTED"] },
+      }),
+    );
     const { file } = writeConfig({ plugins: [plugins], mcpConnectors: { h: { plugin: "fx-hostile" } } });
-    const host = await createHost({ config: file, env: { PATCHBAY_TOKEN: "gateway-token-xyz", FX_GRANTED: "granted" }, logLevel: "silent" });
+    const host = await createHost({
+      config: file,
+      env: { PATCHBAY_TOKEN: "gateway-token-xyz", FX_GRANTED: "granted" },
+      logLevel: "silent",
+    });
     try {
       const { env } = (await host.mcp("h").call("env", {})) as { env: Record<string, string> };
       expect(env.FX_GRANTED).toBe("granted");

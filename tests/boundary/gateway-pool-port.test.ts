@@ -36,7 +36,10 @@ function runHost(file: string, junk: unknown[]): Promise<{ code: number | null; 
     // A file, not --input-type=module -e: worker threads inherit execArgv, and that flag stops them.
     const program = path.join(path.dirname(file), "host.mjs");
     writeFileSync(program, PROGRAM);
-    const child = spawn(process.execPath, [program, file, JSON.stringify(junk)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [program, file, JSON.stringify(junk)], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

@@ -16,21 +16,39 @@ afterAll(cleanupTempDirs);
 
 const MODEL = { plugins: ["tests/fixtures/mcp/plugins"], localModels: { small: { plugin: "fx-sampling-model" } } };
 const asker = (clientRequests: Record<string, unknown>) => ({
-  plugin: "mcp-remote", timeout_ms: 30_000, grants: ["localModels/small"],
-  config: { command: "node", args: [HOSTILE], sampling: { model: "localModels/small", max_tokens: 16 }, roots: [{ uri: "file:///tmp" }], client_requests: clientRequests },
+  plugin: "mcp-remote",
+  timeout_ms: 30_000,
+  grants: ["localModels/small"],
+  config: {
+    command: "node",
+    args: [HOSTILE],
+    sampling: { model: "localModels/small", max_tokens: 16 },
+    roots: [{ uri: "file:///tmp" }],
+    client_requests: clientRequests,
+  },
 });
 
-async function flood(t: TestHost, instance: string, kind: string, count: number): Promise<{ ok: number; refused: number; first_error: string | null }> {
-  const result = (await t.host.call(`mcpConnectors/${instance}`, "call", ["ask-flood", { kind, count }])) as { content: { text: string }[] };
+async function flood(
+  t: TestHost,
+  instance: string,
+  kind: string,
+  count: number,
+): Promise<{ ok: number; refused: number; first_error: string | null }> {
+  const result = (await t.host.call(`mcpConnectors/${instance}`, "call", ["ask-flood", { kind, count }])) as {
+    content: { text: string }[];
+  };
   return JSON.parse(result.content[0].text);
 }
 
 /** The instance's status row once its counts reached `want` (they travel as log data: wait for them). */
 async function countsReach(t: TestHost, instance: string, want: { served: number; refused: number }) {
-  await t.waitLog((r) => {
-    const c = r.client_requests as { served: number; refused: number } | undefined;
-    return r.instance === `mcpConnectors/${instance}` && c?.served === want.served && c?.refused === want.refused;
-  }, `client_requests ${JSON.stringify(want)} for ${instance}`);
+  await t.waitLog(
+    (r) => {
+      const c = r.client_requests as { served: number; refused: number } | undefined;
+      return r.instance === `mcpConnectors/${instance}` && c?.served === want.served && c?.refused === want.refused;
+    },
+    `client_requests ${JSON.stringify(want)} for ${instance}`,
+  );
   return t.host.liveStatus().find((s) => s.id === `mcpConnectors/${instance}`)!.clientRequests;
 }
 
@@ -66,15 +84,19 @@ describe("an upstream server asking this client for work", () => {
     const t = await bootMcp({ idle: asker({}) }, MODEL);
     const out = path.join(tempDir("pb-asks-"), "outcomes.txt");
     try {
-      const outcomes = (n: number) => waitFor(async () => {
-        const l = existsSync(out) ? readFileSync(out, "utf8").trim().split("\n") : [];
-        if (l.length < n) throw new Error(`${l.length} outcomes so far`);
-        return l;
-      }, 600);
+      const outcomes = (n: number) =>
+        waitFor(async () => {
+          const l = existsSync(out) ? readFileSync(out, "utf8").trim().split("\n") : [];
+          if (l.length < n) throw new Error(`${l.length} outcomes so far`);
+          return l;
+        }, 600);
       let lines: string[] = [];
       // One kind at a time: the next call must not be in flight while the last kind is still asking.
       for (const [i, kind] of ["sampling", "elicitation"].entries()) {
-        const result = (await t.host.call("mcpConnectors/idle", "call", ["ask-flood", { kind, count: 3, after: true, out }])) as { content: { text: string }[] };
+        const result = (await t.host.call("mcpConnectors/idle", "call", [
+          "ask-flood",
+          { kind, count: 3, after: true, out },
+        ])) as { content: { text: string }[] };
         expect(result.content[0].text).toBe("asking later");
         lines = await outcomes(3 * (i + 1));
       }
@@ -84,7 +106,10 @@ describe("an upstream server asking this client for work", () => {
       expect(t.logs.some((l) => l.msg === "serving a sampling request")).toBe(false);
       expect(await countsReach(t, "idle", { served: 0, refused: 6 })).toEqual({ served: 0, refused: 6 });
       // roots/list is a fixed answer servers ask at start: served outside calls, up to per_minute (30 by default).
-      const roots = (await t.host.call("mcpConnectors/idle", "call", ["ask-flood", { kind: "roots", count: 3, after: true, out }])) as { content: { text: string }[] };
+      const roots = (await t.host.call("mcpConnectors/idle", "call", [
+        "ask-flood",
+        { kind: "roots", count: 3, after: true, out },
+      ])) as { content: { text: string }[] };
       expect(roots.content[0].text).toBe("asking later");
       expect((await outcomes(9)).slice(6)).toEqual(["ok", "ok", "ok"]);
     } finally {
@@ -95,9 +120,13 @@ describe("an upstream server asking this client for work", () => {
 
 describe("an upstream server answering what was never asked, or flooding its log", () => {
   it("cannot settle a call with a forged response id: the real answer arrives, the instance stays in service", async () => {
-    const t = await bootMcp({ forger: { plugin: "mcp-remote", timeout_ms: 30_000, config: { command: "node", args: [HOSTILE] } } });
+    const t = await bootMcp({
+      forger: { plugin: "mcp-remote", timeout_ms: 30_000, config: { command: "node", args: [HOSTILE] } },
+    });
     try {
-      const r = (await t.host.call("mcpConnectors/forger", "call", ["forge-response", {}])) as { content: { text: string }[] };
+      const r = (await t.host.call("mcpConnectors/forger", "call", ["forge-response", {}])) as {
+        content: { text: string }[];
+      };
       expect(r.content[0].text).toBe("real answer");
       const again = (await t.host.call("mcpConnectors/forger", "call", ["ok", {}])) as { content: { text: string }[] };
       expect(again.content[0].text).toBe("ok");
@@ -108,9 +137,13 @@ describe("an upstream server answering what was never asked, or flooding its log
   });
 
   it("cannot hold a call past its deadline with a log flood, nor take the instance out of service", async () => {
-    const t = await bootMcp({ flooder: { plugin: "mcp-remote", timeout_ms: 3_000, config: { command: "node", args: [HOSTILE] } } });
+    const t = await bootMcp({
+      flooder: { plugin: "mcp-remote", timeout_ms: 3_000, config: { command: "node", args: [HOSTILE] } },
+    });
     try {
-      const err = await t.host.call("mcpConnectors/flooder", "call", ["flood", { count: 200_000 }]).catch((e: { code?: string }) => e);
+      const err = await t.host
+        .call("mcpConnectors/flooder", "call", ["flood", { count: 200_000 }])
+        .catch((e: { code?: string }) => e);
       expect(err).toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
       await expect(t.host.call("mcpConnectors/flooder", "health_check", [])).resolves.toBe(true);
       expect(t.host.liveStatus().find((s) => s.id === "mcpConnectors/flooder")).toMatchObject({ state: "ready" });

@@ -8,9 +8,19 @@ import { checkCall, type GuardTarget } from "../../src/guard/guard.js";
 import { methodSchema } from "../../src/contract/schemas.js";
 import { fastArgsOk } from "../../src/guard/fast-checks.js";
 
-const target: GuardTarget = { instance: "mcpConnectors/x", kind: "mcp", capabilities: [], allowedTools: null, identity: null };
-class Thing { a = 1; }
-function Ctor() { /* a function with a prototype lacking isPrototypeOf */ }
+const target: GuardTarget = {
+  instance: "mcpConnectors/x",
+  kind: "mcp",
+  capabilities: [],
+  allowedTools: null,
+  identity: null,
+};
+class Thing {
+  a = 1;
+}
+function Ctor() {
+  /* a function with a prototype lacking isPrototypeOf */
+}
 
 const cases: [string, unknown[]][] = [
   ["plain", ["echo", { text: "hi" }]],
@@ -53,7 +63,11 @@ describe("the guard's fast argument checks", () => {
     // What crosses the boundary (a structured clone) is what the schema's copy would carry.
     const data = parsed.data as unknown[];
     const expected = data.length > 2 && data[2] === undefined ? data.slice(0, 2) : data.slice(0, 3);
-    expect(structuredClone(sent)).toEqual(structuredClone(expected.length > 2 && Object.keys(expected[2] as object).length === 0 ? expected.slice(0, 2) : expected));
+    expect(structuredClone(sent)).toEqual(
+      structuredClone(
+        expected.length > 2 && Object.keys(expected[2] as object).length === 0 ? expected.slice(0, 2) : expected,
+      ),
+    );
   });
 
   it("take the fast path for the plain call", () => {

@@ -11,14 +11,29 @@ import { MAX_RESOURCE_URI_CHARS, type LogMessage } from "../../src/contract/rpc.
 
 describe("checkWorkerMessage", () => {
   it.each([
-    [null], [undefined], [42], ["log"], [[]], [{}], [{ t: "nope" }],
-    [{ t: "log", level: "nope", msg: "x" }], [{ t: "log", level: "info", msg: 5 }], [{ t: "log", level: "info", msg: "x", data: [1] }],
-    [{ t: "secrets", secrets: null }], [{ t: "secrets", secrets: [1] }],
-    [{ t: "ready", secrets: 5, methods: [] }], [{ t: "ready", secrets: [], methods: null }],
-    [{ t: "init-failed", error: null, secrets: [] }], [{ t: "init-failed", error: { code: 1, message: "m" }, secrets: [] }],
-    [{ t: "result", id: "1", ok: true }], [{ t: "result", id: 1, ok: "yes" }], [{ t: "result", id: -1, ok: true }],
+    [null],
+    [undefined],
+    [42],
+    ["log"],
+    [[]],
+    [{}],
+    [{ t: "nope" }],
+    [{ t: "log", level: "nope", msg: "x" }],
+    [{ t: "log", level: "info", msg: 5 }],
+    [{ t: "log", level: "info", msg: "x", data: [1] }],
+    [{ t: "secrets", secrets: null }],
+    [{ t: "secrets", secrets: [1] }],
+    [{ t: "ready", secrets: 5, methods: [] }],
+    [{ t: "ready", secrets: [], methods: null }],
+    [{ t: "init-failed", error: null, secrets: [] }],
+    [{ t: "init-failed", error: { code: 1, message: "m" }, secrets: [] }],
+    [{ t: "result", id: "1", ok: true }],
+    [{ t: "result", id: 1, ok: "yes" }],
+    [{ t: "result", id: -1, ok: true }],
     [{ t: "grant-call", id: 1, target: "x", method: "m" }],
-    [{ t: "resource-updated" }], [{ t: "resource-updated", uri: 42 }], [{ t: "resource-updated", uri: "" }],
+    [{ t: "resource-updated" }],
+    [{ t: "resource-updated", uri: 42 }],
+    [{ t: "resource-updated", uri: "" }],
   ])("refuses %j with a reason", (raw) => {
     const r = checkWorkerMessage(raw);
     expect(r.ok).toBe(false);
@@ -41,13 +56,20 @@ describe("checkWorkerMessage", () => {
 
   it("refuses a resource update whose uri is longer than a subscription may be", () => {
     const r = checkWorkerMessage({ t: "resource-updated", uri: "x".repeat(MAX_RESOURCE_URI_CHARS + 1) });
-    expect(r).toEqual({ ok: false, why: `a resource-updated message whose uri has ${MAX_RESOURCE_URI_CHARS + 1} characters (at most ${MAX_RESOURCE_URI_CHARS})` });
+    expect(r).toEqual({
+      ok: false,
+      why: `a resource-updated message whose uri has ${MAX_RESOURCE_URI_CHARS + 1} characters (at most ${MAX_RESOURCE_URI_CHARS})`,
+    });
   });
 });
 
 describe("checkResultValue", () => {
   it("finds a BigInt and a cycle deep inside, and accepts a shared (acyclic) sub-object", () => {
-    expect(checkResultValue({ a: [{ b: 1n }] }, false)).toMatchObject({ ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: expect.stringContaining("/a/0/b") });
+    expect(checkResultValue({ a: [{ b: 1n }] }, false)).toMatchObject({
+      ok: false,
+      code: "PB_ERR_CONTRACT_BIGINT",
+      why: expect.stringContaining("/a/0/b"),
+    });
     const c: Record<string, unknown> = { x: {} };
     (c.x as Record<string, unknown>).back = c;
     expect(checkResultValue(c, false)).toMatchObject({ ok: false, code: "PB_ERR_CONTRACT_CYCLIC" });
@@ -56,10 +78,21 @@ describe("checkResultValue", () => {
   });
 
   it("answers a flat result of primitives at once, and still finds a BigInt or shared memory at its top level", () => {
-    expect(checkResultValue({ a: 1, b: "x", c: null, d: undefined, e: true }, true)).toEqual({ ok: true, value: { a: 1, b: "x", c: null, d: undefined, e: true } });
+    expect(checkResultValue({ a: 1, b: "x", c: null, d: undefined, e: true }, true)).toEqual({
+      ok: true,
+      value: { a: 1, b: "x", c: null, d: undefined, e: true },
+    });
     expect(checkResultValue([1, "x"], true)).toEqual({ ok: true, value: [1, "x"] });
-    expect(checkResultValue({ a: 1, big: 2n }, false)).toMatchObject({ ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: expect.stringContaining("/big") });
-    expect(checkResultValue([1, 2n], true)).toMatchObject({ ok: false, code: "PB_ERR_CONTRACT_BIGINT", why: expect.stringContaining("/1") });
+    expect(checkResultValue({ a: 1, big: 2n }, false)).toMatchObject({
+      ok: false,
+      code: "PB_ERR_CONTRACT_BIGINT",
+      why: expect.stringContaining("/big"),
+    });
+    expect(checkResultValue([1, 2n], true)).toMatchObject({
+      ok: false,
+      code: "PB_ERR_CONTRACT_BIGINT",
+      why: expect.stringContaining("/1"),
+    });
     const r = checkResultValue([new Uint8Array(new SharedArrayBuffer(1))], true) as { ok: true; value: Uint8Array[] };
     expect(r.value[0].buffer).toBeInstanceOf(ArrayBuffer);
   });
@@ -83,8 +116,12 @@ describe("LogLimiter", () => {
   it("keeps the cap per window, says when it starts dropping, reports the count in the next window, and cuts long lines", () => {
     const out: LogMessage[] = [];
     let now = 0;
-    const limiter = new LogLimiter((m) => out.push(m), () => now);
-    for (let i = 0; i < LOG_LINES_PER_WINDOW + 500; i++) limiter.push({ t: "log", level: "info", msg: "x".repeat(i === 0 ? LOG_MSG_MAX + 10 : 1) });
+    const limiter = new LogLimiter(
+      (m) => out.push(m),
+      () => now,
+    );
+    for (let i = 0; i < LOG_LINES_PER_WINDOW + 500; i++)
+      limiter.push({ t: "log", level: "info", msg: "x".repeat(i === 0 ? LOG_MSG_MAX + 10 : 1) });
     expect(limiter.dropped).toBe(500);
     expect(out.filter((m) => m.level === "info")).toHaveLength(LOG_LINES_PER_WINDOW);
     expect(out[0].msg).toContain("10 more characters cut");
@@ -99,6 +136,8 @@ describe("Scrubber protection", () => {
     const s = new Scrubber();
     s.protect(["mcpConnectors/primary", "fx-hostile"]);
     s.addAll(["PB_ERR_", "mcpConnectors/", "hostile", "real-secret-1"]);
-    expect(s.scrub("PB_ERR_CONFIG_INVALID mcpConnectors/primary fx-hostile real-secret-1")).toBe("PB_ERR_CONFIG_INVALID mcpConnectors/primary fx-hostile [REDACTED]");
+    expect(s.scrub("PB_ERR_CONFIG_INVALID mcpConnectors/primary fx-hostile real-secret-1")).toBe(
+      "PB_ERR_CONFIG_INVALID mcpConnectors/primary fx-hostile [REDACTED]",
+    );
   });
 });

@@ -19,7 +19,11 @@ function writeRaw(json: string): { dir: string; file: string } {
   return { dir, file };
 }
 
-const entries = (n: number) => Array.from({ length: n }, (_, i) => `"inst${i}":{"plugin":"no-such-plugin","config":{"url":"http://127.0.0.1:1/x"}}`).join(",");
+const entries = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => `"inst${i}":{"plugin":"no-such-plugin","config":{"url":"http://127.0.0.1:1/x"}}`,
+  ).join(",");
 
 describe("connectors.json at scale", () => {
   it("a 10 MB file of 140,000 instances naming an unknown plugin gets PB_ERR_CONFIG_TOO_LARGE, exit 2", async () => {
@@ -60,12 +64,18 @@ const BAD_NAMES: [string, string][] = [
 ];
 
 describe("malformed instance names", () => {
-  it.each(BAD_NAMES)("%s gets a coded config error (exit 2), never PB_ERR_INTERNAL", async (_what, name) => {
-    const { dir, file } = writeRaw(JSON.stringify({ plugins: [FIXTURE_PLUGINS], mcpConnectors: { [name]: { plugin: "fx-echo" } } }));
-    const r = await runCli(["doctor", "--json", "--config", file], { cwd: dir, timeoutMs: 60_000 });
-    const out = r.stdout + r.stderr;
-    expect(out).not.toContain("PB_ERR_INTERNAL");
-    expect(r.code, out).toBe(2);
-    expect(out).toMatch(/PB_ERR_CONFIG_[A-Z_]+/);
-  }, 90_000);
+  it.each(BAD_NAMES)(
+    "%s gets a coded config error (exit 2), never PB_ERR_INTERNAL",
+    async (_what, name) => {
+      const { dir, file } = writeRaw(
+        JSON.stringify({ plugins: [FIXTURE_PLUGINS], mcpConnectors: { [name]: { plugin: "fx-echo" } } }),
+      );
+      const r = await runCli(["doctor", "--json", "--config", file], { cwd: dir, timeoutMs: 60_000 });
+      const out = r.stdout + r.stderr;
+      expect(out).not.toContain("PB_ERR_INTERNAL");
+      expect(r.code, out).toBe(2);
+      expect(out).toMatch(/PB_ERR_CONFIG_[A-Z_]+/);
+    },
+    90_000,
+  );
 });

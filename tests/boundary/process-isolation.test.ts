@@ -18,12 +18,17 @@ afterAll(async () => {
   cleanupTempDirs();
 });
 
-async function boot(instances: Record<string, unknown>, opts: { graceMs?: number; sink?: ReturnType<typeof logSink> } = {}): Promise<{ host: Host; dir: string }> {
+async function boot(
+  instances: Record<string, unknown>,
+  opts: { graceMs?: number; sink?: ReturnType<typeof logSink> } = {},
+): Promise<{ host: Host; dir: string }> {
   const { file, dir } = writeConfig({ mcpConnectors: instances });
   const host = await createHost({
-    config: file, graceMs: opts.graceMs ?? 300,
+    config: file,
+    graceMs: opts.graceMs ?? 300,
     env: { FX_TOKEN: SECRET, FX_ALLOWED: "yes", OTHER_SECRET: "not-for-plugins" },
-    logLevel: opts.sink ? "debug" : "silent", logDestination: opts.sink?.stream,
+    logLevel: opts.sink ? "debug" : "silent",
+    logDestination: opts.sink?.stream,
   });
   hosts.push(host);
   return { host, dir };
@@ -37,24 +42,33 @@ function isolatedChildren(): number[] {
   } catch {
     // ps exits 1 when no process matches
   }
-  return out.split("\n").filter((l) => l.includes("process-entry.js")).map((l) => Number(l.trim().split(/\s+/)[0]));
+  return out
+    .split("\n")
+    .filter((l) => l.includes("process-entry.js"))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
 describe("a process-isolated instance behaves like a thread one", () => {
   const sink = logSink();
   let host: Host;
   beforeAll(async () => {
-    ({ host } = await boot({
-      p: { plugin: "fx-echo", isolation: "process", config: { prefix: "> ", token: "${FX_TOKEN}" }, timeout_ms: 300 },
-      echo: { plugin: "fx-echo", isolation: "process" },
-      caller: { plugin: "fx-caller", isolation: "process", grants: ["mcpConnectors/echo"] },
-    }, { sink }));
+    ({ host } = await boot(
+      {
+        p: { plugin: "fx-echo", isolation: "process", config: { prefix: "> ", token: "${FX_TOKEN}" }, timeout_ms: 300 },
+        echo: { plugin: "fx-echo", isolation: "process" },
+        caller: { plugin: "fx-caller", isolation: "process", grants: ["mcpConnectors/echo"] },
+      },
+      { sink },
+    ));
   });
 
   it("answers calls and says it is process-isolated in the boot report", async () => {
     await expect(host.mcp("p").call("echo", { text: "hi" })).resolves.toMatchObject({ text: "> hi" });
     await expect(host.mcp("p").list_tools()).resolves.toContainEqual({ name: "echo" });
-    expect(host.report().instances.find((i) => i.id === "mcpConnectors/p")).toMatchObject({ state: "ready", isolation: "process" });
+    expect(host.report().instances.find((i) => i.id === "mcpConnectors/p")).toMatchObject({
+      state: "ready",
+      isolation: "process",
+    });
   });
 
   it("gives the child only the environment its manifest names", async () => {
@@ -62,18 +76,26 @@ describe("a process-isolated instance behaves like a thread one", () => {
   });
 
   it("times out at the deadline and aborts the plugin's signal", async () => {
-    await expect(host.mcp("p").call("slow", { ms: 5000 })).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT", data: { instance: "mcpConnectors/p" } });
+    await expect(host.mcp("p").call("slow", { ms: 5000 })).rejects.toMatchObject({
+      code: "PB_ERR_CALL_TIMEOUT",
+      data: { instance: "mcpConnectors/p" },
+    });
     await expect(host.mcp("p").call("echo", { text: "still here" })).resolves.toMatchObject({ text: "> still here" });
     await sink.waitFor("slow call aborted");
   });
 
   it("relays a granted ctx.connectors call over IPC and refuses an ungranted one", async () => {
     await expect(host.mcp("caller").call("relay", { text: "via grant" })).resolves.toMatchObject({ text: "via grant" });
-    await expect(host.mcp("caller").call("overreach", { text: "x" })).rejects.toMatchObject({ code: "PB_ERR_GRANT_DENIED" });
+    await expect(host.mcp("caller").call("overreach", { text: "x" })).rejects.toMatchObject({
+      code: "PB_ERR_GRANT_DENIED",
+    });
   });
 
   it("scrubs secrets from what the child throws, logs and prints", async () => {
-    const err = await host.mcp("p").call("throw", {}).catch((e: Error) => e);
+    const err = await host
+      .mcp("p")
+      .call("throw", {})
+      .catch((e: Error) => e);
     expect(err).toMatchObject({ code: "PB_ERR_PLUGIN_THREW" });
     expect((err as Error).message).toContain("[REDACTED]");
     await host.mcp("p").call("log", {});
@@ -87,8 +109,12 @@ describe("a process-isolated instance behaves like a thread one", () => {
     const { file } = writeConfig({ memoryStores: { liar: { plugin: "fx-liar", isolation: "process" } } });
     const liarHost = await createHost({ config: file, logLevel: "silent" });
     hosts.push(liarHost);
-    await expect(liarHost.memory("liar").query({ query: "function", limit: 2, mode: "fts" })).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION" });
-    await expect(liarHost.memory("liar").query({ query: "fine", limit: 2, mode: "fts" })).resolves.toEqual([{ id: "m1", summary: "memory 1" }]);
+    await expect(liarHost.memory("liar").query({ query: "function", limit: 2, mode: "fts" })).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_VIOLATION",
+    });
+    await expect(liarHost.memory("liar").query({ query: "fine", limit: 2, mode: "fts" })).resolves.toEqual([
+      { id: "m1", summary: "memory 1" },
+    ]);
   });
 });
 
@@ -107,16 +133,28 @@ describe("the permission model limits what a process-isolated plugin can reach",
   it("refuses a read outside the allowed paths that the same plugin in a thread can make", async () => {
     const outside = path.join(dir, "outside.txt");
     await expect(call("thread", "read", { path: outside })).resolves.toEqual({ ok: true, value: "not declared" });
-    await expect(call("proc", "read", { path: outside })).resolves.toMatchObject({ ok: false, code: "ERR_ACCESS_DENIED" });
+    await expect(call("proc", "read", { path: outside })).resolves.toMatchObject({
+      ok: false,
+      code: "ERR_ACCESS_DENIED",
+    });
     if (existsSync("/etc/hostname")) {
-      await expect(call("thread", "read", { path: "/etc/hostname" })).resolves.toEqual({ ok: true, value: readFileSync("/etc/hostname", "utf8") });
-      await expect(call("proc", "read", { path: "/etc/hostname" })).resolves.toMatchObject({ ok: false, code: "ERR_ACCESS_DENIED" });
+      await expect(call("thread", "read", { path: "/etc/hostname" })).resolves.toEqual({
+        ok: true,
+        value: readFileSync("/etc/hostname", "utf8"),
+      });
+      await expect(call("proc", "read", { path: "/etc/hostname" })).resolves.toMatchObject({
+        ok: false,
+        code: "ERR_ACCESS_DENIED",
+      });
     }
   });
 
   it("turns the permission model's bare refusal into PB_ERR_FS_NOT_GRANTED naming the path and plugin.json permissions.fs", async () => {
     const outside = path.join(dir, "outside.txt");
-    const err = await call("proc", "read-throw", { path: outside }).then(() => null, (e: unknown) => e);
+    const err = await call("proc", "read-throw", { path: outside }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: "PB_ERR_FS_NOT_GRANTED", data: { path: outside, permission: "FileSystemRead" } });
     expect((err as Error).message).toContain(`may not read ${outside}`);
     expect((err as { hint: string }).hint).toContain("permissions");
@@ -124,10 +162,18 @@ describe("the permission model limits what a process-isolated plugin can reach",
   });
 
   it("allows reads and writes under the manifest's permissions.fs, resolved against connectors.json's folder", async () => {
-    await expect(call("proc", "read", { path: path.join(dir, "allowed", "ok.txt") })).resolves.toEqual({ ok: true, value: "declared" });
-    await expect(call("proc", "write", { path: path.join(dir, "allowed", "new.txt"), text: "w" })).resolves.toMatchObject({ ok: true });
+    await expect(call("proc", "read", { path: path.join(dir, "allowed", "ok.txt") })).resolves.toEqual({
+      ok: true,
+      value: "declared",
+    });
+    await expect(
+      call("proc", "write", { path: path.join(dir, "allowed", "new.txt"), text: "w" }),
+    ).resolves.toMatchObject({ ok: true });
     expect(readFileSync(path.join(dir, "allowed", "new.txt"), "utf8")).toBe("w");
-    await expect(call("proc", "write", { path: path.join(dir, "outside-new.txt"), text: "w" })).resolves.toMatchObject({ ok: false, code: "ERR_ACCESS_DENIED" });
+    await expect(call("proc", "write", { path: path.join(dir, "outside-new.txt"), text: "w" })).resolves.toMatchObject({
+      ok: false,
+      code: "ERR_ACCESS_DENIED",
+    });
     expect(existsSync(path.join(dir, "outside-new.txt"))).toBe(false);
   });
 
@@ -143,20 +189,30 @@ describe("a misbehaving process-isolated plugin is contained", () => {
     ["a clean process.exit(0)", "exit"],
     ["process.exit(1)", "exit1"],
   ])("rejects every pending call at once when the child dies by %s, then restarts it", async (_label, tool) => {
-    const { host } = await boot({ x: { plugin: "fx-echo", isolation: "process", timeout_ms: 20_000 }, y: { plugin: "fx-echo", isolation: "process" } });
+    const { host } = await boot({
+      x: { plugin: "fx-echo", isolation: "process", timeout_ms: 20_000 },
+      y: { plugin: "fx-echo", isolation: "process" },
+    });
     const slow = [host.mcp("x").call("slow", { ms: 10_000 }), host.mcp("x").call("slow", { ms: 10_000 })];
     const dying = host.mcp("x").call(tool, {});
     await expect(dying).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED", data: { instance: "mcpConnectors/x" } });
     for (const s of slow) await expect(s).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED" });
     await expect(host.mcp("y").call("echo", { text: "ok" })).resolves.toMatchObject({ text: "ok" });
-    await expect(waitFor(() => host.mcp("x").call("echo", { text: "again" }))).resolves.toMatchObject({ text: "again" });
+    await expect(waitFor(() => host.mcp("x").call("echo", { text: "again" }))).resolves.toMatchObject({
+      text: "again",
+    });
   });
 
   it("kills and restarts a child stuck in a busy loop while its neighbour keeps answering", async () => {
-    const { host } = await boot({ spin: { plugin: "fx-echo", isolation: "process", timeout_ms: 200 }, other: { plugin: "fx-echo", isolation: "process" } });
+    const { host } = await boot({
+      spin: { plugin: "fx-echo", isolation: "process", timeout_ms: 200 },
+      other: { plugin: "fx-echo", isolation: "process" },
+    });
     await expect(host.mcp("spin").call("spin", {})).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
     await expect(host.mcp("other").call("echo", { text: "free" })).resolves.toMatchObject({ text: "free" });
-    await expect(waitFor(() => host.mcp("spin").call("echo", { text: "back" }))).resolves.toMatchObject({ text: "back" });
+    await expect(waitFor(() => host.mcp("spin").call("echo", { text: "back" }))).resolves.toMatchObject({
+      text: "back",
+    });
   });
 
   it("names an error thrown outside any call as the crash reason", async () => {
@@ -170,8 +226,14 @@ describe("a misbehaving process-isolated plugin is contained", () => {
   });
 
   it("contains an out-of-memory child and says so", async () => {
-    const { host } = await boot({ hog: { plugin: "fx-echo", isolation: "process", max_memory_mb: 32, timeout_ms: 20_000 }, calm: { plugin: "fx-echo", isolation: "process" } });
-    const err = await host.mcp("hog").call("oom", {}).catch((e: unknown) => e);
+    const { host } = await boot({
+      hog: { plugin: "fx-echo", isolation: "process", max_memory_mb: 32, timeout_ms: 20_000 },
+      calm: { plugin: "fx-echo", isolation: "process" },
+    });
+    const err = await host
+      .mcp("hog")
+      .call("oom", {})
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED", data: { instance: "mcpConnectors/hog" } });
     expect((err as Error).message).toContain("out of memory");
     await expect(host.mcp("calm").call("echo", { text: "fine" })).resolves.toMatchObject({ text: "fine" });
@@ -188,7 +250,10 @@ describe("a misbehaving process-isolated plugin is contained", () => {
 
   it("closes gracefully and leaves no child behind", async () => {
     const others = new Set(isolatedChildren());
-    const { host } = await boot({ a: { plugin: "fx-echo", isolation: "process" }, b: { plugin: "fx-echo", isolation: "process" } });
+    const { host } = await boot({
+      a: { plugin: "fx-echo", isolation: "process" },
+      b: { plugin: "fx-echo", isolation: "process" },
+    });
     await host.mcp("a").call("echo", { text: "x" });
     const before = isolatedChildren().filter((pid) => !others.has(pid));
     expect(before).toHaveLength(2);
@@ -203,7 +268,10 @@ describe("a misbehaving process-isolated plugin is contained", () => {
 
 describe("permissions.fs naming a config field", () => {
   it("grants a process-isolated fs-skill-store the folder its config names", async () => {
-    const { dir, file } = writeConfig({ plugins: ["./none"], skillStores: { primary: { plugin: "fs-skill-store", isolation: "process", config: { dir: "skills" } } } });
+    const { dir, file } = writeConfig({
+      plugins: ["./none"],
+      skillStores: { primary: { plugin: "fs-skill-store", isolation: "process", config: { dir: "skills" } } },
+    });
     const host = await createHost({ config: file, logLevel: "silent" });
     try {
       await host.skills("primary").write("hello", "# hi");

@@ -8,7 +8,13 @@ import { cleanupTempDirs, runCli, writeConfig } from "../helpers.js";
 afterAll(() => cleanupTempDirs());
 
 async function doctor(extra: Record<string, unknown>, hostile: Record<string, unknown> = {}) {
-  const { dir } = writeConfig({ ...extra, mcpConnectors: { h: { plugin: "fx-hostile", ...hostile }, n: { plugin: "fx-echo", config: { token: "${FX_TOKEN}" } } } });
+  const { dir } = writeConfig({
+    ...extra,
+    mcpConnectors: {
+      h: { plugin: "fx-hostile", ...hostile },
+      n: { plugin: "fx-echo", config: { token: "${FX_TOKEN}" } },
+    },
+  });
   const r = await runCli(["doctor", "--json"], { cwd: dir, env: { FX_TOKEN: "tok-123456" } });
   const doc = JSON.parse(r.stdout) as { checks: { check: string; ok: boolean; warn?: boolean; detail: string }[] };
   return doc.checks.filter((c) => c.check.endsWith(" trust"));

@@ -5,7 +5,10 @@ import { cleanupTempDirs, runCli, tempDir, writeConfig } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
 
-const healthy = { mcpConnectors: { echo: { plugin: "fx-echo", config: { token: "${FX_TOKEN}" } } }, memoryStores: { m: { plugin: "fx-health", config: { health: "true" } } } };
+const healthy = {
+  mcpConnectors: { echo: { plugin: "fx-echo", config: { token: "${FX_TOKEN}" } } },
+  memoryStores: { m: { plugin: "fx-health", config: { health: "true" } } },
+};
 const SECRET = "cli-secret-value-42";
 
 describe("patchbay CLI", () => {
@@ -23,7 +26,10 @@ describe("patchbay CLI", () => {
     const r = await runCli(["boot", "--json"], { cwd: dir, env: { FX_TOKEN: SECRET } });
     const doc = JSON.parse(r.stdout);
     expect(doc.ok).toBe(true);
-    expect(doc.instances.map((i: { id: string; state: string }) => `${i.id}:${i.state}`)).toEqual(["memoryStores/m:ready", "mcpConnectors/echo:ready"]);
+    expect(doc.instances.map((i: { id: string; state: string }) => `${i.id}:${i.state}`)).toEqual([
+      "memoryStores/m:ready",
+      "mcpConnectors/echo:ready",
+    ]);
   });
 
   it("boot exits 1 when a required instance is unhealthy, 2 on a config error, 3 on a plugin load error", async () => {
@@ -47,7 +53,9 @@ describe("patchbay CLI", () => {
   });
 
   it("reports every missing environment variable at once with its pointer", async () => {
-    const { dir } = writeConfig({ mcpConnectors: { echo: { plugin: "fx-echo", config: { token: "${MISSING_ONE}", prefix: "${MISSING_TWO}" } } } });
+    const { dir } = writeConfig({
+      mcpConnectors: { echo: { plugin: "fx-echo", config: { token: "${MISSING_ONE}", prefix: "${MISSING_TWO}" } } },
+    });
     const r = await runCli(["boot"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("PB_ERR_CONFIG_ENV_MISSING");
@@ -71,10 +79,16 @@ describe("patchbay CLI", () => {
 
   it("call prints the JSON result; a failed call prints code, message and hint on stderr and exits 1", async () => {
     const { dir } = writeConfig(healthy);
-    const ok = await runCli(["call", "mcpConnectors/echo", "call", "echo", '{"text":"hello"}'], { cwd: dir, env: { FX_TOKEN: SECRET } });
+    const ok = await runCli(["call", "mcpConnectors/echo", "call", "echo", '{"text":"hello"}'], {
+      cwd: dir,
+      env: { FX_TOKEN: SECRET },
+    });
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ text: "hello" });
-    const failed = await runCli(["call", "mcpConnectors/echo", "call", '"throw"', "{}"], { cwd: dir, env: { FX_TOKEN: SECRET } });
+    const failed = await runCli(["call", "mcpConnectors/echo", "call", '"throw"', "{}"], {
+      cwd: dir,
+      env: { FX_TOKEN: SECRET },
+    });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("PB_ERR_PLUGIN_THREW");
     expect(failed.stderr).toContain("hint:");
@@ -86,7 +100,10 @@ describe("patchbay CLI", () => {
     const { dir } = writeConfig(healthy);
     expect((await runCli(["call", "mcpConnectors/echo"], { cwd: dir })).code).toBe(2);
     // A bare word is a string (a tool name needs no JSON quotes); broken JSON stays an error.
-    const notJson = await runCli(["call", "mcpConnectors/echo", "call", "echo", "{text:1}"], { cwd: dir, env: { FX_TOKEN: SECRET } });
+    const notJson = await runCli(["call", "mcpConnectors/echo", "call", "echo", "{text:1}"], {
+      cwd: dir,
+      env: { FX_TOKEN: SECRET },
+    });
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain("ARG 2 is not valid JSON");
     expect((await runCli(["boot", "--jsno"], { cwd: dir })).code).toBe(2);
@@ -97,23 +114,37 @@ describe("patchbay CLI", () => {
     const root = tempDir();
     const shadow = path.join(root, "plugins", "noop-agent");
     mkdirSync(path.join(shadow, "src"), { recursive: true });
-    writeFileSync(path.join(shadow, "plugin.json"), JSON.stringify({ name: "noop-agent", version: "9.9.9", kind: "agent", entry: "src/index.ts", patchbay: "^1" }));
+    writeFileSync(
+      path.join(shadow, "plugin.json"),
+      JSON.stringify({ name: "noop-agent", version: "9.9.9", kind: "agent", entry: "src/index.ts", patchbay: "^1" }),
+    );
     writeFileSync(path.join(shadow, "src", "index.ts"), "export default 1;\n");
-    writeFileSync(path.join(root, "connectors.json"), JSON.stringify({ agentConnectors: { a: { plugin: "noop-agent" } } }));
+    writeFileSync(
+      path.join(root, "connectors.json"),
+      JSON.stringify({ agentConnectors: { a: { plugin: "noop-agent" } } }),
+    );
     const r = await runCli(["list", "--json"], { cwd: root });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     const noop = doc.plugins.find((p: { name: string }) => p.name === "noop-agent");
     expect(noop).toMatchObject({ version: "9.9.9", bundled: false });
     expect(noop.shadows).toMatch(/plugins\/noop-agent$/);
-    expect(doc.plugins.find((p: { name: string }) => p.name === "sqlite-memory")).toMatchObject({ kind: "memory-store", bundled: true, capabilities: ["write", "get"] });
+    expect(doc.plugins.find((p: { name: string }) => p.name === "sqlite-memory")).toMatchObject({
+      kind: "memory-store",
+      bundled: true,
+      capabilities: ["write", "get"],
+    });
     const human = await runCli(["list"], { cwd: root });
     expect(human.stdout).toContain("shadows bundled");
   });
 
   it("doctor lists every problem with its fix and exits like boot", async () => {
     const { dir } = writeConfig({
-      memoryStores: { a: { plugin: "fx-health", config: { health: "false" } }, b: { plugin: "fx-health", config: { health: "throw" } }, c: { plugin: "nope" } },
+      memoryStores: {
+        a: { plugin: "fx-health", config: { health: "false" } },
+        b: { plugin: "fx-health", config: { health: "throw" } },
+        c: { plugin: "nope" },
+      },
     });
     const r = await runCli(["doctor"], { cwd: dir });
     expect(r.code).toBe(2);
@@ -127,13 +158,19 @@ describe("patchbay CLI", () => {
     const { dir } = writeConfig(healthy);
     const { spawn } = await import("node:child_process");
     const { BIN } = await import("../helpers.js");
-    const child = spawn(process.execPath, [BIN, "serve"], { cwd: dir, env: { PATH: process.env.PATH, FX_TOKEN: SECRET } });
+    const child = spawn(process.execPath, [BIN, "serve"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, FX_TOKEN: SECRET },
+    });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
     await new Promise<void>((resolve) => child.stderr.on("data", () => stderr.includes("serving") && resolve()));
     // Still up a while after it said so: nothing but the signal may end it.
-    const early = await Promise.race([closed.then((c) => `exited with ${c}`), new Promise((r) => setTimeout(() => r(null), 1_000))]);
+    const early = await Promise.race([
+      closed.then((c) => `exited with ${c}`),
+      new Promise((r) => setTimeout(() => r(null), 1_000)),
+    ]);
     expect(early, stderr).toBeNull();
     expect(stderr).not.toContain("stopped");
     child.kill("SIGTERM");

@@ -28,7 +28,8 @@ describe("help", () => {
     expect(r.stdout).toContain("Examples:\n  patchbay plugin new mcp github-issues");
     const options = r.stdout.split("Options:\n")[1].split("\n\n")[0].split("\n");
     expect(options.length).toBeGreaterThanOrEqual(5);
-    const column = (line: string) => line.search(/\S\s{2,}\S/) + line.slice(line.search(/\S\s{2,}\S/)).search(/\s\S/) + 1;
+    const column = (line: string) =>
+      line.search(/\S\s{2,}\S/) + line.slice(line.search(/\S\s{2,}\S/)).search(/\s\S/) + 1;
     expect(new Set(options.map(column)).size, options.join("\n")).toBe(1);
     expect((await runCli(["plugin", "new", "--help"], { cwd: tempDir() })).stdout).toBe(r.stdout);
   });
@@ -96,7 +97,8 @@ describe("patchbay init", () => {
 });
 
 /** The host, zod, jiti, pino, tinypool, the MCP SDK and every command: what --version and --help must not load. */
-const HEAVY = /node_modules\/(zod|jiti|pino|tinypool|@modelcontextprotocol)\/|\/dist\/(host|inspect|index)\.js$|\/dist\/cli\/commands\//;
+const HEAVY =
+  /node_modules\/(zod|jiti|pino|tinypool|@modelcontextprotocol)\/|\/dist\/(host|inspect|index)\.js$|\/dist\/cli\/commands\//;
 
 function runGuarded(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return runCli(args, { cwd: tempDir("pb-guard-"), nodeArgs: refuseModules(HEAVY) });
@@ -117,10 +119,13 @@ describe("start-up", () => {
 describe("did you mean, for what a user types into connectors.json and plugin test", () => {
   it("names the plugin meant by a typo, the config key meant by a typo, and keeps multi-line notes whole", async () => {
     const cwd = tempDir("pb-typo-");
-    writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({
-      memoryStores: { m: { plugin: "sqlite-memory", config: { pth: "x.db" } } },
-      agentConnectors: { a: { plugin: "noop-agnet" } },
-    }));
+    writeFileSync(
+      path.join(cwd, "connectors.json"),
+      JSON.stringify({
+        memoryStores: { m: { plugin: "sqlite-memory", config: { pth: "x.db" } } },
+        agentConnectors: { a: { plugin: "noop-agnet" } },
+      }),
+    );
     const r = await runCli(["boot"], { cwd });
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('plugin "noop-agnet" was not found. Did you mean "noop-agent"?');

@@ -16,36 +16,47 @@ function project(): string {
   const cwd = tempDir("pb-plugin-errors-");
   const plugin = (name: string, source: string) => {
     mkdirSync(path.join(cwd, "plugins", name, "src"), { recursive: true });
-    writeFileSync(path.join(cwd, "plugins", name, "plugin.json"), JSON.stringify({ name, version: "1.0.0", kind: "mcp", entry: "src/index.ts", patchbay: "^1" }));
+    writeFileSync(
+      path.join(cwd, "plugins", name, "plugin.json"),
+      JSON.stringify({ name, version: "1.0.0", kind: "mcp", entry: "src/index.ts", patchbay: "^1" }),
+    );
     writeFileSync(path.join(cwd, "plugins", name, "src", "index.ts"), source);
   };
   plugin("bad", 'import { definePlugin, z } from "patchbay/plugin";\n\nconst x = { a: 1 b: 2 };\nexport default x;\n');
-  plugin("thrower", [
-    'import { definePlugin, z } from "patchbay/plugin";',
-    "",
-    "interface Row { rows: string[] }",
-    "",
-    "function pick(result: Row | undefined, token: string): string[] {",
-    "  if (token) return result!.rows;",
-    "  return [];",
-    "}",
-    "",
-    "export default definePlugin({",
-    '  kind: "mcp",',
-    "  config: z.object({ token: z.string() }),",
-    "  create(config) {",
-    "    return {",
-    "      async health_check() { return true; },",
-    '      async list_tools() { return [{ name: "boom" }]; },',
-    "      async call(_tool: string, _args: unknown) {",
-    "        return pick(undefined, config.token);",
-    "      },",
-    "    };",
-    "  },",
-    "});",
-    "",
-  ].join("\n"));
-  writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({ mcpConnectors: { b: { plugin: "bad" }, t: { plugin: "thrower", config: { token: "${TOKEN}" } } } }));
+  plugin(
+    "thrower",
+    [
+      'import { definePlugin, z } from "patchbay/plugin";',
+      "",
+      "interface Row { rows: string[] }",
+      "",
+      "function pick(result: Row | undefined, token: string): string[] {",
+      "  if (token) return result!.rows;",
+      "  return [];",
+      "}",
+      "",
+      "export default definePlugin({",
+      '  kind: "mcp",',
+      "  config: z.object({ token: z.string() }),",
+      "  create(config) {",
+      "    return {",
+      "      async health_check() { return true; },",
+      '      async list_tools() { return [{ name: "boom" }]; },',
+      "      async call(_tool: string, _args: unknown) {",
+      "        return pick(undefined, config.token);",
+      "      },",
+      "    };",
+      "  },",
+      "});",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(
+    path.join(cwd, "connectors.json"),
+    JSON.stringify({
+      mcpConnectors: { b: { plugin: "bad" }, t: { plugin: "thrower", config: { token: "${TOKEN}" } } },
+    }),
+  );
   return cwd;
 }
 
@@ -68,7 +79,10 @@ describe("plugin errors", () => {
     expect(quiet.stderr).toContain("PB_ERR_PLUGIN_THREW");
     expect(quiet.stderr).not.toMatch(/\n\s+at /);
 
-    const verbose = await runCli(["call", "mcpConnectors/t", "call", "boom", "{}", "--verbose"], { cwd, env: { TOKEN: SECRET } });
+    const verbose = await runCli(["call", "mcpConnectors/t", "call", "boom", "{}", "--verbose"], {
+      cwd,
+      env: { TOKEN: SECRET },
+    });
     const stack = verbose.stderr.split("  stack:\n")[1] ?? "";
     // Line 6, column 28: `.rows` in `  if (token) return result!.rows;` of the .ts source, not the transpiled JS.
     expect(stack).toContain(`at pick (${path.join("plugins", "thrower", "src", "index.ts")}:6:28)`);
@@ -77,9 +91,15 @@ describe("plugin errors", () => {
     expect(verbose.stderr).not.toContain(SECRET);
     expect(verbose.stderr).not.toContain(cwd);
 
-    const json = await runCli(["call", "mcpConnectors/t", "call", "boom", "{}", "--json"], { cwd, env: { TOKEN: SECRET } });
+    const json = await runCli(["call", "mcpConnectors/t", "call", "boom", "{}", "--json"], {
+      cwd,
+      env: { TOKEN: SECRET },
+    });
     expect(JSON.parse(json.stdout).error.data.stack).toBeUndefined();
-    const jsonVerbose = await runCli(["call", "mcpConnectors/t", "call", "boom", "{}", "--json", "--verbose"], { cwd, env: { TOKEN: SECRET } });
+    const jsonVerbose = await runCli(["call", "mcpConnectors/t", "call", "boom", "{}", "--json", "--verbose"], {
+      cwd,
+      env: { TOKEN: SECRET },
+    });
     expect(JSON.parse(jsonVerbose.stdout).error.data.stack).toContain("index.ts:6:28");
   });
 });
@@ -87,7 +107,10 @@ describe("plugin errors", () => {
 describe("plugin test", () => {
   it("names the broken line inside the plugin, not a ../../ path through the kit's private plugins folder", async () => {
     const cwd = project();
-    writeFileSync(path.join(cwd, "plugins", "bad", "test.config.json"), JSON.stringify({ config: {}, invalidConfig: null, invalidConfigReason: "no substrate" }));
+    writeFileSync(
+      path.join(cwd, "plugins", "bad", "test.config.json"),
+      JSON.stringify({ config: {}, invalidConfig: null, invalidConfigReason: "no substrate" }),
+    );
     const r = await runCli(["plugin", "test", "./bad"], { cwd: path.join(cwd, "plugins"), env: { TOKEN: SECRET } });
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.stderr).toContain("failed to load src/index.ts:3:17: SyntaxError");

@@ -6,7 +6,10 @@ import { caught } from "./fixtures.js";
 describe("aliases", () => {
   it("resolves chains to the final instance", async () => {
     const cfg = await loadConfig({
-      config: { localModels: { gemma2: { plugin: "ollama" }, default: "fast", fast: "gemma2" }, memoryStores: { m: { plugin: "x" }, main: "m" } },
+      config: {
+        localModels: { gemma2: { plugin: "ollama" }, default: "fast", fast: "gemma2" },
+        memoryStores: { m: { plugin: "x" }, main: "m" },
+      },
       cwd: "/",
       env: {},
     });
@@ -21,7 +24,10 @@ describe("aliases", () => {
   it("reports every cycle once, with its chain, and every dangling alias", async () => {
     const err = await caught(() =>
       loadConfig({
-        config: { localModels: { a: "b", b: "a", self: "self", into: "a", d: "gone", via: "d" }, skillStores: { s: "localModels" } },
+        config: {
+          localModels: { a: "b", b: "a", self: "self", into: "a", d: "gone", via: "d" },
+          skillStores: { s: "localModels" },
+        },
         cwd: "/",
         env: {},
       }),

@@ -63,7 +63,12 @@ describe("discovery order", () => {
 
   it("accepts an already-parsed object, with dir as its base folder", async () => {
     const p = tempProject();
-    const cfg = await loadConfig({ config: { plugins: ["./vendor"], ...marked("obj") }, dir: "sub", cwd: p.root, env: {} });
+    const cfg = await loadConfig({
+      config: { plugins: ["./vendor"], ...marked("obj") },
+      dir: "sub",
+      cwd: p.root,
+      env: {},
+    });
     expect(cfg.file).toBeNull();
     expect(cfg.dir).toBe(path.join(p.root, "sub"));
     expect(cfg.pluginDirs).toEqual([path.join(p.root, "sub/vendor")]);

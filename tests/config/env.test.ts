@@ -24,7 +24,10 @@ describe("interpolate", () => {
   });
 
   it("reports the values that came from the environment, not defaults", () => {
-    expect(interpolate("${TOKEN} ${NOPE:-dflt} ${HOME_DIR:-x} ${EMPTY}", env).secrets).toEqual(["s3cr3t-token", "/home/op"]);
+    expect(interpolate("${TOKEN} ${NOPE:-dflt} ${HOME_DIR:-x} ${EMPTY}", env).secrets).toEqual([
+      "s3cr3t-token",
+      "/home/op",
+    ]);
   });
 
   it("reports malformed references", () => {
@@ -103,7 +106,10 @@ describe("loadConfig and the environment", () => {
     const env = { GH_TOKEN: SECRET, NUM: SECRET, NAME: SECRET, SEC: SECRET };
     const cases: Record<string, unknown>[] = [
       // schema errors on fields holding a secret
-      { defaults: { timeout_ms: "${NUM}" }, mcpConnectors: { p: { plugin: "${NAME}", grants: ["${GH_TOKEN}"], allowed_tools: "${SEC}" } } },
+      {
+        defaults: { timeout_ms: "${NUM}" },
+        mcpConnectors: { p: { plugin: "${NAME}", grants: ["${GH_TOKEN}"], allowed_tools: "${SEC}" } },
+      },
       // an alias and a grant whose targets came from the environment
       { localModels: { a: "${GH_TOKEN}" } },
       { localModels: { m: { plugin: "x", grants: ["localModels/${GH_TOKEN}"] } } },

@@ -15,7 +15,10 @@ describe("config scaling", () => {
   it("refuses JSON nested 100,000 deep with PB_ERR_CONFIG_TOO_DEEP and exit 2", async () => {
     const dir = tempDir();
     const depth = 100_000;
-    writeFileSync(path.join(dir, "connectors.json"), `{"mcpConnectors":{"x":{"plugin":"fx-echo","config":{"a":${"[".repeat(depth)}${"]".repeat(depth)}}}}}`);
+    writeFileSync(
+      path.join(dir, "connectors.json"),
+      `{"mcpConnectors":{"x":{"plugin":"fx-echo","config":{"a":${"[".repeat(depth)}${"]".repeat(depth)}}}}}`,
+    );
     const r = await runCli(["boot", "--json"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: "PB_ERR_CONFIG_TOO_DEEP" } });
@@ -29,8 +32,15 @@ describe("config scaling", () => {
       return v;
     };
     // The instance's config object sits 4 levels down (root, section, instance, config).
-    await expect(loadConfig({ config: { mcpConnectors: { x: { plugin: "p", config: { a: nest(MAX_CONFIG_DEPTH - 10) } } } }, env: {} })).resolves.toBeDefined();
-    await expect(loadConfig({ config: { mcpConnectors: { x: { plugin: "p", config: { a: nest(MAX_CONFIG_DEPTH) } } } }, env: {} })).rejects.toMatchObject({ code: "PB_ERR_CONFIG_TOO_DEEP" });
+    await expect(
+      loadConfig({
+        config: { mcpConnectors: { x: { plugin: "p", config: { a: nest(MAX_CONFIG_DEPTH - 10) } } } },
+        env: {},
+      }),
+    ).resolves.toBeDefined();
+    await expect(
+      loadConfig({ config: { mcpConnectors: { x: { plugin: "p", config: { a: nest(MAX_CONFIG_DEPTH) } } } }, env: {} }),
+    ).rejects.toMatchObject({ code: "PB_ERR_CONFIG_TOO_DEEP" });
   });
 
   it("resolves a 5,000-long alias chain to its instance, and reports a cycle once at its first member", () => {

@@ -42,7 +42,8 @@ describe("generated JSON Schemas", () => {
   it("lets editors accept _ comment keys and portable instance names", () => {
     const schema = connectorsJsonSchema() as { properties: Record<string, { propertyNames?: { pattern: string } }> };
     const pattern = new RegExp(schema.properties.memoryStores.propertyNames!.pattern);
-    for (const name of ["primary", "gemma2", "claude-code", "a.b_c", "_comment"]) expect(pattern.test(name), name).toBe(true);
+    for (const name of ["primary", "gemma2", "claude-code", "a.b_c", "_comment"])
+      expect(pattern.test(name), name).toBe(true);
     // The JSON Schema may be looser than portableNameProblem (reserved names), never stricter.
     for (const name of ["-x", "a/b", "", "a b"]) {
       expect(portableNameProblem(name)).not.toBeNull();

@@ -22,17 +22,24 @@ const mixed = {
 describe("scoped config problems", () => {
   it("the default load still fails on any problem; a scoped load blocks only the instances they are in", async () => {
     const { file } = writeConfig(mixed);
-    await expect(loadConfig({ config: file, env: { FX_TOKEN: SECRET } })).rejects.toMatchObject({ code: "PB_ERR_CONFIG_ENV_MISSING" });
+    await expect(loadConfig({ config: file, env: { FX_TOKEN: SECRET } })).rejects.toMatchObject({
+      code: "PB_ERR_CONFIG_ENV_MISSING",
+    });
     const config = await loadConfig({ config: file, env: { FX_TOKEN: SECRET }, scoped: true });
     expect(Object.keys(config.blocked).sort()).toEqual(["mcpConnectors/broken", "mcpConnectors/typo"]);
-    expect(config.blocked["mcpConnectors/broken"]).toMatchObject({ code: "PB_ERR_CONFIG_ENV_MISSING", data: { variables: ["UNSET_SCOPED_VAR"] } });
+    expect(config.blocked["mcpConnectors/broken"]).toMatchObject({
+      code: "PB_ERR_CONFIG_ENV_MISSING",
+      data: { variables: ["UNSET_SCOPED_VAR"] },
+    });
     expect(config.blocked["mcpConnectors/typo"].message).toContain('did you mean "allowed_tools"');
     expect(config.instances.map((i) => i.id)).toContain("mcpConnectors/echo");
   });
 
   it("a problem outside every instance still fails a scoped load", async () => {
     const { file } = writeConfig({ ...mixed, defaults: { timeout_ms: "${UNSET_SCOPED_VAR}" } });
-    await expect(loadConfig({ config: file, env: { FX_TOKEN: SECRET }, scoped: true })).rejects.toMatchObject({ code: "PB_ERR_CONFIG_ENV_MISSING" });
+    await expect(loadConfig({ config: file, env: { FX_TOKEN: SECRET }, scoped: true })).rejects.toMatchObject({
+      code: "PB_ERR_CONFIG_ENV_MISSING",
+    });
   });
 
   it("call of a healthy instance works while others are broken; list and doctor report every problem together", async () => {
@@ -44,7 +51,12 @@ describe("scoped config problems", () => {
 
     const list = await runCli(["list", "--json"], { cwd: dir, env });
     expect(list.code, list.stderr).toBe(0);
-    const errors = Object.fromEntries(JSON.parse(list.stdout).instances.map((i: { id: string; error: { code: string } | null }) => [i.id, i.error?.code ?? null]));
+    const errors = Object.fromEntries(
+      JSON.parse(list.stdout).instances.map((i: { id: string; error: { code: string } | null }) => [
+        i.id,
+        i.error?.code ?? null,
+      ]),
+    );
     expect(errors).toEqual({
       "mcpConnectors/echo": null,
       "mcpConnectors/broken": "PB_ERR_CONFIG_ENV_MISSING",
@@ -55,8 +67,17 @@ describe("scoped config problems", () => {
 
     const doctor = await runCli(["doctor", "--json"], { cwd: dir, env });
     expect(doctor.code).toBe(2);
-    const failed = JSON.parse(doctor.stdout).checks.filter((c: { ok: boolean; error: unknown }) => !c.ok && c.error).map((c: { error: { code: string } }) => c.error.code);
-    expect(failed).toEqual(expect.arrayContaining(["PB_ERR_CONFIG_ENV_MISSING", "PB_ERR_CONFIG_INVALID", "PB_ERR_CONFIG_UNKNOWN_PLUGIN", "PB_ERR_INSTANCE_UNAVAILABLE"]));
+    const failed = JSON.parse(doctor.stdout)
+      .checks.filter((c: { ok: boolean; error: unknown }) => !c.ok && c.error)
+      .map((c: { error: { code: string } }) => c.error.code);
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        "PB_ERR_CONFIG_ENV_MISSING",
+        "PB_ERR_CONFIG_INVALID",
+        "PB_ERR_CONFIG_UNKNOWN_PLUGIN",
+        "PB_ERR_INSTANCE_UNAVAILABLE",
+      ]),
+    );
     expect(doctor.stdout).not.toContain(SECRET);
   });
 });

@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import { levenshtein, suggest } from "../../src/config/suggest.js";
 
 describe("suggest", () => {
-  const instanceKeys = ["plugin", "required", "timeout_ms", "health_timeout_ms", "max_memory_mb", "allowed_tools", "identity", "grants", "config"];
+  const instanceKeys = [
+    "plugin",
+    "required",
+    "timeout_ms",
+    "health_timeout_ms",
+    "max_memory_mb",
+    "allowed_tools",
+    "identity",
+    "grants",
+    "config",
+  ];
 
   it("finds the intended key", () => {
     expect(suggest("allowed_tool", instanceKeys)).toBe("allowed_tools");

@@ -21,12 +21,21 @@ describe("local-model contract, enforced by the host", () => {
   it("refuses a run() that answers anything but a string, and options outside the contract", async () => {
     await expect(host.model("ragged").run("hi")).resolves.toBe("echo hi");
     await expect(host.model("ragged").run("number")).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION" });
-    await expect(host.model("ragged").run("hi", { max_token: 5 } as never)).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS", message: expect.stringContaining("max_token") });
+    await expect(host.model("ragged").run("hi", { max_token: 5 } as never)).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_ARGS",
+      message: expect.stringContaining("max_token"),
+    });
   });
 
   it("refuses ragged vectors and a vector count that does not match the texts", async () => {
-    await expect(host.model("ragged").embed!(["ragged", "b"])).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION", data: { dimension: 3, got: 4 } });
-    await expect(host.model("ragged").embed!(["short", "b"])).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION", message: expect.stringContaining("1 vectors for 2 texts") });
+    await expect(host.model("ragged").embed!(["ragged", "b"])).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_VIOLATION",
+      data: { dimension: 3, got: 4 },
+    });
+    await expect(host.model("ragged").embed!(["short", "b"])).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_VIOLATION",
+      message: expect.stringContaining("1 vectors for 2 texts"),
+    });
   });
 
   it("holds an instance to the dimension of its first embeddings", async () => {

@@ -14,14 +14,17 @@ let root: string;
 
 beforeAll(async () => {
   root = tempDir();
-  const { file } = writeConfig({
-    skillStores: {
-      naive: { plugin: "fx-skill-naive", config: { dir: "skills/inner" } },
-      lister: { plugin: "fx-skill-naive", config: { dir: "skills/inner", listed: ["good", "../../etc/passwd"] } },
-      twice: { plugin: "fx-skill-naive", config: { dir: "skills/inner", listed: ["a", "a"] } },
-      impostor: { plugin: "fx-skill-naive", config: { dir: "skills/inner", impostor: true } },
+  const { file } = writeConfig(
+    {
+      skillStores: {
+        naive: { plugin: "fx-skill-naive", config: { dir: "skills/inner" } },
+        lister: { plugin: "fx-skill-naive", config: { dir: "skills/inner", listed: ["good", "../../etc/passwd"] } },
+        twice: { plugin: "fx-skill-naive", config: { dir: "skills/inner", listed: ["a", "a"] } },
+        impostor: { plugin: "fx-skill-naive", config: { dir: "skills/inner", impostor: true } },
+      },
     },
-  }, root);
+    root,
+  );
   host = await createHost({ config: file, logLevel: "silent" });
 });
 afterAll(async () => {
@@ -36,8 +39,22 @@ describe("skill-store contract, enforced by the host", () => {
   });
 
   it("refuses traversal, separators and control characters before the plugin sees them", async () => {
-    for (const name of ["../escaped", "../../escaped", "a/b", "a\\b", "/abs", "x\u0000y", "tab\tname", "..", ".hidden"]) {
-      for (const call of [() => host.skills("naive").write(name, "pwned"), () => host.skills("naive").get(name), () => host.skills("naive").delete(name)]) {
+    for (const name of [
+      "../escaped",
+      "../../escaped",
+      "a/b",
+      "a\\b",
+      "/abs",
+      "x\u0000y",
+      "tab\tname",
+      "..",
+      ".hidden",
+    ]) {
+      for (const call of [
+        () => host.skills("naive").write(name, "pwned"),
+        () => host.skills("naive").get(name),
+        () => host.skills("naive").delete(name),
+      ]) {
         await expect(call(), JSON.stringify(name)).rejects.toMatchObject({ code: "PB_ERR_NAME_INVALID" });
       }
     }
@@ -47,11 +64,20 @@ describe("skill-store contract, enforced by the host", () => {
   });
 
   it("refuses a list that names a skill callers could not use, or one name twice", async () => {
-    await expect(host.skills("lister").list()).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION", message: expect.stringContaining("../../etc/passwd") });
-    await expect(host.skills("twice").list()).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION", message: expect.stringContaining('"a" twice') });
+    await expect(host.skills("lister").list()).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_VIOLATION",
+      message: expect.stringContaining("../../etc/passwd"),
+    });
+    await expect(host.skills("twice").list()).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_VIOLATION",
+      message: expect.stringContaining('"a" twice'),
+    });
   });
 
   it("refuses a get that answers another skill", async () => {
-    await expect(host.skills("impostor").get("hello")).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_VIOLATION", message: expect.stringContaining("hello-impostor") });
+    await expect(host.skills("impostor").get("hello")).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_VIOLATION",
+      message: expect.stringContaining("hello-impostor"),
+    });
   });
 });

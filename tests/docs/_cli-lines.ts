@@ -19,7 +19,10 @@ export function commandsIn(markdown: string): string[] {
   const blocks = [...markdown.matchAll(/^```[a-z]*\n([\s\S]*?)^```/gm)].map((m) => m[1]);
   for (const block of blocks) {
     for (const raw of block.split("\n")) {
-      const line = raw.replace(/^\$\s+/, "").replace(/\s+#\s.*$/, "").trim();
+      const line = raw
+        .replace(/^\$\s+/, "")
+        .replace(/\s+#\s.*$/, "")
+        .trim();
       if (/^(npx )?patchbay /.test(line)) found.push(line);
     }
   }

@@ -58,6 +58,11 @@ describe("docs/connectors-json.md", () => {
   });
 
   it("would catch an unknown key in an example", () => {
-    expect(() => resolveConfigValue({ mcpConnectors: { a: { plugin: "p", allowed_tool: [] } } }, { file: null, dir: ROOT, env: {} })).toThrow(/allowed_tools/);
+    expect(() =>
+      resolveConfigValue(
+        { mcpConnectors: { a: { plugin: "p", allowed_tool: [] } } },
+        { file: null, dir: ROOT, env: {} },
+      ),
+    ).toThrow(/allowed_tools/);
   });
 });

@@ -29,9 +29,13 @@ describe("docs/errors.md and the error catalogue", () => {
 describe("codes used in the source", () => {
   it("are all in the catalogue", async () => {
     const { readdirSync } = await import("node:fs");
-    const files = (readdirSync(path.join(ROOT, "src"), { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
+    const files = (readdirSync(path.join(ROOT, "src"), { recursive: true }) as string[]).filter((f) =>
+      f.endsWith(".ts"),
+    );
     const used = new Set<string>();
-    for (const f of files) for (const m of readFileSync(path.join(ROOT, "src", f), "utf8").matchAll(/"(PB_ERR_[A-Z0-9_]*[A-Z0-9])"/g)) used.add(m[1]);
+    for (const f of files)
+      for (const m of readFileSync(path.join(ROOT, "src", f), "utf8").matchAll(/"(PB_ERR_[A-Z0-9_]*[A-Z0-9])"/g))
+        used.add(m[1]);
     expect(used.size).toBeGreaterThan(10);
     expect([...used].filter((c) => !Object.hasOwn(CATALOGUE, c))).toEqual([]);
   });

@@ -25,7 +25,11 @@ describe("docs/plugin-authoring.md", () => {
   it("shows only real commands, with flags those commands take", () => {
     const commands = commandsIn(guide);
     expect(commands.length).toBeGreaterThan(5);
-    for (const c of ["plugin new", "plugin test", "boot"]) expect(commands.some((l) => l.includes(`patchbay ${c}`)), c).toBe(true);
+    for (const c of ["plugin new", "plugin test", "boot"])
+      expect(
+        commands.some((l) => l.includes(`patchbay ${c}`)),
+        c,
+      ).toBe(true);
     for (const line of commands) expect(problemWith(line), line).toBeNull();
   });
 
@@ -38,18 +42,31 @@ describe("docs/plugin-authoring.md", () => {
     expect(problemWith("patchbay boot --live")).toMatch(/does not take --live/);
     expect(problemWith("patchbay plugin new|test x")).toBeNull();
     expect(problemWith("patchbay plugin new|create x")).toMatch(/no command "plugin create"/);
-    expect(commandsIn("```sh\n$ npx patchbay boot  # comment\n```\nand `patchbay list --json`.")).toEqual(["npx patchbay boot", "patchbay list --json"]);
+    expect(commandsIn("```sh\n$ npx patchbay boot  # comment\n```\nand `patchbay list --json`.")).toEqual([
+      "npx patchbay boot",
+      "patchbay list --json",
+    ]);
   });
 
   it("covers the boundary rules a plugin lives under", () => {
-    for (const topic of ["### What the worker can see", "### Deadlines", "### Cancellation", "### Logging", "### Secrets"]) expect(guide, topic).toContain(topic);
+    for (const topic of [
+      "### What the worker can see",
+      "### Deadlines",
+      "### Cancellation",
+      "### Logging",
+      "### Secrets",
+    ])
+      expect(guide, topic).toContain(topic);
   });
 });
 
 describe("every other page in docs/", () => {
   it("shows only real commands", () => {
-    for (const file of readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md") && f !== "plugin-authoring.md")) {
-      for (const line of commandsIn(readFileSync(path.join(ROOT, "docs", file), "utf8"))) expect(problemWith(line), `docs/${file}: ${line}`).toBeNull();
+    for (const file of readdirSync(path.join(ROOT, "docs")).filter(
+      (f) => f.endsWith(".md") && f !== "plugin-authoring.md",
+    )) {
+      for (const line of commandsIn(readFileSync(path.join(ROOT, "docs", file), "utf8")))
+        expect(problemWith(line), `docs/${file}: ${line}`).toBeNull();
     }
   });
 });
@@ -59,7 +76,10 @@ describe("template READMEs", () => {
     for (const kind of templateKinds()) {
       const file = path.join(ROOT, "templates", kind, "README.md");
       expect(existsSync(file), file).toBe(true);
-      const text = fill(readFileSync(file, "utf8"), placeholders(kind, `my-${kind}`, path.join(ROOT, "plugins", `my-${kind}`)));
+      const text = fill(
+        readFileSync(file, "utf8"),
+        placeholders(kind, `my-${kind}`, path.join(ROOT, "plugins", `my-${kind}`)),
+      );
       for (const line of commandsIn(text)) expect(problemWith(line), `${kind}: ${line}`).toBeNull();
     }
   });
@@ -69,14 +89,19 @@ describe("PB_ERR codes in the docs", () => {
   it("all exist in the catalogue", () => {
     const docs = [
       path.join(ROOT, "README.md"),
-      ...readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => path.join(ROOT, "docs", f)),
+      ...readdirSync(path.join(ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => path.join(ROOT, "docs", f)),
       ...templateKinds().map((k) => path.join(ROOT, "templates", k, "README.md")),
     ];
     let seen = 0;
     for (const file of docs) {
       for (const m of readFileSync(file, "utf8").matchAll(/PB_ERR_[A-Z0-9_]*[A-Z0-9]/g)) {
         seen++;
-        expect(Object.hasOwn(CATALOGUE, m[0]), `${path.relative(ROOT, file)} mentions ${m[0]}, which the catalogue does not have`).toBe(true);
+        expect(
+          Object.hasOwn(CATALOGUE, m[0]),
+          `${path.relative(ROOT, file)} mentions ${m[0]}, which the catalogue does not have`,
+        ).toBe(true);
       }
     }
     expect(seen).toBeGreaterThan(20);

@@ -23,16 +23,29 @@ export interface GwSetup {
 export function gatewayConfig(extra: Record<string, unknown> = {}, dir = tempDir("pb-gw-")): GwSetup {
   const healthFile = path.join(dir, "health");
   writeFileSync(healthFile, "ok");
-  const { file } = writeConfig({
-    defaults: { timeout_ms: 3_000, health_interval_ms: 100 },
-    mcpConnectors: { gw: { plugin: "fx-gw-mcp", allowed_tools: ["echo", "fail", "slow", "whoami"], config: { health_file: healthFile } } },
-    memoryStores: { primary: { plugin: "fx-health", required: false, config: { health: "true" } } },
-    ...extra,
-  }, dir);
+  const { file } = writeConfig(
+    {
+      defaults: { timeout_ms: 3_000, health_interval_ms: 100 },
+      mcpConnectors: {
+        gw: {
+          plugin: "fx-gw-mcp",
+          allowed_tools: ["echo", "fail", "slow", "whoami"],
+          config: { health_file: healthFile },
+        },
+      },
+      memoryStores: { primary: { plugin: "fx-health", required: false, config: { health: "true" } } },
+      ...extra,
+    },
+    dir,
+  );
   return { dir, file, healthFile, setHealthy: (ok) => writeFileSync(healthFile, ok ? "ok" : "down") };
 }
 
-export const childEnv = (extra: Record<string, string> = {}): Record<string, string> => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...extra });
+export const childEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? "",
+  ...extra,
+});
 
 export interface StdioSession {
   client: Client;
@@ -40,8 +53,17 @@ export interface StdioSession {
   close(): Promise<void>;
 }
 
-export async function connectStdio(file: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<StdioSession> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "serve", "--mcp", "--config", file, ...extraArgs], env: childEnv(env), stderr: "pipe" });
+export async function connectStdio(
+  file: string,
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<StdioSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "serve", "--mcp", "--config", file, ...extraArgs],
+    env: childEnv(env),
+    stderr: "pipe",
+  });
   let err = "";
   transport.stderr?.on("data", (d) => (err += d));
   const client = new Client({ name: "gw-test", version: "1.0.0" });
@@ -60,8 +82,15 @@ export interface HttpServe {
 }
 
 /** `patchbay serve --http --port 0`; resolves once it printed its URL. */
-export function startHttpServe(file: string, env: Record<string, string> = { PATCHBAY_TOKEN: "test-token-123" }, extraArgs: string[] = []): Promise<HttpServe> {
-  const proc = spawn(process.execPath, [BIN, "serve", "--http", "--port", "0", "--config", file, ...extraArgs], { env: childEnv(env), cwd: path.dirname(file) });
+export function startHttpServe(
+  file: string,
+  env: Record<string, string> = { PATCHBAY_TOKEN: "test-token-123" },
+  extraArgs: string[] = [],
+): Promise<HttpServe> {
+  const proc = spawn(process.execPath, [BIN, "serve", "--http", "--port", "0", "--config", file, ...extraArgs], {
+    env: childEnv(env),
+    cwd: path.dirname(file),
+  });
   let err = "";
   return new Promise((resolve, reject) => {
     proc.stderr.on("data", (d) => {
@@ -72,17 +101,26 @@ export function startHttpServe(file: string, env: Record<string, string> = { PAT
         const url = m[1];
         const token = env.PATCHBAY_TOKEN ?? "";
         resolve({
-          url, base: url.replace(/\/mcp$/, ""), token, proc, stderr: () => err,
+          url,
+          base: url.replace(/\/mcp$/, ""),
+          token,
+          proc,
+          stderr: () => err,
           async connect(t = token) {
             const client = new Client({ name: "gw-http-test", version: "1.0.0" });
-            await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${t}` } } }));
+            await client.connect(
+              new StreamableHTTPClientTransport(new URL(url), {
+                requestInit: { headers: { Authorization: `Bearer ${t}` } },
+              }),
+            );
             return client;
           },
-          stop: () => new Promise((done) => {
-            if (proc.exitCode !== null) return done(proc.exitCode);
-            proc.once("exit", (code) => done(code));
-            proc.kill("SIGTERM");
-          }),
+          stop: () =>
+            new Promise((done) => {
+              if (proc.exitCode !== null) return done(proc.exitCode);
+              proc.once("exit", (code) => done(code));
+              proc.kill("SIGTERM");
+            }),
         });
       }
     });
@@ -100,5 +138,8 @@ export function nextToolListChange(client: Client): Promise<void> {
 
 export function toolText(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
-  return content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+  return content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
 }

@@ -20,25 +20,34 @@ export function recordUpdates(client: Client): Updates {
   const waiters = new Set<{ uri: string; resolve(): void }>();
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
     got.push(n.params.uri);
-    for (const w of [...waiters]) if (w.uri === n.params.uri) (waiters.delete(w), w.resolve());
+    for (const w of [...waiters]) if (w.uri === n.params.uri) waiters.delete(w), w.resolve();
   });
   return {
     got,
     count: (uri) => got.filter((u) => u === uri).length,
-    next: (uri, boundMs = 20_000) => new Promise((resolve, reject) => {
-      const w = { uri, resolve: () => (clearTimeout(t), resolve()) };
-      const t = setTimeout(() => waiters.delete(w) && reject(new Error(`no update of ${uri} (got: ${got.join(", ") || "none"})`)), boundMs);
-      waiters.add(w);
-    }),
+    next: (uri, boundMs = 20_000) =>
+      new Promise((resolve, reject) => {
+        const w = { uri, resolve: () => (clearTimeout(t), resolve()) };
+        const t = setTimeout(
+          () => waiters.delete(w) && reject(new Error(`no update of ${uri} (got: ${got.join(", ") || "none"})`)),
+          boundMs,
+        );
+        waiters.add(w);
+      }),
   };
 }
 
 /** mcpConnectors/everything: mcp-remote → @modelcontextprotocol/server-everything on stdio. */
-export function everythingConfig(extra: Record<string, unknown> = {}, instance: Record<string, unknown> = {}): { dir: string; file: string } {
+export function everythingConfig(
+  extra: Record<string, unknown> = {},
+  instance: Record<string, unknown> = {},
+): { dir: string; file: string } {
   return writeConfig({
     plugins: [],
     defaults: { timeout_ms: 10_000, health_interval_ms: 60_000 },
-    mcpConnectors: { everything: { plugin: "mcp-remote", config: { command: "node", args: [EVERYTHING, "stdio"] }, ...instance } },
+    mcpConnectors: {
+      everything: { plugin: "mcp-remote", config: { command: "node", args: [EVERYTHING, "stdio"] }, ...instance },
+    },
     ...extra,
   });
 }

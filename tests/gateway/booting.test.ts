@@ -15,7 +15,11 @@ afterAll(cleanupTempDirs);
 describe("serve while the instances boot", () => {
   it("answers initialize before the boot settles (status: booting), then lists every instance's tools", async () => {
     // A store whose health check never answers holds the boot for its health_timeout_ms.
-    const { file, dir } = gatewayConfig({ memoryStores: { slow: { plugin: "fx-health", required: false, health_timeout_ms: 8_000, config: { health: "hang" } } } });
+    const { file, dir } = gatewayConfig({
+      memoryStores: {
+        slow: { plugin: "fx-health", required: false, health_timeout_ms: 8_000, config: { health: "hang" } },
+      },
+    });
     const s = await connectStdio(file);
     try {
       const status = await runCli(["status", "--json", "--config", file], { cwd: dir });
@@ -26,7 +30,9 @@ describe("serve while the instances boot", () => {
       // No catalog from an earlier boot: the first list waits for this boot.
       const names = (await s.client.listTools()).tools.map((t) => t.name);
       expect(names).toContain("gw__echo");
-      const after = JSON.parse((await runCli(["status", "--json", "--config", file], { cwd: dir })).stdout) as { booting: boolean };
+      const after = JSON.parse((await runCli(["status", "--json", "--config", file], { cwd: dir })).stdout) as {
+        booting: boolean;
+      };
       expect(after.booting).toBe(false);
     } finally {
       await s.close();
@@ -34,7 +40,11 @@ describe("serve while the instances boot", () => {
   }, 90_000);
 
   it("the next start lists the last boot's tools while it is still booting, and serves calls after the handover", async () => {
-    const { file, dir } = gatewayConfig({ memoryStores: { slow: { plugin: "fx-health", required: false, health_timeout_ms: 10_000, config: { health: "hang" } } } });
+    const { file, dir } = gatewayConfig({
+      memoryStores: {
+        slow: { plugin: "fx-health", required: false, health_timeout_ms: 10_000, config: { health: "hang" } },
+      },
+    });
     const first = await connectStdio(file);
     const listed = (await first.client.listTools()).tools.map((t) => t.name).sort();
     // The first boot settles (the slow store's health check times out) before its client leaves.
@@ -45,8 +55,12 @@ describe("serve while the instances boot", () => {
       const early = (await again.client.listTools()).tools.map((t) => t.name).sort();
       // The head start answers before the CLI (and its control socket) is up: ask until it answers.
       let status = await runCli(["status", "--json", "--config", file], { cwd: dir });
-      for (let i = 0; i < 50 && status.code !== 0; i++) status = await runCli(["status", "--json", "--config", file], { cwd: dir });
-      expect((JSON.parse(status.stdout) as { booting: boolean }).booting, "the list was answered before this boot settled").toBe(true);
+      for (let i = 0; i < 50 && status.code !== 0; i++)
+        status = await runCli(["status", "--json", "--config", file], { cwd: dir });
+      expect(
+        (JSON.parse(status.stdout) as { booting: boolean }).booting,
+        "the list was answered before this boot settled",
+      ).toBe(true);
       expect(early).toEqual(listed);
       const echoed = await again.client.callTool({ name: "gw__echo", arguments: { text: "after the handover" } });
       expect(echoed).toEqual({ content: [{ type: "text", text: "after the handover" }] });
@@ -57,7 +71,10 @@ describe("serve while the instances boot", () => {
 
   it("a required instance that fails its boot ends serve --mcp with the boot's exit code", async () => {
     const { file } = writeConfig({ memoryStores: { bad: { plugin: "fx-health", config: { health: "false" } } } });
-    const proc = spawn(process.execPath, [BIN, "serve", "--mcp", "--config", file], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [BIN, "serve", "--mcp", "--config", file], {
+      env: childEnv(),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stderr = "";
     proc.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => proc.on("exit", resolve));
@@ -75,9 +92,14 @@ describe("resources and prompts without a prior list", () => {
       expect(prompt.messages.length).toBeGreaterThan(0);
       const read = await s.client.readResource({ uri: "demo://resource/static/document/architecture.md" });
       expect(read.contents.length).toBeGreaterThan(0);
-      await expect(s.client.getPrompt({ name: "everything__no-such-prompt" })).rejects.toThrow(/PB_ERR_GATEWAY_PROMPT_UNKNOWN/);
+      await expect(s.client.getPrompt({ name: "everything__no-such-prompt" })).rejects.toThrow(
+        /PB_ERR_GATEWAY_PROMPT_UNKNOWN/,
+      );
       // The server's own JSON-RPC error keeps its code and message through mcp-remote and the gateway.
-      const missing = await s.client.readResource({ uri: "demo://resource/static/document/no-such.md" }).then(() => null, (e: unknown) => e as { code?: number; message?: string });
+      const missing = await s.client.readResource({ uri: "demo://resource/static/document/no-such.md" }).then(
+        () => null,
+        (e: unknown) => e as { code?: number; message?: string },
+      );
       expect(missing?.code).toBe(-32602);
       expect(missing?.message).not.toMatch(/PB_ERR_PLUGIN_THREW/);
     } finally {

@@ -18,21 +18,35 @@ describe("cancellation through the gateway", () => {
     const dir = tempDir("pb-gw-cancel-");
     const cancelFile = path.join(dir, "cancelled.txt");
     const startFile = path.join(dir, "started.txt");
-    const { file } = writeConfig({
-      plugins: [],
-      defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
-      mcpConnectors: { slowpoke: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } } } },
-    }, dir);
+    const { file } = writeConfig(
+      {
+        plugins: [],
+        defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
+        mcpConnectors: {
+          slowpoke: {
+            plugin: "mcp-remote",
+            config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } },
+          },
+        },
+      },
+      dir,
+    );
     const s = await connectStdio(file);
     try {
       const caller = new AbortController();
-      const call = s.client.callTool({ name: "slowpoke__slow", arguments: { ms: 30_000 } }, undefined, { signal: caller.signal });
+      const call = s.client.callTool({ name: "slowpoke__slow", arguments: { ms: 30_000 } }, undefined, {
+        signal: caller.signal,
+      });
       // Cancelled once it runs on the server (not before it got there).
       await until(() => existsSync(startFile), 10_000, "the call to reach the upstream server");
       caller.abort(new Error("the user gave up"));
       await expect(call).rejects.toThrow();
       // The line itself is the marker: appendFileSync creates the file before it writes the line.
-      await until(() => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"), 60_000, "the upstream server to record the cancellation");
+      await until(
+        () => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"),
+        60_000,
+        "the upstream server to record the cancellation",
+      );
       expect(readFileSync(cancelFile, "utf8")).toMatch(/cancelled/);
       expect(toolText(await s.client.callTool({ name: "slowpoke__ok", arguments: {} }))).toBe("ok");
     } finally {
@@ -44,26 +58,65 @@ describe("cancellation through the gateway", () => {
     const dir = tempDir("pb-gw-hangup-");
     const cancelFile = path.join(dir, "cancelled.txt");
     const startFile = path.join(dir, "started.txt");
-    const { file } = writeConfig({
-      plugins: [],
-      defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
-      mcpConnectors: { slowpoke: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } } } },
-    }, dir);
+    const { file } = writeConfig(
+      {
+        plugins: [],
+        defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
+        mcpConnectors: {
+          slowpoke: {
+            plugin: "mcp-remote",
+            config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } },
+          },
+        },
+      },
+      dir,
+    );
     const serve = await startHttpServe(file);
     try {
-      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${serve.token}` };
-      const init = await fetch(serve.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "hangup", version: "1" } } }) });
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${serve.token}`,
+      };
+      const init = await fetch(serve.url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "hangup", version: "1" } },
+        }),
+      });
       const session = init.headers.get("mcp-session-id")!;
       await init.text();
       const h = { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
-      await (await fetch(serve.url, { method: "POST", headers: h, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+      await (
+        await fetch(serve.url, {
+          method: "POST",
+          headers: h,
+          body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        })
+      ).text();
       const hangup = new AbortController();
-      const call = fetch(serve.url, { method: "POST", headers: h, signal: hangup.signal, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slowpoke__slow", arguments: { ms: 30_000 } } }) });
+      const call = fetch(serve.url, {
+        method: "POST",
+        headers: h,
+        signal: hangup.signal,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "slowpoke__slow", arguments: { ms: 30_000 } },
+        }),
+      });
       call.catch(() => undefined);
       await until(() => existsSync(startFile), 30_000, "the call to reach the upstream server");
       hangup.abort();
       await until(() => existsSync(cancelFile), 15_000, "the upstream server to record the cancellation");
-      const status = await (await fetch(`${serve.base}/status`, { headers: { authorization: `Bearer ${serve.token}` } })).json() as { instances: { id: string; calls: number; errors: number }[] };
+      const status = (await (
+        await fetch(`${serve.base}/status`, { headers: { authorization: `Bearer ${serve.token}` } })
+      ).json()) as { instances: { id: string; calls: number; errors: number }[] };
       expect(status.instances.find((i) => i.id === "mcpConnectors/slowpoke")).toMatchObject({ calls: 1, errors: 1 });
     } finally {
       await serve.stop();

@@ -22,7 +22,14 @@ const MIN_GATEWAY_PASSES = 12;
  */
 const KNOWN_GAPS = new Set<string>();
 /** server-everything fails these; the gateway must pass them. */
-const GATEWAY_MUST_PASS = ["dns-rebinding-protection", "logging-set-level", "server-initialize", "ping", "tools-list", "tools-call-error"];
+const GATEWAY_MUST_PASS = [
+  "dns-rebinding-protection",
+  "logging-set-level",
+  "server-initialize",
+  "ping",
+  "tools-list",
+  "tools-call-error",
+];
 
 function skipReason(): string | null {
   const { PATCHBAY_NODE22: node, PATCHBAY_MCP_CONFORMANCE: cli } = process.env;
@@ -37,7 +44,8 @@ function skipReason(): string | null {
 /** "✓ name: 1 passed, 0 failed" lines of the suite's summary → scenario → passed. */
 function summary(text: string): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  for (const m of text.matchAll(/^([✓✗]) ([a-z0-9-]+): (\d+) passed, (\d+) failed$/gm)) out.set(m[2], m[1] === "✓" && m[4] === "0");
+  for (const m of text.matchAll(/^([✓✗]) ([a-z0-9-]+): (\d+) passed, (\d+) failed$/gm))
+    out.set(m[2], m[1] === "✓" && m[4] === "0");
   return out;
 }
 
@@ -47,12 +55,20 @@ if (reason) console.log(`skipping the MCP conformance suite: ${reason}`);
 describe.skipIf(reason !== null)("MCP conformance server suite", () => {
   it("the gateway passes every scenario server-everything passes alone (but the known gaps), plus DNS-rebinding protection", () => {
     const work = tempDir("pb-conformance-");
-    execFileSync("unshare", ["-n", "bash", path.join(ROOT, "tests", "gateway", "conformance", "run.sh"), ROOT, work], { stdio: "inherit", timeout: 600_000 });
+    execFileSync("unshare", ["-n", "bash", path.join(ROOT, "tests", "gateway", "conformance", "run.sh"), ROOT, work], {
+      stdio: "inherit",
+      timeout: 600_000,
+    });
     const alone = summary(readFileSync(path.join(work, "alone.txt"), "utf8"));
     const gateway = summary(readFileSync(path.join(work, "gateway.txt"), "utf8"));
     expect(alone.size, "the suite ran no scenario against server-everything").toBeGreaterThan(10);
-    expect(gateway.size, `the suite ran no scenario against the gateway:\n${readFileSync(path.join(work, "gateway.log"), "utf8")}`).toBe(alone.size);
-    const rows = [...alone.keys()].map((s) => `${s.padEnd(32)} ${alone.get(s) ? "pass" : "FAIL"}   ${gateway.get(s) ? "pass" : "FAIL"}`);
+    expect(
+      gateway.size,
+      `the suite ran no scenario against the gateway:\n${readFileSync(path.join(work, "gateway.log"), "utf8")}`,
+    ).toBe(alone.size);
+    const rows = [...alone.keys()].map(
+      (s) => `${s.padEnd(32)} ${alone.get(s) ? "pass" : "FAIL"}   ${gateway.get(s) ? "pass" : "FAIL"}`,
+    );
     console.log(`scenario                         alone  gateway\n${rows.join("\n")}`);
     const lost = [...alone].filter(([s, ok]) => ok && !gateway.get(s) && !KNOWN_GAPS.has(s)).map(([s]) => s);
     expect(lost, "scenarios server-everything passes alone but the gateway fails").toEqual([]);

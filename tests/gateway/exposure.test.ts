@@ -20,7 +20,12 @@ const route = (instance: string, target: string): ToolRoute => {
 
 describe("tool names", () => {
   it("say which instance they reach and are valid, unique and independent of order", () => {
-    const routes = [route("mcpConnectors/github", "search"), route("memoryStores/primary", "query"), route("mcpConnectors/my.server", "do it"), route("mcpConnectors/x", "t".repeat(100))];
+    const routes = [
+      route("mcpConnectors/github", "search"),
+      route("memoryStores/primary", "query"),
+      route("mcpConnectors/my.server", "do it"),
+      route("mcpConnectors/x", "t".repeat(100)),
+    ];
     const names = [...nameTools(routes).keys()];
     expect(names.slice(0, 2)).toEqual(["github__search", "memory__primary__query"]);
     for (const n of names) {
@@ -44,12 +49,15 @@ describe("tool names", () => {
 });
 
 describe("exposure", () => {
-  const base = (gateway?: Record<string, unknown>) => writeConfig({
-    defaults: { health_interval_ms: 60_000 },
-    memoryStores: { primary: { plugin: "sqlite-memory", config: { path: "mem.db" } } },
-    mcpConnectors: { echo: { plugin: "fx-echo", identity: { agentId: "gateway-agent" }, config: { token: "${FX_TOKEN}" } } },
-    ...(gateway ? { gateway } : {}),
-  });
+  const base = (gateway?: Record<string, unknown>) =>
+    writeConfig({
+      defaults: { health_interval_ms: 60_000 },
+      memoryStores: { primary: { plugin: "sqlite-memory", config: { path: "mem.db" } } },
+      mcpConnectors: {
+        echo: { plugin: "fx-echo", identity: { agentId: "gateway-agent" }, config: { token: "${FX_TOKEN}" } },
+      },
+      ...(gateway ? { gateway } : {}),
+    });
 
   it("offers read methods by default and a write only when the gateway section opts in", async () => {
     const byDefault = await connectStdio(base().file, [], env);
@@ -60,11 +68,18 @@ describe("exposure", () => {
     } finally {
       await byDefault.close();
     }
-    const optedIn = await connectStdio(base({ expose: { "memoryStores/primary": ["query", "write"], "mcpConnectors/echo": false } }).file, [], env);
+    const optedIn = await connectStdio(
+      base({ expose: { "memoryStores/primary": ["query", "write"], "mcpConnectors/echo": false } }).file,
+      [],
+      env,
+    );
     try {
       const names = (await optedIn.client.listTools()).tools.map((t) => t.name).sort();
       expect(names).toEqual(["memory__primary__query", "memory__primary__write"]);
-      const written = await optedIn.client.callTool({ name: "memory__primary__write", arguments: { summary: "hello gateway", domain_tags: ["test"] } });
+      const written = await optedIn.client.callTool({
+        name: "memory__primary__write",
+        arguments: { summary: "hello gateway", domain_tags: ["test"] },
+      });
       expect(written.isError, toolText(written)).toBeFalsy();
       expect(JSON.parse(toolText(written))).toHaveProperty("id");
     } finally {

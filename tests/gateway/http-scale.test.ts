@@ -14,10 +14,26 @@ import { childEnv, gatewayConfig, startHttpServe, toolText, type HttpServe } fro
 afterAll(cleanupTempDirs);
 
 const KEY = "patchbay/idempotency-key";
-const init = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "idle", version: "1" } } });
-const headers = (token: string, extra: Record<string, string> = {}) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, ...extra });
+const init = (id: number) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "idle", version: "1" } },
+  });
+const headers = (token: string, extra: Record<string, string> = {}) => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  authorization: `Bearer ${token}`,
+  ...extra,
+});
 
-async function statusDoc(s: HttpServe): Promise<{ httpSessions: { mode: string; open: number; evicted: number }; instances: { id: string; calls: number }[] }> {
+async function statusDoc(
+  s: HttpServe,
+): Promise<{
+  httpSessions: { mode: string; open: number; evicted: number };
+  instances: { id: string; calls: number }[];
+}> {
   const res = await fetch(`${s.base}/status`, { headers: { authorization: `Bearer ${s.token}` } });
   return (await res.json()) as never;
 }
@@ -39,16 +55,26 @@ describe("serve --http sessions", () => {
       const ids: string[] = [];
       for (let i = 0; i < 300; i++) ids.push(await idleSession(s, i));
       const client = await s.connect();
-      expect(toolText(await client.callTool({ name: "gw__echo", arguments: { text: "not locked out" } }))).toBe("not locked out");
+      expect(toolText(await client.callTool({ name: "gw__echo", arguments: { text: "not locked out" } }))).toBe(
+        "not locked out",
+      );
       const doc = await statusDoc(s);
       expect(doc.httpSessions.open).toBe(256);
       expect(doc.httpSessions.evicted).toBe(300 + 1 - 256);
       // The first sessions opened were idle longest: gone, with the code generic clients know.
-      const oldest = await fetch(s.url, { method: "POST", headers: headers(s.token, { "mcp-session-id": ids[0], "mcp-protocol-version": "2025-06-18" }), body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }) });
+      const oldest = await fetch(s.url, {
+        method: "POST",
+        headers: headers(s.token, { "mcp-session-id": ids[0], "mcp-protocol-version": "2025-06-18" }),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      });
       expect(oldest.status).toBe(404);
       expect(((await oldest.json()) as { error: { code: number } }).error.code).toBe(-32001);
       // The newest idle session is still there.
-      const newest = await fetch(s.url, { method: "POST", headers: headers(s.token, { "mcp-session-id": ids[299], "mcp-protocol-version": "2025-06-18" }), body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }) });
+      const newest = await fetch(s.url, {
+        method: "POST",
+        headers: headers(s.token, { "mcp-session-id": ids[299], "mcp-protocol-version": "2025-06-18" }),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      });
       expect(newest.status).toBe(200);
       await newest.text();
       await client.close();
@@ -66,10 +92,22 @@ describe("serve --http --stateless", () => {
       expect(s.stderr()).toMatch(/stateless/);
       const client = await s.connect();
       expect(client.getServerCapabilities()?.tools?.listChanged).toBe(false);
-      expect(toolText(await client.callTool({ name: "gw__echo", arguments: { text: "any replica" } }))).toBe("any replica");
+      expect(toolText(await client.callTool({ name: "gw__echo", arguments: { text: "any replica" } }))).toBe(
+        "any replica",
+      );
       await client.close();
 
-      const call = (meta: Record<string, unknown> = {}) => fetch(s.url, { method: "POST", headers: headers(s.token), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "gw__echo", arguments: { text: "x" }, _meta: meta } }) });
+      const call = (meta: Record<string, unknown> = {}) =>
+        fetch(s.url, {
+          method: "POST",
+          headers: headers(s.token),
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 2,
+            method: "tools/call",
+            params: { name: "gw__echo", arguments: { text: "x" }, _meta: meta },
+          }),
+        });
       const plain = await call();
       expect(plain.status).toBe(200);
       expect(plain.headers.get("content-type")).toMatch(/application\/json/);
@@ -82,9 +120,15 @@ describe("serve --http --stateless", () => {
       expect(get.status).toBe(405);
       const malformed = await fetch(s.url, { method: "POST", headers: headers(s.token), body: "{not json" });
       expect(malformed.status).toBe(400);
-      const big = await fetch(s.url, { method: "POST", headers: headers(s.token), body: Buffer.alloc(10 * 1024 * 1024, 0x20) }).then((r) => r.status);
+      const big = await fetch(s.url, {
+        method: "POST",
+        headers: headers(s.token),
+        body: Buffer.alloc(10 * 1024 * 1024, 0x20),
+      }).then((r) => r.status);
       expect(big).toBe(413);
-      expect(toolText(await (await s.connect()).callTool({ name: "gw__echo", arguments: { text: "still serving" } }))).toBe("still serving");
+      expect(
+        toolText(await (await s.connect()).callTool({ name: "gw__echo", arguments: { text: "still serving" } })),
+      ).toBe("still serving");
       expect((await statusDoc(s)).httpSessions).toMatchObject({ mode: "stateless", open: 0 });
     } finally {
       await s.stop();
@@ -98,7 +142,8 @@ describe("idempotency keys", () => {
     const s = await startHttpServe(file);
     try {
       const client = await s.connect();
-      const echo = (text: string, key: string) => client.callTool({ name: "gw__echo", arguments: { text }, _meta: { [KEY]: key } });
+      const echo = (text: string, key: string) =>
+        client.callTool({ name: "gw__echo", arguments: { text }, _meta: { [KEY]: key } });
       expect(toolText(await echo("once", "k1"))).toBe("once");
       expect(toolText(await echo("once", "k1"))).toBe("once");
       expect(await callsOf(s, "mcpConnectors/gw")).toBe(1);
@@ -120,23 +165,32 @@ describe("idempotency keys", () => {
 
   it("give a keyed memory write without an id the same record id on any replica, so a retry elsewhere upserts", async () => {
     const setup = gatewayConfig({ defaults: { timeout_ms: 5_000, health_interval_ms: 60_000 } });
-    const { file } = gatewayConfig({
-      defaults: { timeout_ms: 5_000, health_interval_ms: 60_000 },
-      memoryStores: { notes: { plugin: "sqlite-memory", config: { path: path.join(setup.dir, "notes.db") } } },
-      gateway: { expose: { "memoryStores/notes": ["query", "get", "write"] } },
-    }, setup.dir);
+    const { file } = gatewayConfig(
+      {
+        defaults: { timeout_ms: 5_000, health_interval_ms: 60_000 },
+        memoryStores: { notes: { plugin: "sqlite-memory", config: { path: path.join(setup.dir, "notes.db") } } },
+        gateway: { expose: { "memoryStores/notes": ["query", "get", "write"] } },
+      },
+      setup.dir,
+    );
     const ids: string[] = [];
     // Two servers one after the other stand for two replicas: the second has no memory of the key.
     for (const summary of ["first attempt", "retry elsewhere"]) {
       const s = await startHttpServe(file);
       try {
         const client = await s.connect();
-        const result = await client.callTool({ name: "memory__notes__write", arguments: { summary }, _meta: { [KEY]: "write-7" } });
+        const result = await client.callTool({
+          name: "memory__notes__write",
+          arguments: { summary },
+          _meta: { [KEY]: "write-7" },
+        });
         expect(result.isError, toolText(result)).toBeFalsy();
         ids.push(JSON.parse(toolText(result)).id);
         if (ids.length === 2) {
           // One record, replaced by the retry (the store upserts on id), not a second one.
-          const found = JSON.parse(toolText(await client.callTool({ name: "memory__notes__get", arguments: { id: ids[0] } })));
+          const found = JSON.parse(
+            toolText(await client.callTool({ name: "memory__notes__get", arguments: { id: ids[0] } })),
+          );
           expect(found).toMatchObject({ id: ids[0], summary: "retry elsewhere" });
         }
         await client.close();
@@ -151,14 +205,26 @@ describe("idempotency keys", () => {
 
 describe("patchbay status --peers", () => {
   it("prints a row per replica and totals, names an unreachable one, and exits 1 for it", async () => {
-    const a = await startHttpServe(gatewayConfig({ defaults: { health_interval_ms: 60_000 } }).file, { PATCHBAY_TOKEN: "peer-token" }, ["--stateless"]);
-    const b = await startHttpServe(gatewayConfig({ defaults: { health_interval_ms: 60_000 } }).file, { PATCHBAY_TOKEN: "peer-token" });
+    const a = await startHttpServe(
+      gatewayConfig({ defaults: { health_interval_ms: 60_000 } }).file,
+      { PATCHBAY_TOKEN: "peer-token" },
+      ["--stateless"],
+    );
+    const b = await startHttpServe(gatewayConfig({ defaults: { health_interval_ms: 60_000 } }).file, {
+      PATCHBAY_TOKEN: "peer-token",
+    });
     try {
       const client = await b.connect();
       await client.callTool({ name: "gw__echo", arguments: { text: "counted" } });
-      const run = (args: string[]) => new Promise<{ code: number; out: string }>((resolve) => {
-        execFile(process.execPath, [BIN, "status", ...args], { env: childEnv({ PATCHBAY_TOKEN: "peer-token" }), cwd: path.dirname(BIN) }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, out: stdout }));
-      });
+      const run = (args: string[]) =>
+        new Promise<{ code: number; out: string }>((resolve) => {
+          execFile(
+            process.execPath,
+            [BIN, "status", ...args],
+            { env: childEnv({ PATCHBAY_TOKEN: "peer-token" }), cwd: path.dirname(BIN) },
+            (err, stdout) => resolve({ code: err ? Number(err.code) : 0, out: stdout }),
+          );
+        });
       const both = await run(["--peers", `${a.base},${b.url}`]);
       expect(both.code).toBe(0);
       expect(both.out).toContain(`${a.base}/status`);
@@ -169,7 +235,11 @@ describe("patchbay status --peers", () => {
       expect(json.code).toBe(1);
       const doc = JSON.parse(json.out);
       expect(doc.totals).toMatchObject({ replicas: 3, answering: 2, sessions: 1, calls: 1 });
-      expect(doc.peers[2]).toMatchObject({ url: "http://127.0.0.1:1/status", ok: false, error: { code: "PB_ERR_GATEWAY_PEER_UNREACHABLE" } });
+      expect(doc.peers[2]).toMatchObject({
+        url: "http://127.0.0.1:1/status",
+        ok: false,
+        error: { code: "PB_ERR_GATEWAY_PEER_UNREACHABLE" },
+      });
       await client.close();
     } finally {
       await Promise.all([a.stop(), b.stop()]);

@@ -13,7 +13,10 @@ import { gatewayConfig, nextToolListChange, startHttpServe, toolText, type HttpS
 afterAll(cleanupTempDirs);
 
 /** A raw request, so the test controls Host (fetch does not let it be set). */
-function raw(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: opts.method ?? "POST", headers: opts.headers }, (res) => {
       let body = "";
@@ -25,10 +28,22 @@ function raw(url: string, opts: { method?: string; headers?: Record<string, stri
   });
 }
 
-const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
-const mcpHeaders = (token: string, extra: Record<string, string> = {}) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, ...extra });
+const init = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+const mcpHeaders = (token: string, extra: Record<string, string> = {}) => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  authorization: `Bearer ${token}`,
+  ...extra,
+});
 
-async function status(s: HttpServe): Promise<{ instances: { id: string; calls: number; errors: number; healthy: boolean }[] }> {
+async function status(
+  s: HttpServe,
+): Promise<{ instances: { id: string; calls: number; errors: number; healthy: boolean }[] }> {
   const res = await fetch(`${s.base}/status`, { headers: { authorization: `Bearer ${s.token}` } });
   expect(res.status).toBe(200);
   return (await res.json()) as never;
@@ -41,15 +56,23 @@ describe("serve --http", () => {
     try {
       const none = await raw(s.url, { headers: { "content-type": "application/json" }, body: init });
       expect(none.status).toBe(401);
-      expect(JSON.parse(none.body).error).toMatchObject({ code: "PB_ERR_GATEWAY_UNAUTHORIZED", message: expect.stringContaining("no Authorization: Bearer token was sent") });
+      expect(JSON.parse(none.body).error).toMatchObject({
+        code: "PB_ERR_GATEWAY_UNAUTHORIZED",
+        message: expect.stringContaining("no Authorization: Bearer token was sent"),
+      });
       const wrong = await raw(s.url, { headers: mcpHeaders("wrong-token"), body: init });
       expect(wrong.status).toBe(401);
       expect(JSON.parse(wrong.body).error.message).toContain("does not match this server's token");
-      expect((await raw(`${s.base}/status`, { method: "GET", headers: { authorization: "Bearer nope" } })).status).toBe(401);
+      expect((await raw(`${s.base}/status`, { method: "GET", headers: { authorization: "Bearer nope" } })).status).toBe(
+        401,
+      );
       const foreign = await raw(s.url, { headers: { ...mcpHeaders(s.token), host: "evil.example.com" }, body: init });
       expect(foreign.status).toBe(403);
       expect(JSON.parse(foreign.body).error.code).toBe("PB_ERR_GATEWAY_HOST_DENIED");
-      expect((await raw(s.url, { headers: { ...mcpHeaders(s.token), origin: "http://evil.example.com" }, body: init })).status).toBe(403);
+      expect(
+        (await raw(s.url, { headers: { ...mcpHeaders(s.token), origin: "http://evil.example.com" }, body: init }))
+          .status,
+      ).toBe(403);
       const client = await s.connect("wrong").catch((e: Error) => e);
       expect(client).toBeInstanceOf(Error);
       expect((await status(s)).instances.every((i) => i.calls === 0)).toBe(true);
@@ -63,10 +86,21 @@ describe("serve --http", () => {
     const s = await startHttpServe(file);
     try {
       const client = await s.connect();
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["gw__echo", "gw__fail", "gw__slow", "gw__whoami", "memory__primary__query"]);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        "gw__echo",
+        "gw__fail",
+        "gw__slow",
+        "gw__whoami",
+        "memory__primary__query",
+      ]);
       expect(toolText(await client.callTool({ name: "gw__echo", arguments: { text: "over http" } }))).toBe("over http");
-      expect(await client.callTool({ name: "gw__fail", arguments: {} })).toMatchObject({ isError: true, content: [{ type: "text", text: "quota exceeded" }] });
-      expect(toolText(await client.callTool({ name: "gw__slow", arguments: { ms: 60_000 } }))).toMatch(/^\[PB_ERR_CALL_TIMEOUT\]/);
+      expect(await client.callTool({ name: "gw__fail", arguments: {} })).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: "quota exceeded" }],
+      });
+      expect(toolText(await client.callTool({ name: "gw__slow", arguments: { ms: 60_000 } }))).toMatch(
+        /^\[PB_ERR_CALL_TIMEOUT\]/,
+      );
       const gw = (await status(s)).instances.find((i) => i.id === "mcpConnectors/gw")!;
       expect(gw).toMatchObject({ calls: 3, errors: 2, healthy: true });
       await client.close();
@@ -85,15 +119,22 @@ describe("serve --http", () => {
       expect(JSON.parse(malformed.body).error.code).toBe(-32700);
       const big = await raw(s.url, { headers: mcpHeaders(s.token), body: Buffer.alloc(10 * 1024 * 1024, 0x20) });
       expect(big.status).toBe(413);
-      expect((await raw(s.url, { headers: mcpHeaders(s.token, { "mcp-session-id": "no-such-session" }), body: init })).status).toBe(404);
+      expect(
+        (await raw(s.url, { headers: mcpHeaders(s.token, { "mcp-session-id": "no-such-session" }), body: init }))
+          .status,
+      ).toBe(404);
 
       const quitter = await s.connect();
       const abort = new AbortController();
-      const pending = quitter.callTool({ name: "gw__slow", arguments: { ms: 300 } }, undefined, { signal: abort.signal }).catch((e: Error) => e);
+      const pending = quitter
+        .callTool({ name: "gw__slow", arguments: { ms: 300 } }, undefined, { signal: abort.signal })
+        .catch((e: Error) => e);
       abort.abort();
       expect(await pending).toBeInstanceOf(Error);
       await quitter.close();
-      expect(toolText(await other.callTool({ name: "gw__echo", arguments: { text: "unaffected" } }))).toBe("unaffected");
+      expect(toolText(await other.callTool({ name: "gw__echo", arguments: { text: "unaffected" } }))).toBe(
+        "unaffected",
+      );
       await other.close();
     } finally {
       await s.stop();

@@ -9,7 +9,8 @@ describe("Host and Origin checks", () => {
   const loopback = allowedHostnames("127.0.0.1", {});
 
   it("accepts loopback names on any port, with or without a same-host Origin", () => {
-    for (const host of ["localhost:7777", "127.0.0.1:80", "[::1]:7777", "LOCALHOST"]) expect(checkHostAndOrigin(host, undefined, loopback), host).toBeNull();
+    for (const host of ["localhost:7777", "127.0.0.1:80", "[::1]:7777", "LOCALHOST"])
+      expect(checkHostAndOrigin(host, undefined, loopback), host).toBeNull();
     expect(checkHostAndOrigin("localhost:7777", "http://localhost:6274", loopback)).toBeNull();
   });
 

@@ -18,7 +18,9 @@ describe("the gateway relays progress", () => {
     const s = await connectStdio(file);
     try {
       const seen: { progress: number; total?: number }[] = [];
-      const result = await s.client.callTool({ name: TOOL, arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => seen.push(p) });
+      const result = await s.client.callTool({ name: TOOL, arguments: { duration: 0.3, steps: 3 } }, undefined, {
+        onprogress: (p) => seen.push(p),
+      });
       expect(result.isError).not.toBe(true);
       // mcp-remote passes progress on at most every 50 ms, and a notification that arrives after
       // the answer is dropped by the client (progress is best effort): at least one, each the server's.

@@ -26,7 +26,10 @@ const CLIENTS = [
   { label: "certified", bin: process.env.PATCHBAY_CLAUDE_BIN },
   { label: "newest", bin: process.env.PATCHBAY_CLAUDE_LATEST_BIN },
 ].filter((c): c is { label: string; bin: string } => {
-  if (!c.bin) console.log(`skipping the real Claude Code gateway test (${c.label} client): ${c.label === "certified" ? "PATCHBAY_CLAUDE_BIN is not set (run .ci/claude-code.sh)" : "PATCHBAY_CLAUDE_LATEST_BIN is not set (run .ci/claude-code-latest.sh)"}`);
+  if (!c.bin)
+    console.log(
+      `skipping the real Claude Code gateway test (${c.label} client): ${c.label === "certified" ? "PATCHBAY_CLAUDE_BIN is not set (run .ci/claude-code.sh)" : "PATCHBAY_CLAUDE_LATEST_BIN is not set (run .ci/claude-code-latest.sh)"}`,
+    );
   return !!c.bin;
 });
 
@@ -43,7 +46,10 @@ function project(): { dir: string; config: string; home: string } {
   symlinkSync(path.join(ROOT, "plugins"), path.join(dir, "plugins"));
   symlinkSync(path.join(ROOT, "servers"), path.join(dir, "servers"));
   // The project's MCP servers approved, as `claude` asks once interactively.
-  writeFileSync(path.join(dir, ".claude", "settings.local.json"), JSON.stringify({ enabledMcpjsonServers: ["patchbay"] }));
+  writeFileSync(
+    path.join(dir, ".claude", "settings.local.json"),
+    JSON.stringify({ enabledMcpjsonServers: ["patchbay"] }),
+  );
   return { dir, config: path.join(dir, "connectors.json"), home };
 }
 
@@ -51,15 +57,30 @@ function project(): { dir: string; config: string; home: string } {
 function mcpLog(home: string): string {
   const dir = path.join(home, ".claude", "debug");
   try {
-    return readdirSync(dir).map((f) => readFileSync(path.join(dir, f), "utf8")).join("\n").split("\n").filter((l) => /MCP|API REQUEST/.test(l)).slice(-30).join("\n");
+    return readdirSync(dir)
+      .map((f) => readFileSync(path.join(dir, f), "utf8"))
+      .join("\n")
+      .split("\n")
+      .filter((l) => /MCP|API REQUEST/.test(l))
+      .slice(-30)
+      .join("\n");
   } catch {
     return "(no debug log)";
   }
 }
 
-function runClaude(bin: string, cwd: string, env: Record<string, string>, extra: string[]): Promise<{ code: number | null; stderr: string }> {
+function runClaude(
+  bin: string,
+  cwd: string,
+  env: Record<string, string>,
+  extra: string[],
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ["-p", "echo something through patchbay", "--permission-mode", "bypassPermissions", "--debug", ...extra], { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      bin,
+      ["-p", "echo something through patchbay", "--permission-mode", "bypassPermissions", "--debug", ...extra],
+      { cwd, env, stdio: ["ignore", "ignore", "pipe"] },
+    );
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
@@ -105,7 +126,18 @@ describe.runIf(CLIENTS.length > 0)("the real Claude Code client through the gate
       const { dir, config, home } = project();
       // docs/gateway.md's recipe: alwaysLoad is a per-server key (not a connection-setting override)
       // that has -p mode wait for this server (up to the client's 5 s) and never defers its tools.
-      writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { patchbay: { command: process.execPath, args: [BIN, "serve", "--mcp", "--config", config], alwaysLoad: true } } }));
+      writeFileSync(
+        path.join(dir, ".mcp.json"),
+        JSON.stringify({
+          mcpServers: {
+            patchbay: {
+              command: process.execPath,
+              args: [BIN, "serve", "--mcp", "--config", config],
+              alwaysLoad: true,
+            },
+          },
+        }),
+      );
       // One boot leaves its answers in .patchbay/catalog.json, as any earlier session would.
       const first = await connectStdio(config);
       const listed = await first.client.listTools();
@@ -119,7 +151,19 @@ describe.runIf(CLIENTS.length > 0)("the real Claude Code client through the gate
       const { dir, config, home } = project();
       const serve = await startHttpServe(config, { PATCHBAY_TOKEN: "real-client-token-5521" });
       try {
-        writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { patchbay: { type: "http", url: serve.url, headers: { Authorization: `Bearer ${serve.token}` }, alwaysLoad: true } } }));
+        writeFileSync(
+          path.join(dir, ".mcp.json"),
+          JSON.stringify({
+            mcpServers: {
+              patchbay: {
+                type: "http",
+                url: serve.url,
+                headers: { Authorization: `Bearer ${serve.token}` },
+                alwaysLoad: true,
+              },
+            },
+          }),
+        );
         // The server is up and booted before the client starts, as a long-running server is.
         const probe = await serve.connect();
         expect((await probe.listTools()).tools.map((t) => t.name)).toContain("primary__echo");

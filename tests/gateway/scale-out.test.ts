@@ -16,10 +16,17 @@ import { connect, killRun, startCluster, WRITE_TOOL, type Cluster } from "../../
 
 const PG = process.env.PATCHBAY_TEST_PG_URL;
 const HAPROXY = process.env.PATCHBAY_HAPROXY;
-const missing = !PG ? "PATCHBAY_TEST_PG_URL is not set (run .ci/postgres.sh)" : !HAPROXY ? "PATCHBAY_HAPROXY is not set (run .ci/haproxy.sh)" : null;
+const missing = !PG
+  ? "PATCHBAY_TEST_PG_URL is not set (run .ci/postgres.sh)"
+  : !HAPROXY
+    ? "PATCHBAY_HAPROXY is not set (run .ci/haproxy.sh)"
+    : null;
 if (missing) console.log(`scale-out tests skipped: ${missing}`);
 
-interface ReplicaStatus { httpSessions: { mode: string; open: number } | null; instances: { id: string; calls: number }[] }
+interface ReplicaStatus {
+  httpSessions: { mode: string; open: number } | null;
+  instances: { id: string; calls: number }[];
+}
 
 async function statusOf(port: number, token: string): Promise<ReplicaStatus> {
   const res = await fetch(`http://127.0.0.1:${port}/status`, { headers: { Authorization: `Bearer ${token}` } });
@@ -41,7 +48,10 @@ describe.skipIf(missing)("three `serve --http --stateless` replicas behind HAPro
     try {
       for (const [c, client] of clients.entries()) {
         for (let i = 0; i < 15; i++) {
-          const result = await client.callTool({ name: WRITE_TOOL, arguments: { id: `rr-${c}-${i}`, summary: `rr-${c}-${i}` } });
+          const result = await client.callTool({
+            name: WRITE_TOOL,
+            arguments: { id: `rr-${c}-${i}`, summary: `rr-${c}-${i}` },
+          });
           expect(result.isError, JSON.stringify(result)).toBeFalsy();
         }
       }
@@ -57,7 +67,14 @@ describe.skipIf(missing)("three `serve --http --stateless` replicas behind HAPro
   }, 120_000);
 
   it("a replica SIGKILLed under eight writing clients loses no acknowledged write and duplicates none; the survivors keep serving", async () => {
-    const res = await killRun(cluster, { pgUrl: PG!, run: `t${Date.now()}`, clients: 8, perClient: 30, killAfter: 40, victim: 1 });
+    const res = await killRun(cluster, {
+      pgUrl: PG!,
+      run: `t${Date.now()}`,
+      clients: 8,
+      perClient: 30,
+      killAfter: 40,
+      victim: 1,
+    });
     console.log(`scale-out kill run: ${JSON.stringify({ ...res, lost: res.lost.length })}`);
     expect(cluster.replicas[1].alive()).toBe(false);
     expect(res.lost).toEqual([]);
@@ -70,7 +87,10 @@ describe.skipIf(missing)("three `serve --http --stateless` replicas behind HAPro
     for (const i of [0, 2]) {
       const client = await connect(`http://127.0.0.1:${cluster.replicas[i].port}/mcp`, cluster.token);
       try {
-        const result = await client.callTool({ name: WRITE_TOOL, arguments: { id: `survivor-${i}`, summary: `survivor-${i}` } });
+        const result = await client.callTool({
+          name: WRITE_TOOL,
+          arguments: { id: `survivor-${i}`, summary: `survivor-${i}` },
+        });
         expect(result.isError, JSON.stringify(result)).toBeFalsy();
       } finally {
         await client.close();
@@ -87,7 +107,15 @@ describe.skipIf(missing)("three stateful `serve --http` replicas behind HAProxy 
   afterAll(async () => cluster?.stop(), 60_000);
 
   it("a replica SIGKILLed under eight writing sessions: no call waits for its timeout, sessions re-initialize on 404, nothing lost or duplicated", async () => {
-    const res = await killRun(cluster, { pgUrl: PG!, run: `s${Date.now()}`, clients: 8, perClient: 30, killAfter: 40, victim: 1, reconnectOn404: true });
+    const res = await killRun(cluster, {
+      pgUrl: PG!,
+      run: `s${Date.now()}`,
+      clients: 8,
+      perClient: 30,
+      killAfter: 40,
+      victim: 1,
+      reconnectOn404: true,
+    });
     console.log(`scale-out stateful kill run: ${JSON.stringify({ ...res, lost: res.lost.length })}`);
     expect(res.lost).toEqual([]);
     expect(res.duplicates).toBe(0);
@@ -103,7 +131,8 @@ describe.skipIf(missing)("three stateful `serve --http` replicas behind HAProxy 
     const openOnVictim = async () => (await statusOf(cluster.replicas[0].port, cluster.token)).httpSessions!.open;
     const before = await openOnVictim();
     const clients = [];
-    for (let i = 0; i < 9 && (await openOnVictim()) === before; i++) clients.push(await connect(cluster.lb.url, cluster.token));
+    for (let i = 0; i < 9 && (await openOnVictim()) === before; i++)
+      clients.push(await connect(cluster.lb.url, cluster.token));
     const onVictim = (await openOnVictim()) - before;
     expect(onVictim).toBeGreaterThan(0);
     for (const client of clients) {
@@ -114,7 +143,14 @@ describe.skipIf(missing)("three stateful `serve --http` replicas behind HAProxy 
     }
     cluster.replicas[0].proc.kill("SIGKILL");
     await new Promise((r) => cluster.replicas[0].proc.once("exit", r));
-    const outcomes = await Promise.all(clients.map((c) => c.callTool({ name: WRITE_TOOL, arguments: { id: "after", summary: "after" } }).then(() => "ok", (err: { code?: number; message?: string }) => `${err.code} ${err.message}`)));
+    const outcomes = await Promise.all(
+      clients.map((c) =>
+        c.callTool({ name: WRITE_TOOL, arguments: { id: "after", summary: "after" } }).then(
+          () => "ok",
+          (err: { code?: number; message?: string }) => `${err.code} ${err.message}`,
+        ),
+      ),
+    );
     const gone = outcomes.filter((o) => o !== "ok");
     expect(gone.length).toBe(onVictim);
     for (const o of gone) expect(o).toMatch(/^404 .*-32001/);

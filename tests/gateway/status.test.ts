@@ -46,16 +46,23 @@ describe("patchbay status", () => {
     const s = await startHttpServe(file);
     try {
       const sock = path.join(dir, ".patchbay", "serve.sock");
-      const ask = (line: string) => new Promise<string>((resolve) => {
-        const c = net.createConnection(sock, () => c.end(line));
-        let out = "";
-        c.on("data", (d) => (out += d)).on("end", () => resolve(out));
-      });
+      const ask = (line: string) =>
+        new Promise<string>((resolve) => {
+          const c = net.createConnection(sock, () => c.end(line));
+          let out = "";
+          c.on("data", (d) => (out += d)).on("end", () => resolve(out));
+        });
       expect(JSON.parse(await ask("{nope\n"))).toMatchObject({ ok: false, error: { code: "PB_ERR_USAGE" } });
       expect(JSON.parse(await ask('{"op":"shutdown"}\n'))).toMatchObject({ ok: false });
-      expect(JSON.parse(await ask('{"op":"status"}\n'))).toMatchObject({ ok: false, error: { code: "PB_ERR_CONTROL_UNAUTHORIZED" } });
+      expect(JSON.parse(await ask('{"op":"status"}\n'))).toMatchObject({
+        ok: false,
+        error: { code: "PB_ERR_CONTROL_UNAUTHORIZED" },
+      });
       const key = readFileSync(path.join(dir, ".patchbay", "serve.key"), "utf8").trim();
-      expect(JSON.parse(await ask(JSON.stringify({ op: "status", key }) + "\n"))).toMatchObject({ ok: true, value: { transports: { http: s.url } } });
+      expect(JSON.parse(await ask(JSON.stringify({ op: "status", key }) + "\n"))).toMatchObject({
+        ok: true,
+        value: { transports: { http: s.url } },
+      });
     } finally {
       await s.stop();
     }

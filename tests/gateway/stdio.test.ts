@@ -33,8 +33,13 @@ describe("serve --mcp (stdio)", () => {
     const { file } = gatewayConfig({ defaults: { timeout_ms: 500, health_interval_ms: 60_000 } });
     const s = await connectStdio(file);
     try {
-      expect(await s.client.callTool({ name: "gw__echo", arguments: { text: "hi" } })).toEqual({ content: [{ type: "text", text: "hi" }] });
-      expect(await s.client.callTool({ name: "gw__fail", arguments: {} })).toEqual({ content: [{ type: "text", text: "quota exceeded" }], isError: true });
+      expect(await s.client.callTool({ name: "gw__echo", arguments: { text: "hi" } })).toEqual({
+        content: [{ type: "text", text: "hi" }],
+      });
+      expect(await s.client.callTool({ name: "gw__fail", arguments: {} })).toEqual({
+        content: [{ type: "text", text: "quota exceeded" }],
+        isError: true,
+      });
       const timeout = await s.client.callTool({ name: "gw__slow", arguments: { ms: 60_000 } });
       expect(timeout.isError).toBe(true);
       expect(toolText(timeout)).toMatch(/^\[PB_ERR_CALL_TIMEOUT\]/);
@@ -46,7 +51,9 @@ describe("serve --mcp (stdio)", () => {
       expect(toolText(badMemory)).toMatch(/^\[PB_ERR_CONTRACT_ARGS\]/);
       const huge = await s.client.callTool({ name: "gw__echo", arguments: { text: "x".repeat(10 * 1024 * 1024) } });
       expect(toolText(huge)).toMatch(/^\[PB_ERR_CONTRACT_ARGS\].*too large/);
-      expect(toolText(await s.client.callTool({ name: "gw__echo", arguments: { text: "still here" } }))).toBe("still here");
+      expect(toolText(await s.client.callTool({ name: "gw__echo", arguments: { text: "still here" } }))).toBe(
+        "still here",
+      );
     } finally {
       await s.close();
     }
@@ -65,7 +72,9 @@ describe("serve --mcp (stdio)", () => {
       const status = await runCli(["status", "--json", "--config", setup.file], { cwd: setup.dir, env: childEnv() });
       const gw = JSON.parse(status.stdout).instances.find((i: { id: string }) => i.id === "mcpConnectors/gw");
       expect(gw).toMatchObject({ healthy: false, state: "failed", error: { code: "PB_ERR_HEALTH_FAILED" } });
-      expect(toolText(await s.client.callTool({ name: "gw__echo", arguments: { text: "x" } }))).toMatch(/PB_ERR_GATEWAY_TOOL_UNKNOWN/);
+      expect(toolText(await s.client.callTool({ name: "gw__echo", arguments: { text: "x" } }))).toMatch(
+        /PB_ERR_GATEWAY_TOOL_UNKNOWN/,
+      );
       changed = nextToolListChange(s.client);
       setup.setHealthy(true);
       await changed;
@@ -90,17 +99,23 @@ describe("serve --mcp (stdio)", () => {
         out = out.slice(nl + 1);
         const msg = JSON.parse(line) as Record<string, unknown>; // Anything but JSON-RPC on stdout fails here.
         lines.push(msg);
-        for (const w of waiters.splice(0)) (w[0](msg) ? w[1]() : waiters.push(w));
+        for (const w of waiters.splice(0)) w[0](msg) ? w[1]() : waiters.push(w);
       }
     });
-    const reply = (id: number) => new Promise<Record<string, unknown>>((resolve) => {
-      const found = lines.find((l) => l.id === id);
-      if (found) return resolve(found);
-      waiters.push([(m) => m.id === id, () => resolve(lines.find((l) => l.id === id)!)]);
-    });
+    const reply = (id: number) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const found = lines.find((l) => l.id === id);
+        if (found) return resolve(found);
+        waiters.push([(m) => m.id === id, () => resolve(lines.find((l) => l.id === id)!)]);
+      });
     const send = (msg: unknown) => child.stdin.write((typeof msg === "string" ? msg : JSON.stringify(msg)) + "\n");
     try {
-      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      });
       await reply(1);
       send({ jsonrpc: "2.0", method: "notifications/initialized" });
       send("{this is not json");
@@ -108,7 +123,10 @@ describe("serve --mcp (stdio)", () => {
       expect((await reply(2)).error).toMatchObject({ code: -32601 });
       send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: 42 } });
       // The SDK's server answers a request whose params fail its schema with a JSON-RPC error.
-      expect((await reply(3)).error).toMatchObject({ code: expect.any(Number), message: expect.stringMatching(/name/i) });
+      expect((await reply(3)).error).toMatchObject({
+        code: expect.any(Number),
+        message: expect.stringMatching(/name/i),
+      });
       send({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "gw__echo", arguments: { text: "ok" } } });
       expect((await reply(4)).result).toEqual({ content: [{ type: "text", text: "ok" }] });
     } finally {

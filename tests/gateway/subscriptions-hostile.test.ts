@@ -16,7 +16,11 @@ import { recordUpdates } from "./_updates.js";
 
 afterAll(cleanupTempDirs);
 
-const config = (healthIntervalMs = 60_000) => writeConfig({ defaults: { timeout_ms: 10_000, health_interval_ms: healthIntervalMs }, mcpConnectors: { h: { plugin: "fx-mcp-subscribe" } } });
+const config = (healthIntervalMs = 60_000) =>
+  writeConfig({
+    defaults: { timeout_ms: 10_000, health_interval_ms: healthIntervalMs },
+    mcpConnectors: { h: { plugin: "fx-mcp-subscribe" } },
+  });
 
 describe("a hostile plugin's resource updates", () => {
   it("a flood of 10,000 updates is capped per second, the drops are reported, and the gateway keeps serving", async () => {
@@ -40,8 +44,12 @@ describe("a hostile plugin's resource updates", () => {
       await s.client.subscribeResource({ uri: "garbage://x" });
       expect(updates.got).toEqual(["garbage://x"]);
       const err = s.stderr();
-      expect(err).toContain("dropped a malformed message from its worker (a resource-updated message without a uri string)");
-      expect(err).toMatch(/dropped a malformed message from its worker \(a resource-updated message whose uri has 9\d{3} characters \(at most 8192\)\)/);
+      expect(err).toContain(
+        "dropped a malformed message from its worker (a resource-updated message without a uri string)",
+      );
+      expect(err).toMatch(
+        /dropped a malformed message from its worker \(a resource-updated message whose uri has 9\d{3} characters \(at most 8192\)\)/,
+      );
       expect(err).toMatch(/"?malformed"?[=:]\s*3/);
       // Under the misbehaving limit: the same worker keeps serving.
       expect(toolText(await s.client.callTool({ name: "h__unsubscribed", arguments: {} }))).toBe("[]");
@@ -81,14 +89,18 @@ describe("a hostile plugin's resource updates", () => {
     const { file } = config();
     const s = await connectStdio(file, ["--watch"]);
     try {
-      const ended = new Promise<string>((resolve) => s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-        if (String(n.params.data).includes("subscription")) resolve(`${n.params.level}: ${String(n.params.data)}`);
-      }));
+      const ended = new Promise<string>((resolve) =>
+        s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+          if (String(n.params.data).includes("subscription")) resolve(`${n.params.level}: ${String(n.params.data)}`);
+        }),
+      );
       await s.client.subscribeResource({ uri: "plain://one" });
       const next = JSON.parse(readFileSync(file, "utf8"));
       next.gateway = { expose: { "mcpConnectors/h": false } };
       writeFileSync(file, JSON.stringify(next));
-      expect(await ended).toBe("warning: The subscription to plain://one ended: mcpConnectors/h is no longer exposed. Subscribe again when it is back.");
+      expect(await ended).toBe(
+        "warning: The subscription to plain://one ended: mcpConnectors/h is no longer exposed. Subscribe again when it is back.",
+      );
     } finally {
       await s.close();
     }
@@ -100,7 +112,8 @@ describe("a hostile plugin's resource updates", () => {
     try {
       const [c1, c2] = await Promise.all([serve.connect(), serve.connect()]);
       clients.push(c1, c2);
-      const unsubscribed = async () => JSON.parse(toolText(await c2.callTool({ name: "h__unsubscribed", arguments: {} }))) as string[];
+      const unsubscribed = async () =>
+        JSON.parse(toolText(await c2.callTool({ name: "h__unsubscribed", arguments: {} }))) as string[];
       await c1.subscribeResource({ uri: "plain://one" });
       await c2.subscribeResource({ uri: "plain://one" });
       await c1.subscribeResource({ uri: "plain://two" });
@@ -108,7 +121,8 @@ describe("a hostile plugin's resource updates", () => {
       await c1.close();
       // c1's own URI is released when it leaves (the server closes its session first); the shared one is not.
       let after: string[] = [];
-      for (let i = 0; i < 200 && !(after = await unsubscribed()).includes("plain://two"); i++) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 200 && !(after = await unsubscribed()).includes("plain://two"); i++)
+        await new Promise((r) => setImmediate(r));
       expect(after).toEqual(["plain://two"]);
       await c2.unsubscribeResource({ uri: "plain://one" });
       expect(await unsubscribed()).toEqual(["plain://two", "plain://one"]);

@@ -11,7 +11,14 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, until } from "../helpers.js";
 import { connectStdio, gatewayConfig, startHttpServe } from "./_gateway.js";
-import { everythingConfig, occurrences, recordUpdates, TOGGLE, upstreamSubscribed, upstreamUnsubscribed } from "./_updates.js";
+import {
+  everythingConfig,
+  occurrences,
+  recordUpdates,
+  TOGGLE,
+  upstreamSubscribed,
+  upstreamUnsubscribed,
+} from "./_updates.js";
 
 afterAll(cleanupTempDirs);
 
@@ -104,7 +111,13 @@ describe("resource subscriptions over Streamable HTTP, several clients", () => {
       // c2 disconnects: what it held is released upstream.
       await (c2.transport as StreamableHTTPClientTransport).terminateSession();
       await c2.close();
-      await until(() => serve.stderr().includes(upstreamUnsubscribed("test://shared")) && serve.stderr().includes(upstreamUnsubscribed("test://own")), 10_000, "the upstream unsubscribes after c2 left");
+      await until(
+        () =>
+          serve.stderr().includes(upstreamUnsubscribed("test://shared")) &&
+          serve.stderr().includes(upstreamUnsubscribed("test://own")),
+        10_000,
+        "the upstream unsubscribes after c2 left",
+      );
 
       expect(u1.got.every((u) => u === "test://shared")).toBe(true);
       expect(u3.got).toEqual([]);

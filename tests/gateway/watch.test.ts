@@ -33,14 +33,22 @@ describe("serve --watch", () => {
     const file = path.join(dir, "connectors.json");
     const down = path.join(dir, "down");
     writeFileSync(down, "down");
-    const write = (labelA: string, extraA: Record<string, unknown> = {}) => writeFileSync(file, JSON.stringify({
-      plugins: [FIXTURE_PLUGINS],
-      defaults: { timeout_ms: 10_000, health_interval_ms: 60_000 },
-      mcpConnectors: { a: { plugin: "fx-gw-mcp", config: { label: labelA, ...extraA } }, b: { plugin: "fx-gw-mcp", config: { label: "b" } } },
-    }));
+    const write = (labelA: string, extraA: Record<string, unknown> = {}) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          plugins: [FIXTURE_PLUGINS],
+          defaults: { timeout_ms: 10_000, health_interval_ms: 60_000 },
+          mcpConnectors: {
+            a: { plugin: "fx-gw-mcp", config: { label: labelA, ...extraA } },
+            b: { plugin: "fx-gw-mcp", config: { label: "b" } },
+          },
+        }),
+      );
     write("a1");
     const s = await connectStdio(file, ["--watch"]);
-    const who = async (tool: string) => JSON.parse(toolText(await s.client.callTool({ name: tool, arguments: {} }))) as { worker: string; label: string };
+    const who = async (tool: string) =>
+      JSON.parse(toolText(await s.client.callTool({ name: tool, arguments: {} }))) as { worker: string; label: string };
     try {
       await waitForStderr(s, /watching connectors\.json/, 0);
       const a1 = await who("a__whoami");
@@ -88,13 +96,17 @@ describe("serve --watch", () => {
     const manifest = path.join(plugins, "fx-gw-copy", "plugin.json");
     writeFileSync(manifest, readFileSync(manifest, "utf8").replace('"fx-gw-mcp"', '"fx-gw-copy"'));
     const file = path.join(dir, "connectors.json");
-    writeFileSync(file, JSON.stringify({
-      plugins: [plugins, FIXTURE_PLUGINS],
-      defaults: { health_interval_ms: 60_000 },
-      mcpConnectors: { copy: { plugin: "fx-gw-copy" }, fixed: { plugin: "fx-gw-mcp" } },
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        plugins: [plugins, FIXTURE_PLUGINS],
+        defaults: { health_interval_ms: 60_000 },
+        mcpConnectors: { copy: { plugin: "fx-gw-copy" }, fixed: { plugin: "fx-gw-mcp" } },
+      }),
+    );
     const s = await connectStdio(file, ["--watch"]);
-    const who = async (tool: string) => JSON.parse(toolText(await s.client.callTool({ name: tool, arguments: {} }))) as { worker: string };
+    const who = async (tool: string) =>
+      JSON.parse(toolText(await s.client.callTool({ name: tool, arguments: {} }))) as { worker: string };
     try {
       await waitForStderr(s, /watching connectors\.json/, 0);
       const copy1 = await who("copy__whoami");
@@ -114,7 +126,12 @@ describe("serve --watch", () => {
   it("turns a burst of editor saves (write a temp file, rename it over) into one reload", async () => {
     const dir = tempDir("pb-watch-burst-");
     const file = path.join(dir, "connectors.json");
-    const config = (label: string) => JSON.stringify({ plugins: [FIXTURE_PLUGINS], defaults: { health_interval_ms: 60_000 }, mcpConnectors: { a: { plugin: "fx-gw-mcp", config: { label } } } });
+    const config = (label: string) =>
+      JSON.stringify({
+        plugins: [FIXTURE_PLUGINS],
+        defaults: { health_interval_ms: 60_000 },
+        mcpConnectors: { a: { plugin: "fx-gw-mcp", config: { label } } },
+      });
     writeFileSync(file, config("0"));
     const host = await createHost({ config: file, logLevel: "silent" });
     const outcomes: ReloadOutcome[] = [];

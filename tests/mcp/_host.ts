@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
 import { createHost, type Host } from "../../src/index.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+export const EVERYTHING = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
 export const HOSTILE = fileURLToPath(new URL("../fixtures/mcp/hostile-server.mjs", import.meta.url));
 
 export interface LogRecord {
@@ -25,17 +27,29 @@ export interface TestHost {
   waitLog(match: (r: LogRecord) => boolean, what: string): Promise<LogRecord>;
 }
 
-export async function bootMcp(instances: Record<string, Record<string, unknown>>, extra: Record<string, unknown> = {}): Promise<TestHost> {
+export async function bootMcp(
+  instances: Record<string, Record<string, unknown>>,
+  extra: Record<string, unknown> = {},
+): Promise<TestHost> {
   const logs: LogRecord[] = [];
   const waiters = new Set<{ match: (r: LogRecord) => boolean; resolve(r: LogRecord): void }>();
   const destination = {
     write(line: string) {
       const record = JSON.parse(line) as LogRecord;
       logs.push(record);
-      for (const w of waiters) if (w.match(record)) { waiters.delete(w); w.resolve(record); }
+      for (const w of waiters)
+        if (w.match(record)) {
+          waiters.delete(w);
+          w.resolve(record);
+        }
     },
   };
-  const host = await createHost({ config: { plugins: [], mcpConnectors: instances, ...extra }, dir: ROOT, logLevel: "debug", logDestination: destination });
+  const host = await createHost({
+    config: { plugins: [], mcpConnectors: instances, ...extra },
+    dir: ROOT,
+    logLevel: "debug",
+    logDestination: destination,
+  });
   return {
     host,
     logs,
@@ -46,7 +60,9 @@ export async function bootMcp(instances: Record<string, Record<string, unknown>>
         const w = { match, resolve };
         waiters.add(w);
         // Only turns a hang into a failure: generous, for a loaded machine.
-        setTimeout(() => { if (waiters.delete(w)) reject(new Error(`no log line: ${what}`)); }, 60_000).unref();
+        setTimeout(() => {
+          if (waiters.delete(w)) reject(new Error(`no log line: ${what}`));
+        }, 60_000).unref();
       });
     },
   };

@@ -28,12 +28,29 @@ if (scenario.startsWith("auth/")) {
   // A fresh token store per run: nothing carries over between scenarios.
   const token_store = mkdtempSync(join(tmpdir(), "pb-conformance-oauth-"));
   if (context.private_key_pem) {
-    config.oauth = { flow: "client_credentials", client_id: context.client_id, private_key_pem: context.private_key_pem, signing_algorithm: context.signing_algorithm, token_store };
+    config.oauth = {
+      flow: "client_credentials",
+      client_id: context.client_id,
+      private_key_pem: context.private_key_pem,
+      signing_algorithm: context.signing_algorithm,
+      token_store,
+    };
   } else if (scenario.includes("client-credentials")) {
-    config.oauth = { flow: "client_credentials", client_id: context.client_id, client_secret: context.client_secret, token_store };
+    config.oauth = {
+      flow: "client_credentials",
+      client_id: context.client_id,
+      client_secret: context.client_secret,
+      token_store,
+    };
   } else {
     // The suite's authorization server approves without a person: follow the URL headlessly.
-    config.oauth = { flow: "authorization_code", authorize: "fetch", token_store, ...(context.client_id ? { client_id: context.client_id } : {}), ...(context.client_secret ? { client_secret: context.client_secret } : {}) };
+    config.oauth = {
+      flow: "authorization_code",
+      authorize: "fetch",
+      token_store,
+      ...(context.client_id ? { client_id: context.client_id } : {}),
+      ...(context.client_secret ? { client_secret: context.client_secret } : {}),
+    };
   }
 }
 
@@ -49,7 +66,14 @@ function sampleArgs(schema) {
   return args;
 }
 
-const host = await createHost({ config: { plugins: [], mcpConnectors: { server: { plugin: "mcp-remote", timeout_ms: 90_000, health_timeout_ms: 60_000, config } } }, logLevel: process.env.PB_CONFORMANCE_LOG ?? "warn", env: {} });
+const host = await createHost({
+  config: {
+    plugins: [],
+    mcpConnectors: { server: { plugin: "mcp-remote", timeout_ms: 90_000, health_timeout_ms: 60_000, config } },
+  },
+  logLevel: process.env.PB_CONFORMANCE_LOG ?? "warn",
+  env: {},
+});
 let failed = false;
 try {
   const tools = await host.call("mcpConnectors/server", "list_tools");

@@ -16,7 +16,9 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLIENT = "tests/mcp/conformance-client.mjs";
-const baseline = JSON.parse(readFileSync(new URL("./conformance-baseline.json", import.meta.url), "utf8")) as { passing: string[] };
+const baseline = JSON.parse(readFileSync(new URL("./conformance-baseline.json", import.meta.url), "utf8")) as {
+  passing: string[];
+};
 const node22 = process.env.PATCHBAY_NODE22;
 const suite = process.env.PATCHBAY_MCP_CONFORMANCE;
 
@@ -24,7 +26,8 @@ function whyNot(): string | null {
   if (!suite || !node22) return "PATCHBAY_MCP_CONFORMANCE / PATCHBAY_NODE22 are not set (run .ci/mcp-conformance.sh)";
   if (!existsSync(`${ROOT}dist/index.js`)) return "dist/ is not built (npm run build)";
   const probe = spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up"], { encoding: "utf8" });
-  if (probe.error || probe.status !== 0) return `cannot make a loopback-only network namespace (unshare -n + ip link set lo up): ${probe.error?.message ?? probe.stderr.trim()}`;
+  if (probe.error || probe.status !== 0)
+    return `cannot make a loopback-only network namespace (unshare -n + ip link set lo up): ${probe.error?.message ?? probe.stderr.trim()}`;
   return null;
 }
 
@@ -40,28 +43,47 @@ const reason = whyNot();
 const RUN_BOUND_MS = 30 * 60_000;
 
 describe("MCP conformance suite, client mode, against mcp-remote", () => {
-  it.skipIf(reason !== null)(`passes at least the recorded scenarios${reason ? ` (skipped: ${reason})` : ""}`, () => {
-    const scenarios = clientScenarios();
-    // One namespace for the whole run; each scenario's summary is framed so it can be told apart.
-    const script = [
-      "ip link set lo up",
-      // Per-scenario bounds sized for a loaded machine (a scenario that took 20 s there would fail
-      // as a missed recorded pass): each only turns a hang into a failure, as does the run's own.
-      ...scenarios.map((s) => `echo "@@@ ${s}"; timeout 300 "$NODE22" "$SUITE" client --command "node ${CLIENT}" --scenario ${s} --timeout 120000 2>&1 | grep -E '^(Passed:|Test Results)' ; echo "@@@ end"`),
-    ].join("\n");
-    // spawnSync blocks the worker, so vitest's timeout cannot end a hang: this bound does.
-    const run = spawnSync("unshare", ["-n", "sh", "-c", script], { cwd: ROOT, encoding: "utf8", env: { ...process.env, NODE22: node22, SUITE: suite }, maxBuffer: 64 * 1024 * 1024, timeout: RUN_BOUND_MS, killSignal: "SIGKILL" });
-    const text = run.stdout.replace(/\x1b\[[0-9;]*m/g, "");
-    const table: { scenario: string; result: string; pass: boolean }[] = [];
-    for (const s of scenarios) {
-      const block = text.slice(text.indexOf(`@@@ ${s}\n`), text.indexOf("@@@ end", text.indexOf(`@@@ ${s}\n`)));
-      const m = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(block);
-      const pass = !!m && m[3] === "0" && m[2] !== "0";
-      table.push({ scenario: s, result: m ? `${m[1]}/${m[2]} checks` : "no result", pass });
-    }
-    console.log(`MCP conformance (client):\n${table.map((r) => `  ${r.pass ? "pass" : "FAIL"}  ${r.scenario.padEnd(45)} ${r.result}`).join("\n")}\n  ${table.filter((r) => r.pass).length}/${table.length} scenarios pass`);
-    const passing = table.filter((r) => r.pass).map((r) => r.scenario);
-    expect(baseline.passing.filter((s) => !passing.includes(s)), "recorded passing scenarios that now fail").toEqual([]);
-    expect(passing.length).toBeGreaterThanOrEqual(baseline.passing.length);
-  }, RUN_BOUND_MS + 60_000);
+  it.skipIf(reason !== null)(
+    `passes at least the recorded scenarios${reason ? ` (skipped: ${reason})` : ""}`,
+    () => {
+      const scenarios = clientScenarios();
+      // One namespace for the whole run; each scenario's summary is framed so it can be told apart.
+      const script = [
+        "ip link set lo up",
+        // Per-scenario bounds sized for a loaded machine (a scenario that took 20 s there would fail
+        // as a missed recorded pass): each only turns a hang into a failure, as does the run's own.
+        ...scenarios.map(
+          (s) =>
+            `echo "@@@ ${s}"; timeout 300 "$NODE22" "$SUITE" client --command "node ${CLIENT}" --scenario ${s} --timeout 120000 2>&1 | grep -E '^(Passed:|Test Results)' ; echo "@@@ end"`,
+        ),
+      ].join("\n");
+      // spawnSync blocks the worker, so vitest's timeout cannot end a hang: this bound does.
+      const run = spawnSync("unshare", ["-n", "sh", "-c", script], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, NODE22: node22, SUITE: suite },
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: RUN_BOUND_MS,
+        killSignal: "SIGKILL",
+      });
+      const text = run.stdout.replace(/\x1b\[[0-9;]*m/g, "");
+      const table: { scenario: string; result: string; pass: boolean }[] = [];
+      for (const s of scenarios) {
+        const block = text.slice(text.indexOf(`@@@ ${s}\n`), text.indexOf("@@@ end", text.indexOf(`@@@ ${s}\n`)));
+        const m = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(block);
+        const pass = !!m && m[3] === "0" && m[2] !== "0";
+        table.push({ scenario: s, result: m ? `${m[1]}/${m[2]} checks` : "no result", pass });
+      }
+      console.log(
+        `MCP conformance (client):\n${table.map((r) => `  ${r.pass ? "pass" : "FAIL"}  ${r.scenario.padEnd(45)} ${r.result}`).join("\n")}\n  ${table.filter((r) => r.pass).length}/${table.length} scenarios pass`,
+      );
+      const passing = table.filter((r) => r.pass).map((r) => r.scenario);
+      expect(
+        baseline.passing.filter((s) => !passing.includes(s)),
+        "recorded passing scenarios that now fail",
+      ).toEqual([]);
+      expect(passing.length).toBeGreaterThanOrEqual(baseline.passing.length);
+    },
+    RUN_BOUND_MS + 60_000,
+  );
 });

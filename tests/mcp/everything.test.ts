@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GetPromptResult, ReadResourceResult, ResourceDescriptor, ToolDescriptor } from "../../src/index.js";
-import { bootMcp, EVERYTHING, EVERYTHING_HTTP, ROOT, startHttpFixture, type HttpFixture, type TestHost } from "./_host.js";
+import {
+  bootMcp,
+  EVERYTHING,
+  EVERYTHING_HTTP,
+  ROOT,
+  startHttpFixture,
+  type HttpFixture,
+  type TestHost,
+} from "./_host.js";
 
 let t: TestHost;
 const ID = "mcpConnectors/everything";
@@ -21,13 +29,21 @@ afterAll(async () => {
   await http?.stop();
 });
 
-const call = (tool: string, args: Record<string, unknown> = {}, opts = {}) => t.host.call(ID, "call", [tool, args], opts) as Promise<{ content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> }>;
+const call = (tool: string, args: Record<string, unknown> = {}, opts = {}) =>
+  t.host.call(ID, "call", [tool, args], opts) as Promise<{
+    content: { type: string; text?: string }[];
+    structuredContent?: Record<string, unknown>;
+  }>;
 
 describe.each(transports)("mcp-remote against server-everything over %s", (transport, where) => {
   beforeAll(async () => {
     if (transport !== "stdio") http ??= await startHttpFixture(EVERYTHING_HTTP);
     t = await bootMcp({
-      everything: { plugin: "mcp-remote", timeout_ms: 20_000, config: { ...where(), roots: [{ uri: `file://${ROOT}`, name: "patchbay" }], log_level: "debug" } },
+      everything: {
+        plugin: "mcp-remote",
+        timeout_ms: 20_000,
+        config: { ...where(), roots: [{ uri: `file://${ROOT}`, name: "patchbay" }], log_level: "debug" },
+      },
     });
   }, 30_000);
   afterAll(async () => {
@@ -48,7 +64,11 @@ describe.each(transports)("mcp-remote against server-everything over %s", (trans
     const tools = (await t.host.call(ID, "list_tools")) as ToolDescriptor[];
     expect(tools.map((x) => x.name)).toContain("simulate-research-query");
     const seen: { progress: number; message?: string }[] = [];
-    const result = await call("simulate-research-query", { topic: "patch bays" }, { onProgress: (u: { progress: number; message?: string }) => seen.push(u) });
+    const result = await call(
+      "simulate-research-query",
+      { topic: "patch bays" },
+      { onProgress: (u: { progress: number; message?: string }) => seen.push(u) },
+    );
     expect(result.content[0].text).toContain("Research Report: patch bays");
     expect(seen.length).toBeGreaterThan(0);
     expect(t.logs.some((l) => l.msg === "tool runs as a task" && l.tool === "simulate-research-query")).toBe(true);
@@ -73,17 +93,26 @@ describe.each(transports)("mcp-remote against server-everything over %s", (trans
   });
 
   it("lists prompts and gets one with arguments", async () => {
-    const prompts = (await t.host.call(ID, "list_prompts")) as { name: string; arguments?: { name: string; required?: boolean }[] }[];
+    const prompts = (await t.host.call(ID, "list_prompts")) as {
+      name: string;
+      arguments?: { name: string; required?: boolean }[];
+    }[];
     const args = prompts.find((p) => p.name === "args-prompt")!;
     expect(args.arguments?.find((a) => a.name === "city")?.required).toBe(true);
     const got = (await t.host.call(ID, "get_prompt", ["args-prompt", { city: "Lisbon" }])) as GetPromptResult;
     expect(JSON.stringify(got.messages)).toContain("Lisbon");
-    await expect(t.host.call(ID, "get_prompt", ["args-prompt", { city: 3 }])).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS" });
+    await expect(t.host.call(ID, "get_prompt", ["args-prompt", { city: 3 }])).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_ARGS",
+    });
   });
 
   it("sends a progressToken and delivers the server's progress to the caller's onProgress", async () => {
     const seen: { progress: number; total?: number }[] = [];
-    await call("trigger-long-running-operation", { duration: 1, steps: 3 }, { onProgress: (u: { progress: number; total?: number }) => seen.push(u) });
+    await call(
+      "trigger-long-running-operation",
+      { duration: 1, steps: 3 },
+      { onProgress: (u: { progress: number; total?: number }) => seen.push(u) },
+    );
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.at(-1)).toMatchObject({ total: 3 });
   });
@@ -124,11 +153,20 @@ describe.each(transports)("sampling served by a local model, over %s", (transpor
   it("answers the server's sampling/createMessage with the configured localModels instance", async () => {
     if (transport !== "stdio") http ??= await startHttpFixture(EVERYTHING_HTTP);
     const s = await bootMcp(
-      { sampler: { plugin: "mcp-remote", grants: ["localModels/small"], config: { ...where(), sampling: { model: "localModels/small", max_tokens: 64 } } } },
+      {
+        sampler: {
+          plugin: "mcp-remote",
+          grants: ["localModels/small"],
+          config: { ...where(), sampling: { model: "localModels/small", max_tokens: 64 } },
+        },
+      },
       { plugins: ["tests/fixtures/mcp/plugins"], localModels: { small: { plugin: "fx-sampling-model" } } },
     );
     try {
-      const result = (await s.host.call("mcpConnectors/sampler", "call", ["trigger-sampling-request", { prompt: "say hi", maxTokens: 100 }])) as { content: { text?: string }[] };
+      const result = (await s.host.call("mcpConnectors/sampler", "call", [
+        "trigger-sampling-request",
+        { prompt: "say hi", maxTokens: 100 },
+      ])) as { content: { text?: string }[] };
       const text = JSON.stringify(result.content);
       // The server quotes the model's answer: our model, our max_tokens cap (64 < the asked 100), the server's prompt.
       expect(text).toMatch(/local-model answer \(max_tokens 64\) to: user: .*say hi/);

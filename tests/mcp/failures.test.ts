@@ -21,10 +21,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function hostile(name: string, env: Record<string, string> = {}, extra: Record<string, unknown> = {}, args: string[] = []): Promise<TestHost> {
+async function hostile(
+  name: string,
+  env: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+  args: string[] = [],
+): Promise<TestHost> {
   // The bound only turns a hang into a failure: a 10 MB result (and the reconnect after it) takes
   // far longer than 20 s on a loaded machine, and no test here waits for this bound to pass.
-  const t = await bootMcp({ [name]: { plugin: "mcp-remote", timeout_ms: 90_000, config: { command: "node", args: [HOSTILE, ...args], env }, ...extra } });
+  const t = await bootMcp({
+    [name]: {
+      plugin: "mcp-remote",
+      timeout_ms: 90_000,
+      config: { command: "node", args: [HOSTILE, ...args], env },
+      ...extra,
+    },
+  });
   hosts.push(t);
   return t;
 }
@@ -57,26 +69,44 @@ describe("mcp-remote failure handling", () => {
     // Withdrawn once it runs on the server (not before it got there).
     await until(() => existsSync(startFile), "the call to reach the server");
     caller.abort();
-    await expect(call).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED", message: expect.stringContaining("mcpConnectors/withdrawn") });
+    await expect(call).rejects.toMatchObject({
+      code: "PB_ERR_CALL_CANCELLED",
+      message: expect.stringContaining("mcpConnectors/withdrawn"),
+    });
     // The line itself is the marker: appendFileSync creates the file before it writes the line.
-    await until(() => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"), "the server to record the cancellation");
+    await until(
+      () => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"),
+      "the server to record the cancellation",
+    );
     // Already aborted: refused before anything crosses.
-    await expect(t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}], { signal: caller.signal })).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED" });
-    await expect(t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}])).resolves.toMatchObject({ content: [{ text: "ok" }] });
+    await expect(
+      t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}], { signal: caller.signal }),
+    ).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED" });
+    await expect(t.host.call("mcpConnectors/withdrawn", "call", ["ok", {}])).resolves.toMatchObject({
+      content: [{ text: "ok" }],
+    });
     expect(t.host.liveStatus().find((i) => i.id === "mcpConnectors/withdrawn")?.restarts).toBe(0);
   });
 
   it("a call that runs out of time is PB_ERR_CALL_TIMEOUT, and the server is sent notifications/cancelled", async () => {
     const cancelFile = join(dir, "cancelled.txt");
     const t = await hostile("slowpoke", { CANCEL_FILE: cancelFile });
-    await expect(t.host.call("mcpConnectors/slowpoke", "call", ["slow", { ms: 30_000 }], { timeoutMs: 500 })).rejects.toMatchObject({
-      code: "PB_ERR_CALL_TIMEOUT", message: expect.stringContaining("mcpConnectors/slowpoke"),
+    await expect(
+      t.host.call("mcpConnectors/slowpoke", "call", ["slow", { ms: 30_000 }], { timeoutMs: 500 }),
+    ).rejects.toMatchObject({
+      code: "PB_ERR_CALL_TIMEOUT",
+      message: expect.stringContaining("mcpConnectors/slowpoke"),
     });
     // The server's handler saw its request cancelled: wait for the file it writes then.
     // The line itself is the marker: appendFileSync creates the file before it writes the line.
-    await until(() => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"), "the server to record the cancellation");
+    await until(
+      () => existsSync(cancelFile) && readFileSync(cancelFile, "utf8").includes("\n"),
+      "the server to record the cancellation",
+    );
     expect(readFileSync(cancelFile, "utf8")).toMatch(/cancelled/);
-    await expect(t.host.call("mcpConnectors/slowpoke", "call", ["ok", {}])).resolves.toMatchObject({ content: [{ text: "ok" }] });
+    await expect(t.host.call("mcpConnectors/slowpoke", "call", ["ok", {}])).resolves.toMatchObject({
+      content: [{ text: "ok" }],
+    });
   });
 
   it("an HTTP server that dies mid-call fails the call at once with a coded error naming the instance", async () => {
@@ -88,12 +118,17 @@ describe("mcp-remote failure handling", () => {
       let started!: () => void;
       const reached = new Promise<void>((resolve) => (started = resolve));
       // The demo server's slow tool reports progress 0 when it starts: the call is on the server; kill it then.
-      const pending = t.host.call("mcpConnectors/web", "call", ["slow", { ms: 100_000 }], { onProgress: () => started() });
+      const pending = t.host.call("mcpConnectors/web", "call", ["slow", { ms: 100_000 }], {
+        onProgress: () => started(),
+      });
       await reached;
       await server.stop();
       // Far inside the 600 s deadline: the test itself times out at the suite's 120 s, which also has to
       // cover booting the host and the HTTP server on a loaded machine.
-      await expect(pending).rejects.toMatchObject({ code: "PB_ERR_SUBSTRATE_UNAVAILABLE", message: expect.stringMatching(/mcpConnectors\/web.*lost/) });
+      await expect(pending).rejects.toMatchObject({
+        code: "PB_ERR_SUBSTRATE_UNAVAILABLE",
+        message: expect.stringMatching(/mcpConnectors\/web.*lost/),
+      });
     } finally {
       await server.stop();
     }
@@ -101,7 +136,12 @@ describe("mcp-remote failure handling", () => {
 
   it("a stdio server that ignores stdin closing and SIGTERM is gone after host.close()", async () => {
     const pidFile = join(dir, "stubborn.pid");
-    const t = await bootMcp({ stubborn: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE, "--ignore-stdin-close"], env: { PID_FILE: pidFile } } } });
+    const t = await bootMcp({
+      stubborn: {
+        plugin: "mcp-remote",
+        config: { command: "node", args: [HOSTILE, "--ignore-stdin-close"], env: { PID_FILE: pidFile } },
+      },
+    });
     await t.host.call("mcpConnectors/stubborn", "call", ["ok", {}]);
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(true);
@@ -112,30 +152,46 @@ describe("mcp-remote failure handling", () => {
   it("a result that breaks the tool's own outputSchema is PB_ERR_CONTRACT_VIOLATION; a kept one passes", async () => {
     const t = await hostile("schemas");
     await expect(t.host.call("mcpConnectors/schemas", "call", ["bad-output", {}])).rejects.toMatchObject({
-      code: "PB_ERR_CONTRACT_VIOLATION", message: expect.stringMatching(/bad-output.*outputSchema/),
+      code: "PB_ERR_CONTRACT_VIOLATION",
+      message: expect.stringMatching(/bad-output.*outputSchema/),
     });
-    await expect(t.host.call("mcpConnectors/schemas", "call", ["good-output", {}])).resolves.toMatchObject({ structuredContent: { count: 3 } });
-    const tools = (await t.host.call("mcpConnectors/schemas", "list_tools")) as { name: string; title?: string; annotations?: unknown }[];
-    expect(tools.find((x) => x.name === "good-output")).toMatchObject({ title: "Good output", annotations: { readOnlyHint: true } });
+    await expect(t.host.call("mcpConnectors/schemas", "call", ["good-output", {}])).resolves.toMatchObject({
+      structuredContent: { count: 3 },
+    });
+    const tools = (await t.host.call("mcpConnectors/schemas", "list_tools")) as {
+      name: string;
+      title?: string;
+      annotations?: unknown;
+    }[];
+    expect(tools.find((x) => x.name === "good-output")).toMatchObject({
+      title: "Good output",
+      annotations: { readOnlyHint: true },
+    });
   });
 
   it("a 10 MB tool result is refused with a coded error, and the instance keeps serving", async () => {
     const t = await hostile("big");
     // Over 10 MiB the SDK's stdio reader drops the session; the error says why, and the next call reconnects.
     await expect(t.host.call("mcpConnectors/big", "call", ["huge", { mb: 10 }])).rejects.toMatchObject({
-      code: "PB_ERR_PLUGIN_THREW", message: expect.stringMatching(/mcpConnectors\/big.*larger than 10 MiB/),
+      code: "PB_ERR_PLUGIN_THREW",
+      message: expect.stringMatching(/mcpConnectors\/big.*larger than 10 MiB/),
     });
     // Under the SDK's limit but over mcp-remote's own (8 MiB): refused without dropping the session.
     await expect(t.host.call("mcpConnectors/big", "call", ["huge", { mb: 9 }])).rejects.toMatchObject({
-      code: "PB_ERR_PLUGIN_THREW", message: expect.stringMatching(/mcpConnectors\/big.*more than/),
+      code: "PB_ERR_PLUGIN_THREW",
+      message: expect.stringMatching(/mcpConnectors\/big.*more than/),
     });
     await expect(t.host.call("mcpConnectors/big", "call", ["huge", { mb: 1 }])).resolves.toBeTruthy();
-    await expect(t.host.call("mcpConnectors/big", "call", ["ok", {}])).resolves.toMatchObject({ content: [{ text: "ok" }] });
+    await expect(t.host.call("mcpConnectors/big", "call", ["ok", {}])).resolves.toMatchObject({
+      content: [{ text: "ok" }],
+    });
   });
 
   it("a notification flood is bounded in the instance log, and the instance keeps serving", async () => {
     const t = await hostile("flood");
-    await expect(t.host.call("mcpConnectors/flood", "call", ["flood", { count: 5_000 }])).resolves.toMatchObject({ content: [{ text: "flooded" }] });
+    await expect(t.host.call("mcpConnectors/flood", "call", ["flood", { count: 5_000 }])).resolves.toMatchObject({
+      content: [{ text: "flooded" }],
+    });
     const forwarded = t.logs.filter((l) => l.msg === "server log" && l.instance === "mcpConnectors/flood").length;
     expect(forwarded).toBeGreaterThan(0);
     expect(forwarded).toBeLessThan(5_000);
@@ -148,8 +204,12 @@ describe("mcp-remote failure handling", () => {
 
   it("lines that are not JSON-RPC do not break the session", async () => {
     const t = await hostile("garbage");
-    await expect(t.host.call("mcpConnectors/garbage", "call", ["garbage", {}])).resolves.toMatchObject({ content: [{ text: "after garbage" }] });
-    await expect(t.host.call("mcpConnectors/garbage", "call", ["ok", {}])).resolves.toMatchObject({ content: [{ text: "ok" }] });
+    await expect(t.host.call("mcpConnectors/garbage", "call", ["garbage", {}])).resolves.toMatchObject({
+      content: [{ text: "after garbage" }],
+    });
+    await expect(t.host.call("mcpConnectors/garbage", "call", ["ok", {}])).resolves.toMatchObject({
+      content: [{ text: "ok" }],
+    });
   });
 
   it("progress reaches the caller, and a call without onProgress still works", async () => {
@@ -161,7 +221,9 @@ describe("mcp-remote failure handling", () => {
     expect(steps.length).toBeGreaterThan(0);
     expect([...steps].sort()).toEqual(steps);
     expect(seen.at(-1)).toEqual({ progress: 3, total: 3, message: "step 3" });
-    await expect(t.host.call("mcpConnectors/prog", "call", ["progress", { steps: 1 }])).resolves.toMatchObject({ content: [{ text: "done" }] });
+    await expect(t.host.call("mcpConnectors/prog", "call", ["progress", { steps: 1 }])).resolves.toMatchObject({
+      content: [{ text: "done" }],
+    });
   });
 
   it("progress of concurrent calls reaches each its own caller (the relay keeps each call's context)", async () => {
@@ -182,10 +244,14 @@ describe("mcp-remote failure handling", () => {
 
   it("caches the tool list and refreshes it when the server says list_changed", async () => {
     const t = await hostile("changing");
-    const names = async () => ((await t.host.call("mcpConnectors/changing", "list_tools")) as { name: string }[]).map((x) => x.name);
+    const names = async () =>
+      ((await t.host.call("mcpConnectors/changing", "list_tools")) as { name: string }[]).map((x) => x.name);
     expect(await names()).not.toContain("late");
     await t.host.call("mcpConnectors/changing", "call", ["add-tool", {}]);
-    await t.waitLog((l) => l.msg === "tool list changed" && l.instance === "mcpConnectors/changing", "the list_changed notification");
+    await t.waitLog(
+      (l) => l.msg === "tool list changed" && l.instance === "mcpConnectors/changing",
+      "the list_changed notification",
+    );
     expect(await names()).toContain("late");
   });
 
@@ -195,10 +261,15 @@ describe("mcp-remote failure handling", () => {
     await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/mcp`;
-      const t = await bootMcp({ hole: { plugin: "mcp-remote", required: false, health_timeout_ms: 3_000, config: { url } } });
+      const t = await bootMcp({
+        hole: { plugin: "mcp-remote", required: false, health_timeout_ms: 3_000, config: { url } },
+      });
       hosts.push(t);
       const report = t.host.report().instances.find((i) => i.id === "mcpConnectors/hole")!;
-      expect(report.error).toMatchObject({ code: "PB_ERR_HEALTH_FAILED", message: expect.stringContaining("returned false") });
+      expect(report.error).toMatchObject({
+        code: "PB_ERR_HEALTH_FAILED",
+        message: expect.stringContaining("returned false"),
+      });
     } finally {
       for (const sock of sockets) sock.destroy();
       await new Promise((resolve) => blackHole.close(resolve));

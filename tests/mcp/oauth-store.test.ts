@@ -17,7 +17,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("mcp-remote OAuth token store", () => {
   it("writes tokens mode 0600 in a 0700 folder, per instance, and reads them back", async () => {
     const store = join(dir, "oauth");
-    const cfg = config.parse({ url: "http://127.0.0.1:1/mcp", oauth: { flow: "authorization_code", token_store: store } });
+    const cfg = config.parse({
+      url: "http://127.0.0.1:1/mcp",
+      oauth: { flow: "authorization_code", token_store: store },
+    });
     const t = makeCtx({ instance: "mcpConnectors/github" });
     const provider = new AuthCodeProvider(cfg.oauth!, t.ctx);
     await provider.start();
@@ -42,8 +45,12 @@ describe("mcp-remote OAuth token store", () => {
   });
 
   it("refuses client_credentials without a client id or a credential", () => {
-    expect(() => config.parse({ url: "http://x/mcp", oauth: { client_id: "a" } })).toThrow(/client_secret or private_key_pem/);
+    expect(() => config.parse({ url: "http://x/mcp", oauth: { client_id: "a" } })).toThrow(
+      /client_secret or private_key_pem/,
+    );
     expect(() => config.parse({ url: "http://x/mcp", oauth: { client_secret: "s" } })).toThrow(/needs client_id/);
-    expect(() => config.parse({ command: "node", oauth: { client_id: "a", client_secret: "s" } })).toThrow(/oauth applies to url only/);
+    expect(() => config.parse({ command: "node", oauth: { client_id: "a", client_secret: "s" } })).toThrow(
+      /oauth applies to url only/,
+    );
   });
 });

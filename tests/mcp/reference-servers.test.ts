@@ -21,12 +21,25 @@ afterAll(async () => {
 
 describe("reference servers", () => {
   it("server-memory: writes and reads its graph; structured results pass the outputSchema check", async () => {
-    const t = await bootMcp({ memory: { plugin: "mcp-remote", config: { command: bin("mcp-server-memory"), env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") } } } });
+    const t = await bootMcp({
+      memory: {
+        plugin: "mcp-remote",
+        config: { command: bin("mcp-server-memory"), env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") } },
+      },
+    });
     hosts.push(t);
-    const tools = (await t.host.call("mcpConnectors/memory", "list_tools")) as { name: string; outputSchema?: object }[];
+    const tools = (await t.host.call("mcpConnectors/memory", "list_tools")) as {
+      name: string;
+      outputSchema?: object;
+    }[];
     expect(tools.find((x) => x.name === "read_graph")?.outputSchema).toBeTruthy();
-    await t.host.call("mcpConnectors/memory", "call", ["create_entities", { entities: [{ name: "patchbay", entityType: "project", observations: ["hosts plugins"] }] }]);
-    const graph = (await t.host.call("mcpConnectors/memory", "call", ["read_graph", {}])) as { structuredContent?: { entities?: { name: string }[] } };
+    await t.host.call("mcpConnectors/memory", "call", [
+      "create_entities",
+      { entities: [{ name: "patchbay", entityType: "project", observations: ["hosts plugins"] }] },
+    ]);
+    const graph = (await t.host.call("mcpConnectors/memory", "call", ["read_graph", {}])) as {
+      structuredContent?: { entities?: { name: string }[] };
+    };
     expect(graph.structuredContent?.entities?.map((e) => e.name)).toContain("patchbay");
   });
 
@@ -34,10 +47,21 @@ describe("reference servers", () => {
     const inside = join(dir, "inside");
     mkdirSync(inside);
     writeFileSync(join(inside, "note.txt"), "hello from the root");
-    const t = await bootMcp({ fs: { plugin: "mcp-remote", timeout_ms: 20_000, config: { command: bin("mcp-server-filesystem"), roots: [{ uri: `file://${inside}`, name: "inside" }] } } });
+    const t = await bootMcp({
+      fs: {
+        plugin: "mcp-remote",
+        timeout_ms: 20_000,
+        config: { command: bin("mcp-server-filesystem"), roots: [{ uri: `file://${inside}`, name: "inside" }] },
+      },
+    });
     hosts.push(t);
-    const read = (await t.host.call("mcpConnectors/fs", "call", ["read_text_file", { path: join(inside, "note.txt") }])) as { content: { text: string }[] };
+    const read = (await t.host.call("mcpConnectors/fs", "call", [
+      "read_text_file",
+      { path: join(inside, "note.txt") },
+    ])) as { content: { text: string }[] };
     expect(read.content[0].text).toContain("hello from the root");
-    await expect(t.host.call("mcpConnectors/fs", "call", ["read_text_file", { path: "/etc/hostname" }])).rejects.toMatchObject({ code: "PB_ERR_TOOL_ERROR" });
+    await expect(
+      t.host.call("mcpConnectors/fs", "call", ["read_text_file", { path: "/etc/hostname" }]),
+    ).rejects.toMatchObject({ code: "PB_ERR_TOOL_ERROR" });
   });
 });

@@ -17,7 +17,9 @@ afterAll(cleanupTempDirs);
 
 describe("subscribe_resource through mcp-remote", () => {
   it("delivers the server's updates for a subscribed URI to host.onResourceUpdated, until unsubscribed", async () => {
-    const s = await bootMcp({ everything: { plugin: "mcp-remote", config: { command: "node", args: [EVERYTHING, "stdio"] } } });
+    const s = await bootMcp({
+      everything: { plugin: "mcp-remote", config: { command: "node", args: [EVERYTHING, "stdio"] } },
+    });
     try {
       const seen: ResourceUpdate[] = [];
       let arrived!: () => void;
@@ -29,7 +31,10 @@ describe("subscribe_resource through mcp-remote", () => {
       await first;
       expect(seen[0]).toEqual({ instance: "mcpConnectors/everything", uri: "test://embedded" });
       expect(await everything.unsubscribe_resource("test://embedded")).toBeUndefined();
-      await s.waitLog((l) => String(l.data ?? "").includes("Received Unsubscribe Resource request: test://embedded"), "the server's unsubscribe log line");
+      await s.waitLog(
+        (l) => String(l.data ?? "").includes("Received Unsubscribe Resource request: test://embedded"),
+        "the server's unsubscribe log line",
+      );
       stop();
     } finally {
       await s.host.close();
@@ -38,7 +43,12 @@ describe("subscribe_resource through mcp-remote", () => {
 
   it("after the server dies and mcp-remote reconnects, the new session holds the subscription again and says the URI updated", async () => {
     const pidFile = path.join(tempDir("pb-sub-"), "everything.pid");
-    const s = await bootMcp({ everything: { plugin: "mcp-remote", config: { command: "node", args: [EVERYTHING_PID], env: { PID_FILE: pidFile } } } });
+    const s = await bootMcp({
+      everything: {
+        plugin: "mcp-remote",
+        config: { command: "node", args: [EVERYTHING_PID], env: { PID_FILE: pidFile } },
+      },
+    });
     try {
       const seen: string[] = [];
       s.host.onResourceUpdated((u) => seen.push(u.uri));
@@ -49,7 +59,9 @@ describe("subscribe_resource through mcp-remote", () => {
       await s.host.call("mcpConnectors/everything", "health_check");
       await until(() => seen.includes("test://survives"), 10_000, "the renewed subscription's update");
       expect(Number(readFileSync(pidFile, "utf8"))).not.toBe(first);
-      const asked = s.logs.filter((l) => String(l.data ?? "").includes("Received Subscribe Resource request for URI: test://survives"));
+      const asked = s.logs.filter((l) =>
+        String(l.data ?? "").includes("Received Subscribe Resource request for URI: test://survives"),
+      );
       expect(asked).toHaveLength(2);
       // The new server really holds it: its own simulated updates arrive.
       const before = seen.length;
@@ -63,10 +75,17 @@ describe("subscribe_resource through mcp-remote", () => {
   it("a server without resources.subscribe gets PB_ERR_UNSUPPORTED naming what is missing", async () => {
     const s = await bootMcp({ hostile: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE] } } });
     try {
-      const err = await s.host.mcp("hostile").subscribe_resource("test://x").catch((e: unknown) => e);
+      const err = await s.host
+        .mcp("hostile")
+        .subscribe_resource("test://x")
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ code: "PB_ERR_UNSUPPORTED" });
-      expect((err as Error).message).toMatch(/^mcpConnectors\/hostile\.subscribe_resource\(\): command "node" does not offer resource subscriptions \(.*resources\.subscribe/);
-      await expect(s.host.mcp("hostile").unsubscribe_resource("test://x")).rejects.toMatchObject({ code: "PB_ERR_UNSUPPORTED" });
+      expect((err as Error).message).toMatch(
+        /^mcpConnectors\/hostile\.subscribe_resource\(\): command "node" does not offer resource subscriptions \(.*resources\.subscribe/,
+      );
+      await expect(s.host.mcp("hostile").unsubscribe_resource("test://x")).rejects.toMatchObject({
+        code: "PB_ERR_UNSUPPORTED",
+      });
     } finally {
       await s.host.close();
     }
@@ -75,9 +94,15 @@ describe("subscribe_resource through mcp-remote", () => {
   it("the guard refuses an empty or over-long URI before anything crosses", async () => {
     const s = await bootMcp({ hostile: { plugin: "mcp-remote", config: { command: "node", args: [HOSTILE] } } });
     try {
-      await expect(s.host.mcp("hostile").subscribe_resource("")).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS" });
-      await expect(s.host.mcp("hostile").subscribe_resource("x".repeat(8_193))).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS" });
-      await expect(s.host.call("mcpConnectors/hostile", "unsubscribe_resource", [42])).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS" });
+      await expect(s.host.mcp("hostile").subscribe_resource("")).rejects.toMatchObject({
+        code: "PB_ERR_CONTRACT_ARGS",
+      });
+      await expect(s.host.mcp("hostile").subscribe_resource("x".repeat(8_193))).rejects.toMatchObject({
+        code: "PB_ERR_CONTRACT_ARGS",
+      });
+      await expect(s.host.call("mcpConnectors/hostile", "unsubscribe_resource", [42])).rejects.toMatchObject({
+        code: "PB_ERR_CONTRACT_ARGS",
+      });
     } finally {
       await s.host.close();
     }

@@ -13,13 +13,35 @@ const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
 
 describe("the published package", () => {
   it("holds dist/, the bins, bundled plugins, templates, schemas and docs, and no tests, bench, CI files, sources or source maps", () => {
-    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
-    for (const needed of ["package.json", "README.md", "bin/patchbay.mjs", "dist/index.js", "dist/index.d.ts", "dist/cli/main.js", "dist/runtime/entry.js",
-      "plugins/sqlite-memory/plugin.json", "plugins/claude-code/certification.json", "templates/mcp/plugin.json", "schemas/connectors.schema.json", "docs/errors.md"]) {
+    for (const needed of [
+      "package.json",
+      "README.md",
+      "bin/patchbay.mjs",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/cli/main.js",
+      "dist/runtime/entry.js",
+      "plugins/sqlite-memory/plugin.json",
+      "plugins/claude-code/certification.json",
+      "templates/mcp/plugin.json",
+      "schemas/connectors.schema.json",
+      "docs/errors.md",
+    ]) {
       expect(files, needed).toContain(needed);
     }
-    const stray = files.filter((f) => /^(tests|bench|\.ci|src|scripts)\//.test(f) || /^plugins\/[^/]+\/tests\//.test(f) || f.endsWith(".map") || /^(tsconfig|vitest\.config)/.test(f));
+    const stray = files.filter(
+      (f) =>
+        /^(tests|bench|\.ci|src|scripts)\//.test(f) ||
+        /^plugins\/[^/]+\/tests\//.test(f) ||
+        f.endsWith(".map") ||
+        /^(tsconfig|vitest\.config)/.test(f),
+    );
     expect(stray).toEqual([]);
   });
 

@@ -24,14 +24,21 @@ function payload(dispatch_id: string, extra: Partial<DeliveryPayload> = {}): Del
     content: "The build is green.",
     format: "markdown",
     source_skill: "ci-watch",
-    meta: { dispatch_id, sent_at: 1_700_000_000_000, origin: { skill_name: "ci-watch", trigger_kind: "cron" }, event_type: "ci" },
+    meta: {
+      dispatch_id,
+      sent_at: 1_700_000_000_000,
+      origin: { skill_name: "ci-watch", trigger_kind: "cron" },
+      event_type: "ci",
+    },
     ...extra,
   } as DeliveryPayload;
 }
 
 function makeFileDrop(raw: Record<string, unknown> = {}) {
   const { ctx, lines } = makeCtx();
-  const agent = fileDrop.create(fileDrop.config.parse({ dir: join(dir, "outbox"), ...raw }), ctx) as Awaited<ReturnType<typeof fileDrop.create>>;
+  const agent = fileDrop.create(fileDrop.config.parse({ dir: join(dir, "outbox"), ...raw }), ctx) as Awaited<
+    ReturnType<typeof fileDrop.create>
+  >;
   return { agent, lines, outbox: join(dir, "outbox") };
 }
 
@@ -84,7 +91,12 @@ describe("file-drop-agent", () => {
     const wake = await agent.wake("a", { context: "new mail" });
     expect(CONTRACT_SCHEMAS.agent.wake.result.parse(wake)).toBeTruthy();
     const marker = `wake-a-${wake.woken_at}.json`;
-    expect(JSON.parse(readFileSync(join(outbox, marker), "utf8"))).toEqual({ type: "wake", agent_id: "a", woken_at: wake.woken_at, opts: { context: "new mail" } });
+    expect(JSON.parse(readFileSync(join(outbox, marker), "utf8"))).toEqual({
+      type: "wake",
+      agent_id: "a",
+      woken_at: wake.woken_at,
+      opts: { context: "new mail" },
+    });
 
     await agent.deliver("a", payload("d-a1"));
     await agent.deliver("a", payload("d-a2"));
@@ -104,7 +116,9 @@ describe("file-drop-agent", () => {
     const { agent } = makeFileDrop({ agents: ["x", "y"] });
     expect(await agent.list_agents()).toEqual([{ agent_id: "x" }, { agent_id: "y" }]);
     expect(await makeFileDrop().agent.list_agents()).toEqual([{ agent_id: "default" }]);
-    await expect(agent.request_response("x", payload("d"), { correlation_id: "c" })).rejects.toBeInstanceOf(NotImplementedError);
+    await expect(agent.request_response("x", payload("d"), { correlation_id: "c" })).rejects.toBeInstanceOf(
+      NotImplementedError,
+    );
     expect(await agent.health_check()).toBe(true);
     writeFileSync(join(dir, "file"), "x");
     const blocked = fileDrop.create(fileDrop.config.parse({ dir: join(dir, "file", "sub") }), makeCtx().ctx);
@@ -130,7 +144,9 @@ describe("noop-agent", () => {
     expect(receipt.delivery_skipped).toBe(true);
     expect(typeof receipt.delivered_at).toBe("number");
     expect((await agent.wake("perry")).woken_at).toBeGreaterThan(0);
-    await expect(agent.request_response("perry", payload("d"), { correlation_id: "c" })).rejects.toThrow(/not implemented/);
+    await expect(agent.request_response("perry", payload("d"), { correlation_id: "c" })).rejects.toThrow(
+      /not implemented/,
+    );
     expect(lines.some((l) => l.level === "info" && l.data?.dispatch_id === "d-9")).toBe(true);
 
     await agent.deliver("stranger", payload("d-10"));

@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -24,8 +35,27 @@ afterEach(() => {
 });
 
 const HOSTILE_NAMES = [
-  "../escape", "..", ".", "a/../../b", "sub/dir", "back\\slash", "/etc/passwd", "C:\\x", "nul\u0000byte", "line\nbreak",
-  "tab\tname", ".hidden", "-dash-first", "trailing.", "a..b", "con", "NUL.txt", "x".repeat(201), "", "space name", "ünïcode",
+  "../escape",
+  "..",
+  ".",
+  "a/../../b",
+  "sub/dir",
+  "back\\slash",
+  "/etc/passwd",
+  "C:\\x",
+  "nul\u0000byte",
+  "line\nbreak",
+  "tab\tname",
+  ".hidden",
+  "-dash-first",
+  "trailing.",
+  "a..b",
+  "con",
+  "NUL.txt",
+  "x".repeat(201),
+  "",
+  "space name",
+  "ünïcode",
 ];
 
 describe("fs-skill-store", () => {

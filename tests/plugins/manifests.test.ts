@@ -38,13 +38,16 @@ const minimalConfig = (dir: string): Record<string, Record<string, unknown>> => 
  * plugins/ beside them is not checked here (its own tests under plugins/<name>/tests run instead),
  * so following the README never breaks `npm test`.
  */
-const BUNDLED = JSON.parse(readFileSync(join(PLUGINS, "bundled.json"), "utf8")) as { plugins: Record<string, { test_config: boolean; why?: string }> };
+const BUNDLED = JSON.parse(readFileSync(join(PLUGINS, "bundled.json"), "utf8")) as {
+  plugins: Record<string, { test_config: boolean; why?: string }>;
+};
 
 describe("bundled plugins", () => {
   it("are each a folder under plugins/ and each checked below", () => {
     const names = Object.keys(BUNDLED.plugins);
     expect(names.length).toBeGreaterThan(0);
-    for (const name of names) expect(existsSync(join(PLUGINS, name, "plugin.json")), `plugins/${name}/plugin.json`).toBe(true);
+    for (const name of names)
+      expect(existsSync(join(PLUGINS, name, "plugin.json")), `plugins/${name}/plugin.json`).toBe(true);
     expect(Object.keys(minimalConfig("")).sort()).toEqual(names.sort());
   });
 
@@ -74,7 +77,9 @@ describe.each(Object.keys(minimalConfig("")))("bundled plugin %s", (name) => {
   });
 
   it("implements exactly the kind's methods plus its declared capabilities", async () => {
-    const mod = (await import(join(folder, manifest.entry))) as { default: { kind: Kind; config: { parse(v: unknown): unknown }; create: (c: unknown, ctx: unknown) => unknown } };
+    const mod = (await import(join(folder, manifest.entry))) as {
+      default: { kind: Kind; config: { parse(v: unknown): unknown }; create: (c: unknown, ctx: unknown) => unknown };
+    };
     const def = mod.default;
     expect(def.kind).toBe(manifest.kind);
     const table = METHODS[manifest.kind];
@@ -82,10 +87,15 @@ describe.each(Object.keys(minimalConfig("")))("bundled plugin %s", (name) => {
 
     const dir = mkdtempSync(join(tmpdir(), "pb-manifest-"));
     try {
-      const instance = (await def.create(def.config.parse(minimalConfig(dir)[name]), makeCtx().ctx)) as Record<string, unknown>;
+      const instance = (await def.create(def.config.parse(minimalConfig(dir)[name]), makeCtx().ctx)) as Record<
+        string,
+        unknown
+      >;
       for (const method of table.required) expect(typeof instance[method], method).toBe("function");
       for (const method of table.optional) {
-        expect(typeof instance[method] === "function", `${method} implemented iff declared`).toBe(manifest.capabilities.includes(method));
+        expect(typeof instance[method] === "function", `${method} implemented iff declared`).toBe(
+          manifest.capabilities.includes(method),
+        );
       }
       await (instance.close as (() => Promise<void>) | undefined)?.();
     } finally {

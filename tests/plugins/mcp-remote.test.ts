@@ -101,7 +101,11 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
     expect(tools.map((t) => t.name).sort()).toEqual(["add", "echo", "fail", "slow", "time", "whoami"]);
     const echo = tools.find((t) => t.name === "echo")!;
     expect(echo.description).toMatch(/text/);
-    expect(echo.inputSchema).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+    expect(echo.inputSchema).toMatchObject({
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+    });
   });
 
   it("calls tools and returns the MCP result as-is", async () => {
@@ -142,7 +146,10 @@ describe.each(transports)("mcp-remote over %s", (_name, config) => {
 
   it("passes per-call identity as _meta.patchbay_identity, and nothing when empty", async () => {
     const { mcp } = await make(config());
-    expect(JSON.parse(text(await mcp.call("whoami", {}, { agentId: "ops-bot", isAdmin: false })))).toEqual({ agentId: "ops-bot", isAdmin: false });
+    expect(JSON.parse(text(await mcp.call("whoami", {}, { agentId: "ops-bot", isAdmin: false })))).toEqual({
+      agentId: "ops-bot",
+      isAdmin: false,
+    });
     expect(JSON.parse(text(await mcp.call("whoami", {}, {})))).toBeNull();
     expect(JSON.parse(text(await mcp.call("whoami", {})))).toBeNull();
   });
@@ -189,7 +196,8 @@ describe("mcp-remote connection handling", () => {
   });
 
   it("restarts a stdio server that died", async (ctx) => {
-    if (process.platform !== "linux") ctx.skip("finds the server's pid with pgrep -f, which this test only relies on under Linux");
+    if (process.platform !== "linux")
+      ctx.skip("finds the server's pid with pgrep -f, which this test only relies on under Linux");
     const tag = `tag=reconnect-${process.pid}-${Date.now()}`;
     const { mcp } = await make({ command: "node", args: [STDIO_SERVER, tag] });
     expect(text(await mcp.call("echo", { text: "one" }))).toBe("one");
@@ -220,18 +228,30 @@ describe("mcp-remote connection handling", () => {
   });
 
   it("forwards the server's stderr through ctx.log", async () => {
-    const { mcp, lines } = await make({ command: "node", args: ["-e", "process.stderr.write('hello from stderr\\n'); setTimeout(() => {}, 100)"] });
+    const { mcp, lines } = await make({
+      command: "node",
+      args: ["-e", "process.stderr.write('hello from stderr\\n'); setTimeout(() => {}, 100)"],
+    });
     expect(await mcp.health_check()).toBe(false); // not an MCP server
-    await until(() => lines.some((l) => l.msg === "server stderr" && l.data?.line === "hello from stderr"), 10_000, "the stderr line");
+    await until(
+      () => lines.some((l) => l.msg === "server stderr" && l.data?.line === "hello from stderr"),
+      10_000,
+      "the stderr line",
+    );
   });
 
   it("starts a stdio server at create(), before any call, and ends it on close even when no call came", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "pb-early-"));
     const pidFile = path.join(dir, "pid");
     try {
-      const script = "require('fs').writeFileSync(process.env.PID_FILE, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000)";
+      const script =
+        "require('fs').writeFileSync(process.env.PID_FILE, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000)";
       const { mcp } = await make({ command: "node", args: ["-e", script], env: { PID_FILE: pidFile } });
-      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").length > 0, 10_000, "the server's pid file");
+      await until(
+        () => existsSync(pidFile) && readFileSync(pidFile, "utf8").length > 0,
+        10_000,
+        "the server's pid file",
+      );
       const pid = Number(readFileSync(pidFile, "utf8"));
       expect(alive(pid)).toBe(true);
       await mcp.close?.();
@@ -244,10 +264,15 @@ describe("mcp-remote connection handling", () => {
   it("gives a stdio server only a minimal environment plus its configured env", async () => {
     process.env.PB_TEST_HOST_SECRET = "host-only-value";
     try {
-      const script = "console.error(JSON.stringify({ mine: process.env.MY_VAR ?? null, host: process.env.PB_TEST_HOST_SECRET ?? null, path: !!process.env.PATH }))";
+      const script =
+        "console.error(JSON.stringify({ mine: process.env.MY_VAR ?? null, host: process.env.PB_TEST_HOST_SECRET ?? null, path: !!process.env.PATH }))";
       const { mcp, lines } = await make({ command: "node", args: ["-e", script], env: { MY_VAR: "configured" } });
       expect(await mcp.health_check()).toBe(false); // not an MCP server
-      await until(() => lines.some((l) => l.msg === "server stderr" && String(l.data?.line).startsWith("{")), 10_000, "the stderr line");
+      await until(
+        () => lines.some((l) => l.msg === "server stderr" && String(l.data?.line).startsWith("{")),
+        10_000,
+        "the stderr line",
+      );
       const line = lines.find((l) => l.msg === "server stderr" && String(l.data?.line).startsWith("{"));
       expect(JSON.parse(String(line?.data?.line))).toEqual({ mine: "configured", host: null, path: true });
     } finally {
@@ -285,6 +310,10 @@ describe("mcp-remote connection handling", () => {
     expect(() => plugin.config.parse({ command: "node", headers: { a: "b" } })).toThrow(/headers apply to url only/);
     expect(() => plugin.config.parse({ url: "http://x/mcp", env: { A: "b" } })).toThrow(/env applies to command only/);
     expect(() => plugin.config.parse({ url: "file:///etc/passwd" })).toThrow(/http/);
-    expect(plugin.config.parse({ url: "http://x/mcp" })).toMatchObject({ args: [], cwd: ".", connect_timeout_ms: 10_000 });
+    expect(plugin.config.parse({ url: "http://x/mcp" })).toMatchObject({
+      args: [],
+      cwd: ".",
+      connect_timeout_ms: 10_000,
+    });
   });
 });

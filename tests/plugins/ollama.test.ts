@@ -43,13 +43,15 @@ beforeAll(async () => {
     }
     const model = body?.model as string;
     if (req.method === "POST" && (req.url === "/api/generate" || req.url === "/api/embed")) {
-      if (!models.some((m) => sameModel(m, model))) return send(404, { error: `model '${model}' not found, try pulling it first` });
+      if (!models.some((m) => sameModel(m, model)))
+        return send(404, { error: `model '${model}' not found, try pulling it first` });
       if (body?.prompt === "HANG" || (Array.isArray(body?.input) && body.input[0] === "HANG")) {
         hanging.add(req); // never answers; closed by the client's abort
         req.on("close", () => hanging.delete(req));
         return;
       }
-      if (req.url === "/api/generate") return send(200, { model, response: `echo: ${body!.prompt as string}`, done: true });
+      if (req.url === "/api/generate")
+        return send(200, { model, response: `echo: ${body!.prompt as string}`, done: true });
       const input = body!.input as string[];
       return send(200, { model, embeddings: input.map((t, i) => [t.length, i, 0.5]) });
     }
@@ -72,7 +74,9 @@ beforeEach(() => {
 
 function make(raw: Record<string, unknown>, remainingMs = 30_000) {
   const t = makeCtx({ remainingMs });
-  const model = plugin.create(plugin.config.parse({ base_url: baseUrl, ...raw }), t.ctx) as Awaited<ReturnType<typeof plugin.create>>;
+  const model = plugin.create(plugin.config.parse({ base_url: baseUrl, ...raw }), t.ctx) as Awaited<
+    ReturnType<typeof plugin.create>
+  >;
   return { model, ...t };
 }
 
@@ -91,7 +95,16 @@ describe("ollama", () => {
     const out = await model.run("hello there", { max_tokens: 64, temperature: 0.2 });
     expect(CONTRACT_SCHEMAS["local-model"].run.result.parse(out)).toBe("echo: hello there");
     expect(seen).toEqual([
-      { method: "POST", path: "/api/generate", body: { model: "gemma2:9b", prompt: "hello there", stream: false, options: { num_predict: 64, temperature: 0.2 } } },
+      {
+        method: "POST",
+        path: "/api/generate",
+        body: {
+          model: "gemma2:9b",
+          prompt: "hello there",
+          stream: false,
+          options: { num_predict: 64, temperature: 0.2 },
+        },
+      },
     ]);
     await model.run("plain");
     expect(seen[1].body).toEqual({ model: "gemma2:9b", prompt: "plain", stream: false });
@@ -106,8 +119,15 @@ describe("ollama", () => {
   it("embed() posts to /api/embed and returns one vector per text", async () => {
     const { model } = make({ model: "nomic-embed-text" });
     const vectors = await model.embed!(["a", "bcd"]);
-    expect(CONTRACT_SCHEMAS["local-model"].embed.result.parse(vectors)).toEqual([[1, 0, 0.5], [3, 1, 0.5]]);
-    expect(seen[0]).toEqual({ method: "POST", path: "/api/embed", body: { model: "nomic-embed-text", input: ["a", "bcd"] } });
+    expect(CONTRACT_SCHEMAS["local-model"].embed.result.parse(vectors)).toEqual([
+      [1, 0, 0.5],
+      [3, 1, 0.5],
+    ]);
+    expect(seen[0]).toEqual({
+      method: "POST",
+      path: "/api/embed",
+      body: { model: "nomic-embed-text", input: ["a", "bcd"] },
+    });
   });
 
   it("surfaces Ollama's own error message", async () => {
@@ -127,7 +147,10 @@ describe("ollama", () => {
   it("health: false (with a hint in the log) when the model is not pulled", async () => {
     const { model, lines } = make({ model: "qwen2.5:7b" });
     expect(await model.health_check()).toBe(false);
-    expect(lines.find((l) => l.level === "warn")?.data).toMatchObject({ model: "qwen2.5:7b", fix: "ollama pull qwen2.5:7b" });
+    expect(lines.find((l) => l.level === "warn")?.data).toMatchObject({
+      model: "qwen2.5:7b",
+      fix: "ollama pull qwen2.5:7b",
+    });
   });
 
   it("health: false when the server is down, logging that it cannot reach it", async () => {

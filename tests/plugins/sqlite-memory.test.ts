@@ -66,9 +66,18 @@ describe("sqlite-memory", () => {
     expect(got).not.toBeNull();
     expect(PortableMemorySchema.parse(got)).toBeTruthy();
     expect(got).toMatchObject({
-      id, summary: record.summary, detail: record.detail, thread_status: "open", pinned: true, confidence: 0.8,
-      domain_tags: ["ops", "billing"], recipients: ["alice"], agent_id: "ops-bot", vault: "work",
-      knowledge_type: "procedure", created_at,
+      id,
+      summary: record.summary,
+      detail: record.detail,
+      thread_status: "open",
+      pinned: true,
+      confidence: 0.8,
+      domain_tags: ["ops", "billing"],
+      recipients: ["alice"],
+      agent_id: "ops-bot",
+      vault: "work",
+      knowledge_type: "procedure",
+      created_at,
     });
     expect(got!.metadata).toEqual({ source: "runbook", ticket: "OPS-12" });
     for (const field of ["thread_status", "pinned", "knowledge_type", "created_at", "domain_tags"]) {
@@ -97,8 +106,16 @@ describe("sqlite-memory", () => {
 
   it("ranks FTS matches by bm25 and returns positive scores", async () => {
     const store = makeStore(join(dir, "m.db"));
-    await store.write!({ id: "weak", summary: "Weekly notes", detail: "kubernetes came up once among many other topics" });
-    await store.write!({ id: "strong", summary: "Kubernetes upgrade", detail: "kubernetes kubernetes cluster upgrade plan" });
+    await store.write!({
+      id: "weak",
+      summary: "Weekly notes",
+      detail: "kubernetes came up once among many other topics",
+    });
+    await store.write!({
+      id: "strong",
+      summary: "Kubernetes upgrade",
+      detail: "kubernetes kubernetes cluster upgrade plan",
+    });
     await store.write!({ id: "none", summary: "Lunch menu", detail: "soup" });
     const results = await store.query(q("kubernetes"));
     expect(results.map((r) => r.id)).toEqual(["strong", "weak"]);
@@ -121,9 +138,37 @@ describe("sqlite-memory", () => {
     const store = makeStore(join(dir, "m.db"));
     await store.write!({ id: "x", summary: 'He said "hello" (NEAR the end) -- with a* star: and colon' });
     const hostile = [
-      '"', '""', '"unterminated', "*", "a*", "hello*", ":", "summary:hello", "NEAR(hello end)", "NEAR", "AND", "OR", "NOT",
-      "-hello", "hello -", "(", ")", "((hello", "hello)", "^hello", "{summary detail}: hello", "'; DROP TABLE memories; --",
-      "\u0000", "hello\u0000world", "🙂 hello", "+", "hello AND", "OR OR OR", "\\", "%_", "a".repeat(5000),
+      '"',
+      '""',
+      '"unterminated',
+      "*",
+      "a*",
+      "hello*",
+      ":",
+      "summary:hello",
+      "NEAR(hello end)",
+      "NEAR",
+      "AND",
+      "OR",
+      "NOT",
+      "-hello",
+      "hello -",
+      "(",
+      ")",
+      "((hello",
+      "hello)",
+      "^hello",
+      "{summary detail}: hello",
+      "'; DROP TABLE memories; --",
+      "\u0000",
+      "hello\u0000world",
+      "🙂 hello",
+      "+",
+      "hello AND",
+      "OR OR OR",
+      "\\",
+      "%_",
+      "a".repeat(5000),
       Array.from({ length: 500 }, (_, i) => `w${i}`).join(" "),
     ];
     for (const text of hostile) {
@@ -131,11 +176,36 @@ describe("sqlite-memory", () => {
       expect(Array.isArray(results), text).toBe(true);
     }
     // random mixes of FTS5 syntax characters (deterministic PRNG)
-    const alphabet = ['"', "*", ":", "(", ")", "-", "^", "+", "{", "}", " ", "NEAR", "AND", "OR", "NOT", "hello", "\u0000", "\\", "'", ",", "."];
+    const alphabet = [
+      '"',
+      "*",
+      ":",
+      "(",
+      ")",
+      "-",
+      "^",
+      "+",
+      "{",
+      "}",
+      " ",
+      "NEAR",
+      "AND",
+      "OR",
+      "NOT",
+      "hello",
+      "\u0000",
+      "\\",
+      "'",
+      ",",
+      ".",
+    ];
     let seed = 42;
     const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 300; i++) {
-      const text = Array.from({ length: 1 + Math.floor(next() * 12) }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+      const text = Array.from(
+        { length: 1 + Math.floor(next() * 12) },
+        () => alphabet[Math.floor(next() * alphabet.length)],
+      ).join("");
       await expect(store.query(q(text)), JSON.stringify(text)).resolves.toBeInstanceOf(Array);
       await expect(store.query(q(text, { match: "all" })), JSON.stringify(text)).resolves.toBeInstanceOf(Array);
     }
@@ -159,10 +229,25 @@ describe("sqlite-memory", () => {
 
   it("filters by domain_tag, agent_id, vault and pinned; hides expired records unless asked", async () => {
     const store = makeStore(join(dir, "m.db"));
-    await store.write!({ id: "1", summary: "shared topic", domain_tags: ["ops", "db"], agent_id: "a1", vault: "v1", pinned: true });
+    await store.write!({
+      id: "1",
+      summary: "shared topic",
+      domain_tags: ["ops", "db"],
+      agent_id: "a1",
+      vault: "v1",
+      pinned: true,
+    });
     await store.write!({ id: "2", summary: "shared topic", domain_tags: ["ops"], agent_id: "a2", vault: "v1" });
-    await store.write!({ id: "3", summary: "shared topic", domain_tags: ["db"], agent_id: "a1", vault: "v2", expires_at: Date.now() - 1 });
-    const ids = async (extra: Record<string, unknown>) => (await store.query(q("shared", extra))).map((r) => r.id).sort();
+    await store.write!({
+      id: "3",
+      summary: "shared topic",
+      domain_tags: ["db"],
+      agent_id: "a1",
+      vault: "v2",
+      expires_at: Date.now() - 1,
+    });
+    const ids = async (extra: Record<string, unknown>) =>
+      (await store.query(q("shared", extra))).map((r) => r.id).sort();
     expect(await ids({})).toEqual(["1", "2"]);
     expect(await ids({ include_expired: true })).toEqual(["1", "2", "3"]);
     expect(await ids({ domain_tag: "ops" })).toEqual(["1", "2"]);
@@ -176,7 +261,9 @@ describe("sqlite-memory", () => {
   it("refuses unknown filters and unsupported modes instead of ignoring them", async () => {
     const store = makeStore(join(dir, "m.db"));
     await expect(store.query(q("x", { domian_tag: "ops" }))).rejects.toThrow(/unsupported filter "domian_tag"/);
-    await expect(store.query({ query: "x", limit: 5, mode: "semantic" })).rejects.toThrow(/mode "semantic" is not supported/);
+    await expect(store.query({ query: "x", limit: 5, mode: "semantic" })).rejects.toThrow(
+      /mode "semantic" is not supported/,
+    );
     await expect(store.query(q("x", { limit: 0 }))).rejects.toThrow(/limit/);
   });
 

@@ -25,7 +25,8 @@ function snapshot(dir: string): Record<string, string> {
 
 describe("plugin names", () => {
   it("accepts portable lower-case ids", () => {
-    for (const name of ["github-issues", "a", "my.plugin_2", "x1", "a".repeat(64)]) expect(pluginNameProblem(name), name).toBeNull();
+    for (const name of ["github-issues", "a", "my.plugin_2", "x1", "a".repeat(64)])
+      expect(pluginNameProblem(name), name).toBeNull();
   });
 
   it("refuses path characters, traversal, capitals, reserved and odd names, each with a reason", () => {
@@ -42,10 +43,10 @@ describe("plugin names", () => {
       "x-": /end with a letter or digit/,
       "a..b": /two punctuation/,
       "a\u0000b": /lower-case/,
-      "con": /reserved/,
+      con: /reserved/,
       "lpt1.x": /reserved/,
       ["a".repeat(65)]: /longer than 64/,
-      "café": /lower-case/,
+      café: /lower-case/,
     };
     for (const [name, why] of Object.entries(bad)) expect(pluginNameProblem(name), JSON.stringify(name)).toMatch(why);
   });
@@ -65,9 +66,14 @@ describe("patchbay plugin new (the real bin)", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(cwd, "plugins", "github-issues", "plugin.json"))).toBe(true);
     expect(r.stdout).toContain("Created plugins/github-issues");
-    const steps = r.stdout.slice(r.stdout.indexOf("Next steps:")).split("\n").filter((l) => /^\s+\d\. /.test(l));
+    const steps = r.stdout
+      .slice(r.stdout.indexOf("Next steps:"))
+      .split("\n")
+      .filter((l) => /^\s+\d\. /.test(l));
     expect(steps).toHaveLength(3);
-    expect(steps[0]).toContain('1. Wire it: add {"mcpConnectors": {"github-issues": {"plugin": "github-issues"}}} to connectors.json');
+    expect(steps[0]).toContain(
+      '1. Wire it: add {"mcpConnectors": {"github-issues": {"plugin": "github-issues"}}} to connectors.json',
+    );
     expect(steps[0]).not.toContain('"plugins"'); // ./plugins is scanned by default
     expect(steps[1]).toContain("2. Check it: npx patchbay boot, then npx patchbay plugin test github-issues");
     expect(steps[2]).toContain("3. Make it yours:");
@@ -80,19 +86,30 @@ describe("patchbay plugin new (the real bin)", () => {
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({
-      ok: true, kind: "skill-store", name: "notes", section: "skillStores",
+      ok: true,
+      kind: "skill-store",
+      name: "notes",
+      section: "skillStores",
       dir: path.join(cwd, "vendor", "plugins", "notes"),
       connectors_entry: { skillStores: { notes: { plugin: "notes" } } },
       plugins_dir: "./vendor/plugins",
     });
     expect(doc.files).toEqual([...doc.files].sort());
-    expect(doc.files).toEqual(expect.arrayContaining(["plugin.json", "src/index.ts", "tests/conformance.test.ts", "test.config.json", "README.md"]));
+    expect(doc.files).toEqual(
+      expect.arrayContaining([
+        "plugin.json",
+        "src/index.ts",
+        "tests/conformance.test.ts",
+        "test.config.json",
+        "README.md",
+      ]),
+    );
     expect(doc.next_steps).toHaveLength(3);
     expect(doc.next_steps[0]).toContain('list "./vendor/plugins" in its "plugins"');
     for (const f of doc.files) expect(existsSync(path.join(doc.dir, f)), f).toBe(true);
   });
 
-  it("checks the plugin folder against the \"plugins\" list of the connectors.json boot would use", async () => {
+  it('checks the plugin folder against the "plugins" list of the connectors.json boot would use', async () => {
     const cwd = tempDir();
     writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({ plugins: ["./vendor"] }));
     const scanned = await runCli(["plugin", "new", "agent", "a", "--dir", "vendor", "--json"], { cwd });
@@ -102,7 +119,11 @@ describe("patchbay plugin new (the real bin)", () => {
     // From a subfolder, "plugins" entries are relative to connectors.json's folder, not the working folder.
     mkdirSync(path.join(cwd, "sub"));
     const nested = await runCli(["plugin", "new", "agent", "c", "--json"], { cwd: path.join(cwd, "sub") });
-    expect(JSON.parse(nested.stdout)).toMatchObject({ ok: true, plugins_dir: "./sub/plugins", dir: path.join(cwd, "sub", "plugins", "c") });
+    expect(JSON.parse(nested.stdout)).toMatchObject({
+      ok: true,
+      plugins_dir: "./sub/plugins",
+      dir: path.join(cwd, "sub", "plugins", "c"),
+    });
   });
 
   it("refuses to overwrite an existing folder (exit 2, nothing changed), even an empty one", async () => {
@@ -133,7 +154,10 @@ describe("patchbay plugin new (the real bin)", () => {
       expect(r.stderr, name).toContain("PB_ERR_SCAFFOLD_NAME");
     }
     const r = await runCli(["plugin", "new", "mcp", "My Plugin", "--json"], { cwd });
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: "PB_ERR_SCAFFOLD_NAME", data: { suggestion: "my-plugin" } });
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: "PB_ERR_SCAFFOLD_NAME",
+      data: { suggestion: "my-plugin" },
+    });
     expect(readdirSync(cwd)).toEqual([]);
     expect(existsSync(path.join(cwd, "..", "escape"))).toBe(false);
   });
@@ -166,7 +190,10 @@ describe("patchbay plugin new (the real bin)", () => {
     writeFileSync(path.join(cwd, "vitest.config.ts"), "export default {};\n");
     const unmapped = await runCli(["plugin", "new", "mcp", "two"], { cwd });
     expect(unmapped.stdout).toContain('vitest.config.ts does not map "patchbay/*"');
-    writeFileSync(path.join(cwd, "vitest.config.ts"), 'export default { resolve: { alias: [{ find: /^patchbay\\/(plugin|adapter|testing)$/, replacement: "patchbay-host/$1" }] } };\n');
+    writeFileSync(
+      path.join(cwd, "vitest.config.ts"),
+      'export default { resolve: { alias: [{ find: /^patchbay\\/(plugin|adapter|testing)$/, replacement: "patchbay-host/$1" }] } };\n',
+    );
     const mapped = JSON.parse((await runCli(["plugin", "new", "mcp", "three", "--json"], { cwd })).stdout);
     expect(mapped.vitest_note).toBeUndefined();
     // plugin new never writes outside the plugin folder: the config stays the user's.
@@ -179,17 +206,32 @@ describe("the copier", () => {
     const templates = tempDir();
     const adapter = path.join(templates, "adapter");
     mkdirSync(path.join(adapter, "fixtures"), { recursive: true });
-    writeFileSync(path.join(adapter, "plugin.json"), '{"name":"__NAME__","kind":"__KIND__","patchbay":"__API_RANGE__"}');
+    writeFileSync(
+      path.join(adapter, "plugin.json"),
+      '{"name":"__NAME__","kind":"__KIND__","patchbay":"__API_RANGE__"}',
+    );
     writeFileSync(path.join(adapter, "fixtures", "__NAME__.json"), '{"section":"__SECTION__","keep":"__UNKNOWN__"}');
     writeFileSync(path.join(adapter, "logo.bin"), Buffer.from([0x5f, 0x5f, 0x4e, 0x41, 0x4d, 0x45, 0x5f, 0x5f, 0xff]));
     const parent = tempDir();
     const result = scaffoldPlugin({ kind: "adapter", name: "my-client", parentDir: parent, templatesRoot: templates });
-    expect(result).toMatchObject({ kind: "adapter", section: "adapters", files: ["fixtures/my-client.json", "logo.bin", "plugin.json"] });
-    expect(JSON.parse(readFileSync(path.join(result.dir, "plugin.json"), "utf8"))).toEqual({ name: "my-client", kind: "adapter", patchbay: "^1" });
+    expect(result).toMatchObject({
+      kind: "adapter",
+      section: "adapters",
+      files: ["fixtures/my-client.json", "logo.bin", "plugin.json"],
+    });
+    expect(JSON.parse(readFileSync(path.join(result.dir, "plugin.json"), "utf8"))).toEqual({
+      name: "my-client",
+      kind: "adapter",
+      patchbay: "^1",
+    });
     // Unknown placeholders stay as written (the template tests catch them); binary files are copied byte for byte.
-    expect(readFileSync(path.join(result.dir, "fixtures", "my-client.json"), "utf8")).toBe('{"section":"adapters","keep":"__UNKNOWN__"}');
+    expect(readFileSync(path.join(result.dir, "fixtures", "my-client.json"), "utf8")).toBe(
+      '{"section":"adapters","keep":"__UNKNOWN__"}',
+    );
     expect(readFileSync(path.join(result.dir, "logo.bin"))).toEqual(readFileSync(path.join(adapter, "logo.bin")));
-    expect(() => scaffoldPlugin({ kind: "mcp", name: "x", parentDir: parent, templatesRoot: templates })).toThrow(/no template/);
+    expect(() => scaffoldPlugin({ kind: "mcp", name: "x", parentDir: parent, templatesRoot: templates })).toThrow(
+      /no template/,
+    );
   });
 
   it("removes what it wrote when the copy fails half-way", () => {
@@ -200,7 +242,9 @@ describe("the copier", () => {
     writeFileSync(path.join(templates, "mcp", "__KIND__.md"), "a");
     writeFileSync(path.join(templates, "mcp", "__NAME__.md"), "b");
     const parent = tempDir();
-    expect(() => scaffoldPlugin({ kind: "mcp", name: "mcp", parentDir: parent, templatesRoot: templates })).toThrow(/EEXIST/);
+    expect(() => scaffoldPlugin({ kind: "mcp", name: "mcp", parentDir: parent, templatesRoot: templates })).toThrow(
+      /EEXIST/,
+    );
     expect(readdirSync(parent)).toEqual([]);
   });
 });

@@ -27,9 +27,15 @@ describe("patchbay plugin test", () => {
   it("passes for a bundled plugin from a fresh clone, with its shipped test.config.json", async () => {
     const cwd = tempDir("pb-plugin-test-bundled-");
     for (const name of ["noop-agent", "sqlite-skill-store"]) {
-      const r = await runCli(["plugin", "test", path.join(ROOT, "plugins", name), "--json"], { cwd, timeoutMs: 120_000 });
+      const r = await runCli(["plugin", "test", path.join(ROOT, "plugins", name), "--json"], {
+        cwd,
+        timeoutMs: 120_000,
+      });
       expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, config_from: path.join(ROOT, "plugins", name, "test.config.json") });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        ok: true,
+        config_from: path.join(ROOT, "plugins", name, "test.config.json"),
+      });
     }
   });
 
@@ -39,9 +45,15 @@ describe("patchbay plugin test", () => {
     const r = await runCli(["plugin", "test", "liar", "--json"], { cwd, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(1);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ ok: false, plugin: { name: "liar", kind: "mcp", dir }, config_from: path.join(dir, "test.config.json") });
+    expect(doc).toMatchObject({
+      ok: false,
+      plugin: { name: "liar", kind: "mcp", dir },
+      config_from: path.join(dir, "test.config.json"),
+    });
     const failed = doc.claims.filter((c: { ok: boolean }) => !c.ok);
-    expect(failed.map((c: { claim: string }) => c.claim)).toContain("list_tools answers {name, description?, inputSchema?} with unique names");
+    expect(failed.map((c: { claim: string }) => c.claim)).toContain(
+      "list_tools answers {name, description?, inputSchema?} with unique names",
+    );
     expect(JSON.stringify(failed)).toContain("twice");
     expect(doc.summary.failed).toBe(failed.length);
 
@@ -75,7 +87,10 @@ describe("patchbay plugin test", () => {
 
   it("prints one coded error for a plugin that cannot start, not a failed row per claim", async () => {
     const { cwd, dir } = scaffold("memory-store", "crashy");
-    writeFileSync(path.join(dir, "src", "index.ts"), readFileSync(path.join(dir, "src", "index.ts"), "utf8") + "\nthrow new Error('boom at load');\n");
+    writeFileSync(
+      path.join(dir, "src", "index.ts"),
+      readFileSync(path.join(dir, "src", "index.ts"), "utf8") + "\nthrow new Error('boom at load');\n",
+    );
     const r = await runCli(["plugin", "test", "crashy"], { cwd, timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).not.toBe(0);
     expect(r.stdout).not.toContain("not run");
@@ -94,18 +109,27 @@ describe("patchbay plugin test", () => {
     expect(noFolder.code).toBe(2);
     expect(JSON.parse(noFolder.stdout).error.code).toBe("PB_ERR_PLUGIN_NOT_FOUND");
 
-    writeFileSync(path.join(dir, "test.config.json"), JSON.stringify({ config: { file: "x.json" }, invalidconfig: null }));
+    writeFileSync(
+      path.join(dir, "test.config.json"),
+      JSON.stringify({ config: { file: "x.json" }, invalidconfig: null }),
+    );
     const typo = await runCli(["plugin", "test", "notes"], { cwd });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("PB_ERR_PLUGIN_TEST_FIXTURE");
     expect(typo.stderr).toContain('"invalidconfig"');
 
-    writeFileSync(path.join(dir, "test.config.json"), JSON.stringify({ invalidConfig: null, invalidConfigReason: "none" }));
+    writeFileSync(
+      path.join(dir, "test.config.json"),
+      JSON.stringify({ invalidConfig: null, invalidConfigReason: "none" }),
+    );
     const noConfig = await runCli(["plugin", "test", "notes"], { cwd });
     expect(noConfig.code).toBe(2);
     expect(noConfig.stderr).toContain('has no "config"');
     // Not even when connectors.json wires the plugin: its instance's store is live.
-    writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({ skillStores: { notes: { plugin: "notes", config: { file: "live.json" } } } }));
+    writeFileSync(
+      path.join(cwd, "connectors.json"),
+      JSON.stringify({ skillStores: { notes: { plugin: "notes", config: { file: "live.json" } } } }),
+    );
     const wired = await runCli(["plugin", "test", "notes"], { cwd });
     expect(wired.code).toBe(2);
     expect(wired.stderr).toContain("never borrows a connectors.json instance's config");
@@ -117,7 +141,10 @@ describe("patchbay plugin test", () => {
 
   it("reports an invalid plugin.json as a plugin load error (exit 3)", async () => {
     const { cwd, dir } = scaffold("agent", "broken");
-    writeFileSync(path.join(dir, "plugin.json"), JSON.stringify({ name: "broken", version: "1", kind: "agent", entry: "src/index.ts", patchbay: "^1" }));
+    writeFileSync(
+      path.join(dir, "plugin.json"),
+      JSON.stringify({ name: "broken", version: "1", kind: "agent", entry: "src/index.ts", patchbay: "^1" }),
+    );
     const r = await runCli(["plugin", "test", "./plugins/broken"], { cwd });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("PB_ERR_PLUGIN_MANIFEST_INVALID");
@@ -136,7 +163,10 @@ describe("patchbay plugin test", () => {
 
   it("tests with the plugin's fixture, and says why, when the connectors.json it found is broken elsewhere", async () => {
     const { cwd } = scaffold("skill-store", "fixtured");
-    writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({ skillStores: { other: { plugin: "fs-skill-store", config: { dir: "${UNSET_FOR_TEST}" } } } }));
+    writeFileSync(
+      path.join(cwd, "connectors.json"),
+      JSON.stringify({ skillStores: { other: { plugin: "fs-skill-store", config: { dir: "${UNSET_FOR_TEST}" } } } }),
+    );
     const r = await runCli(["plugin", "test", "fixtured"], { cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("PB_ERR_CONFIG_ENV_MISSING");

@@ -25,16 +25,28 @@ let project: string;
 const folderOf = (kind: Kind) => path.join(project, "plugins", nameOf(kind));
 
 /** A child process with a clean environment (no VITEST_* leaking from the runner into the nested run). */
-function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [command, ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } });
+    const child = spawn(process.execPath, [command, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`${path.basename(command)} ${args.join(" ")} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+      reject(
+        new Error(
+          `${path.basename(command)} ${args.join(" ")} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.on("error", reject);
     child.on("close", (code) => {
@@ -45,7 +57,13 @@ function run(command: string, args: string[], cwd: string, timeoutMs = 120_000):
 }
 
 function filesUnder(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as { name: string; parentPath: string; isFile(): boolean }[])
+  return (
+    readdirSync(dir, { recursive: true, withFileTypes: true }) as {
+      name: string;
+      parentPath: string;
+      isFile(): boolean;
+    }[]
+  )
     .filter((e) => e.isFile())
     .map((e) => path.join(e.parentPath, e.name));
 }
@@ -53,7 +71,9 @@ function filesUnder(dir: string): string[] {
 beforeAll(async () => {
   project = tempDir("pb-templates-");
   // The user's path exactly: `plugin new` with the default --dir, then a connectors.json that names each plugin and nothing else.
-  const created = await Promise.all(KINDS.map((kind) => runCli(["plugin", "new", kind, nameOf(kind), "--json"], { cwd: project })));
+  const created = await Promise.all(
+    KINDS.map((kind) => runCli(["plugin", "new", kind, nameOf(kind), "--json"], { cwd: project })),
+  );
   created.forEach((r, i) => {
     expect(r.code, `plugin new ${KINDS[i]}: ${r.stderr}`).toBe(0);
   });
@@ -73,11 +93,24 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
     for (const kind of KINDS) {
       const dir = folderOf(kind);
       const files = filesUnder(dir).map((f) => path.relative(dir, f).split(path.sep).join("/"));
-      expect(files, kind).toEqual(expect.arrayContaining(["plugin.json", "src/index.ts", "tests/conformance.test.ts", "test.config.json", "README.md"]));
+      expect(files, kind).toEqual(
+        expect.arrayContaining([
+          "plugin.json",
+          "src/index.ts",
+          "tests/conformance.test.ts",
+          "test.config.json",
+          "README.md",
+        ]),
+      );
       for (const file of filesUnder(dir)) {
-        expect(readFileSync(file, "utf8"), `${kind}: ${path.relative(dir, file)} keeps a placeholder`).not.toMatch(/__[A-Z][A-Z_]*__/);
+        expect(readFileSync(file, "utf8"), `${kind}: ${path.relative(dir, file)} keeps a placeholder`).not.toMatch(
+          /__[A-Z][A-Z_]*__/,
+        );
       }
-      expect(JSON.parse(readFileSync(path.join(dir, "plugin.json"), "utf8"))).toMatchObject({ name: nameOf(kind), kind });
+      expect(JSON.parse(readFileSync(path.join(dir, "plugin.json"), "utf8"))).toMatchObject({
+        name: nameOf(kind),
+        kind,
+      });
       const readme = readFileSync(path.join(dir, "README.md"), "utf8");
       expect(readme, `${kind}: README shows the connectors.json entry`).toContain(`"${SECTION_OF_KIND[kind]}"`);
     }
@@ -88,12 +121,24 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
       const file = path.join(folderOf(kind), "tsconfig.proof.json");
       // Only where @types/node is: "patchbay/plugin" must resolve through the paths `plugin new` wrote
       // (the package is patchbay-host, so no node_modules/patchbay can supply it).
-      writeFileSync(file, JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { typeRoots: [path.join(ROOT, "node_modules", "@types")] } }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          extends: "./tsconfig.json",
+          compilerOptions: { typeRoots: [path.join(ROOT, "node_modules", "@types")] },
+        }),
+      );
       return file;
     });
     // Build mode checks every folder in one process (one load of lib and @types), about 4x faster than one tsc each.
     const r = await run(TSC, ["-b", ...projects, "--listFiles"], project);
-    expect(r.code, `tsc\n${r.stdout.split("\n").filter((l) => l.includes("error")).join("\n")}${r.stderr}`).toBe(0);
+    expect(
+      r.code,
+      `tsc\n${r.stdout
+        .split("\n")
+        .filter((l) => l.includes("error"))
+        .join("\n")}${r.stderr}`,
+    ).toBe(0);
     // Proves each folder's import resolved to this build, not to some other copy of Patchbay.
     expect(r.stdout.split("\n").filter((l) => l === path.join(DIST, "plugin.d.ts")).length).toBe(KINDS.length);
   }, 240_000);
@@ -110,7 +155,9 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
   it("(3) passes `patchbay plugin test <name>`, every claim, with its test.config.json though connectors.json wires it", async () => {
     const kinds = KINDS;
     expect(kinds).toEqual(expect.arrayContaining([...KIT_KINDS]));
-    const results = await Promise.all(kinds.map((kind) => runCli(["plugin", "test", nameOf(kind), "--json"], { cwd: project, timeoutMs: 180_000 })));
+    const results = await Promise.all(
+      kinds.map((kind) => runCli(["plugin", "test", nameOf(kind), "--json"], { cwd: project, timeoutMs: 180_000 })),
+    );
     results.forEach((r, i) => {
       const kind = kinds[i];
       const doc = JSON.parse(r.stdout);
@@ -122,14 +169,18 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
       expect(doc.instances_not_used, kind).toEqual([`${SECTION_OF_KIND[kind]}/${nameOf(kind)}`]);
       expect(doc.claims.filter((c: { skipped?: boolean }) => !c.skipped).length, kind).toBeGreaterThanOrEqual(5);
       expect(doc.plugin, kind).toMatchObject({ name: nameOf(kind), kind });
-      for (const c of doc.claims.filter((c: { skipped?: boolean }) => c.skipped)) expect(c.reason, `${kind}: ${c.claim}`).toBeTruthy();
+      for (const c of doc.claims.filter((c: { skipped?: boolean }) => c.skipped))
+        expect(c.reason, `${kind}: ${c.claim}`).toBeTruthy();
     });
   }, 240_000);
 
   it("(3) passes `patchbay plugin test <path>` with its test.config.json, outside any project", async () => {
     const elsewhere = tempDir("pb-templates-nocfg-");
     // skill-store's fixture has an invalidConfig, so Airbyte's claim really runs here instead of being skipped.
-    const r = await runCli(["plugin", "test", folderOf("skill-store"), "--json"], { cwd: elsewhere, timeoutMs: 120_000 });
+    const r = await runCli(["plugin", "test", folderOf("skill-store"), "--json"], {
+      cwd: elsewhere,
+      timeoutMs: 120_000,
+    });
     const doc = JSON.parse(r.stdout);
     expect(doc.claims.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     expect(r.code).toBe(0);
@@ -141,16 +192,30 @@ describe("every template, scaffolded by the real patchbay plugin new", () => {
   it("(4) passes its own tests/conformance.test.ts under vitest, unchanged", async () => {
     const config = path.join(project, "vitest.proof.config.mjs");
     // A plain object: the temp project has no node_modules to import vitest/config from.
-    writeFileSync(config, `export default ${JSON.stringify({
-      resolve: { alias: { "patchbay/plugin": path.join(DIST, "plugin.js"), "patchbay/testing": path.join(DIST, "testing", "index.js") } },
-      test: { include: ["plugins/*/tests/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
-    })};\n`);
+    writeFileSync(
+      config,
+      `export default ${JSON.stringify({
+        resolve: {
+          alias: {
+            "patchbay/plugin": path.join(DIST, "plugin.js"),
+            "patchbay/testing": path.join(DIST, "testing", "index.js"),
+          },
+        },
+        test: { include: ["plugins/*/tests/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
+      })};\n`,
+    );
     const r = await run(VITEST, ["run", "--root", project, "--config", config, "--reporter=json"], project, 400_000);
     const report = JSON.parse(r.stdout.slice(r.stdout.indexOf("{")));
-    const byFile = Object.fromEntries(report.testResults.map((t: { name: string; status: string; assertionResults: { status: string }[] }) => [
-      path.relative(project, t.name).split(path.sep).join("/"),
-      { status: t.status, passed: t.assertionResults.filter((a) => a.status === "passed").length, failed: t.assertionResults.filter((a) => a.status === "failed").length },
-    ]));
+    const byFile = Object.fromEntries(
+      report.testResults.map((t: { name: string; status: string; assertionResults: { status: string }[] }) => [
+        path.relative(project, t.name).split(path.sep).join("/"),
+        {
+          status: t.status,
+          passed: t.assertionResults.filter((a) => a.status === "passed").length,
+          failed: t.assertionResults.filter((a) => a.status === "failed").length,
+        },
+      ]),
+    );
     for (const kind of KINDS) {
       const result = byFile[`plugins/${nameOf(kind)}/tests/conformance.test.ts`];
       expect(result, `${kind}: its test did not run\n${r.stderr}`).toBeDefined();

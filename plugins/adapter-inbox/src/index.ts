@@ -14,7 +14,14 @@ import type { AgentConnector, DeliveryPayload, WakeOpts } from "patchbay/plugin"
 import { openInboxStore, type InboxStore } from "patchbay/adapter";
 
 const config = z.strictObject({
-  path: z.string().min(1).meta({ path: true, description: "The inbox's SQLite file (relative to connectors.json); adapters name this instance in their config.inbox." }),
+  path: z
+    .string()
+    .min(1)
+    .meta({
+      path: true,
+      description:
+        "The inbox's SQLite file (relative to connectors.json); adapters name this instance in their config.inbox.",
+    }),
   agents: z
     .array(z.string().min(1).max(200))
     .min(1)
@@ -36,7 +43,8 @@ export default definePlugin({
     const open = () => (store ??= openInboxStore(cfg.path));
     const known = new Set(cfg.agents);
     const assertAgent = (agent_id: string) => {
-      if (!known.has(agent_id)) throw new Error(`unknown agent ${JSON.stringify(agent_id)}; this inbox delivers to: ${cfg.agents.join(", ")}`);
+      if (!known.has(agent_id))
+        throw new Error(`unknown agent ${JSON.stringify(agent_id)}; this inbox delivers to: ${cfg.agents.join(", ")}`);
     };
 
     return {
@@ -51,7 +59,10 @@ export default definePlugin({
       },
 
       async list_agents() {
-        return cfg.agents.map((agent_id) => ({ agent_id, capabilities: ["deliver", "augment", "template"] as ("deliver" | "augment" | "template")[] }));
+        return cfg.agents.map((agent_id) => ({
+          agent_id,
+          capabilities: ["deliver", "augment", "template"] as ("deliver" | "augment" | "template")[],
+        }));
       },
 
       async deliver(agent_id: string, payload: DeliveryPayload) {
@@ -74,8 +85,13 @@ export default definePlugin({
         // An inbox cannot start or interrupt a client: a wake is a message the client sees on its next turn.
         assertAgent(agent_id);
         const recorded = open().record({
-          agentId: agent_id, dispatchId: `wake-${randomUUID()}`, from: "patchbay", type: "wake", subject: null,
-          body: opts.context ?? "Another agent asked for your attention.", sentAt: Date.now(),
+          agentId: agent_id,
+          dispatchId: `wake-${randomUUID()}`,
+          from: "patchbay",
+          type: "wake",
+          subject: null,
+          body: opts.context ?? "Another agent asked for your attention.",
+          sentAt: Date.now(),
         });
         return { woken_at: recorded.recordedAt };
       },

@@ -24,11 +24,30 @@ export const EVENTS: Readonly<Record<string, EventKind>> = Object.freeze({
   StopFailure: "turnEnd",
   SubagentStart: "childStart",
   SubagentStop: "childEnd",
-  ...Object.fromEntries([
-    "PostToolBatch", "Notification", "UserPromptExpansion", "PreCompact", "PostCompact", "PermissionRequest", "PermissionDenied",
-    "Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
-    "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
-  ].map((name) => [name, "other" as EventKind])),
+  ...Object.fromEntries(
+    [
+      "PostToolBatch",
+      "Notification",
+      "UserPromptExpansion",
+      "PreCompact",
+      "PostCompact",
+      "PermissionRequest",
+      "PermissionDenied",
+      "Setup",
+      "TeammateIdle",
+      "TaskCreated",
+      "TaskCompleted",
+      "Elicitation",
+      "ElicitationResult",
+      "ConfigChange",
+      "WorktreeCreate",
+      "WorktreeRemove",
+      "InstructionsLoaded",
+      "CwdChanged",
+      "FileChanged",
+      "MessageDisplay",
+    ].map((name) => [name, "other" as EventKind]),
+  ),
 });
 
 /**
@@ -55,7 +74,9 @@ export function normalizeClaudeHook(payload: unknown, eventArg: string | null): 
   if (!isObj(payload)) throw new Error(`${CLIENT} hook payload is not a JSON object`);
   const name = payload.hook_event_name ?? eventArg;
   if (eventArg !== null && payload.hook_event_name !== undefined && payload.hook_event_name !== eventArg) {
-    throw new Error(`${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`);
+    throw new Error(
+      `${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`,
+    );
   }
   const kind = typeof name === "string" && Object.hasOwn(EVENTS, name) ? EVENTS[name] : null;
   if (!kind) throw new Error(`unrecognised ${CLIENT} hook event ${nameOf(name)}`);
@@ -67,21 +88,41 @@ export function normalizeClaudeHook(payload: unknown, eventArg: string | null): 
   const key = tool && Object.hasOwn(WRITE_TOOLS, tool) ? WRITE_TOOLS[tool] : null;
   const target = kind === "beforeTool" && key ? str(input[key]) : null;
   // agent_id is present only on calls made inside a subagent; the session id stays the parent's.
-  return normalizedEvent({ kind, sessionId, cwd, model: str(payload.model), parentSessionId: null, agentId: str(payload.agent_id), tool, targets: target ? [target] : [] });
+  return normalizedEvent({
+    kind,
+    sessionId,
+    cwd,
+    model: str(payload.model),
+    parentSessionId: null,
+    agentId: str(payload.agent_id),
+    tool,
+    targets: target ? [target] : [],
+  });
 }
 
 /** The event name an envelope must carry: Claude Code silently ignores hookSpecificOutput for another event. */
-const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = { beforeTurn: "UserPromptSubmit", sessionStart: "SessionStart", afterTool: "PostToolUse", beforeTool: "PreToolUse" };
+const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
+  beforeTurn: "UserPromptSubmit",
+  sessionStart: "SessionStart",
+  afterTool: "PostToolUse",
+  beforeTool: "PreToolUse",
+};
 
 export function denyOutcome(reason: string): HookOutcome {
-  const envelope = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } };
+  const envelope = {
+    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason },
+  };
   return { stdout: JSON.stringify(envelope), stderr: "", exitCode: 0 };
 }
 
 export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
   if (text === "") return { stdout: "", stderr: "", exitCode: 0 };
   const hookEventName = (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit";
-  return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }), stderr: "", exitCode: 0 };
+  return {
+    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }),
+    stderr: "",
+    exitCode: 0,
+  };
 }
 
 /*
@@ -89,7 +130,8 @@ export function injectOutcome(text: string, event?: NormalizedEvent | null): Hoo
  * them in-process for PreToolUse, without a worker; the worker methods in index.ts call the same
  * functions, so both paths decide alike.
  */
-export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent => normalizeClaudeHook(payload, event);
+export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent =>
+  normalizeClaudeHook(payload, event);
 
 export function guardWrite(event: NormalizedEvent, protect: readonly string[]): GuardDecision {
   return guardProtected(event, protect, CLIENT);

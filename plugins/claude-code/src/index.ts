@@ -12,7 +12,16 @@ import path from "node:path";
 import { z } from "patchbay/plugin";
 import { defineAdapter, detectFromProbe, projectContext } from "patchbay/adapter";
 import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
-import { CLIENT, denyOutcome, endSession, guardWrite, injectOutcome, normalizeHook, startSession, WRITE_TOOLS } from "./hooks.js";
+import {
+  CLIENT,
+  denyOutcome,
+  endSession,
+  guardWrite,
+  injectOutcome,
+  normalizeHook,
+  startSession,
+  WRITE_TOOLS,
+} from "./hooks.js";
 
 /** Events install wires, each with the matcher Claude Code filters tools by. */
 const WIRED: readonly { event: string; matcher?: string }[] = [
@@ -29,8 +38,13 @@ const WIRED: readonly { event: string; matcher?: string }[] = [
 const clientTimeoutS = (hookTimeoutMs: number) => Math.ceil(hookTimeoutMs / 1000) + 5;
 
 const config = z.strictObject({
-  scope: z.enum(["local", "project", "user"]).default("local")
-    .meta({ description: 'Which settings file install edits: "local" .claude/settings.local.json, "project" .claude/settings.json, "user" ~/.claude/settings.json.' }),
+  scope: z
+    .enum(["local", "project", "user"])
+    .default("local")
+    .meta({
+      description:
+        'Which settings file install edits: "local" .claude/settings.local.json, "project" .claude/settings.json, "user" ~/.claude/settings.json.',
+    }),
 });
 
 type Scope = z.output<typeof config>["scope"];
@@ -72,9 +86,18 @@ export default defineAdapter({
         } catch {
           // absent or unreadable: every event counts as unwired
         }
-        const unwired = WIRED.filter((w) => !JSON.stringify(hooks[w.event] ?? []).includes(JSON.stringify(`${env.hookCommand} ${w.event}`).slice(1, -1)));
+        const unwired = WIRED.filter(
+          (w) =>
+            !JSON.stringify(hooks[w.event] ?? []).includes(
+              JSON.stringify(`${env.hookCommand} ${w.event}`).slice(1, -1),
+            ),
+        );
         if (unwired.length > 0) {
-          diagnostics.push({ level: "warn", code: "not-wired", message: `${file} does not run Patchbay for ${unwired.map((w) => w.event).join(", ")}; run \`patchbay adapter install ${env.instance}\`.` });
+          diagnostics.push({
+            level: "warn",
+            code: "not-wired",
+            message: `${file} does not run Patchbay for ${unwired.map((w) => w.event).join(", ")}; run \`patchbay adapter install ${env.instance}\`.`,
+          });
         }
         return { ok: true, diagnostics };
       },
@@ -84,10 +107,14 @@ export default defineAdapter({
 
       planInstall(env: AdapterEnv): InstallPlan {
         return {
-          artifacts: [{
-            kind: "merge", path: settingsFile(env, cfg.scope), format: "json",
-            entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
-          }],
+          artifacts: [
+            {
+              kind: "merge",
+              path: settingsFile(env, cfg.scope),
+              format: "json",
+              entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
+            },
+          ],
         };
       },
 

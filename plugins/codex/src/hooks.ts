@@ -22,7 +22,12 @@ export const EVENTS: Readonly<Record<string, EventKind>> = Object.freeze({
   Stop: "turnEnd",
   SubagentStart: "childStart",
   SubagentStop: "childEnd",
-  ...Object.fromEntries(["PermissionRequest", "PreCompact", "PostCompact", "PreModelRequest", "PostModelRequest", "Interrupt"].map((n) => [n, "other" as EventKind])),
+  ...Object.fromEntries(
+    ["PermissionRequest", "PreCompact", "PostCompact", "PreModelRequest", "PostModelRequest", "Interrupt"].map((n) => [
+      n,
+      "other" as EventKind,
+    ]),
+  ),
 });
 
 /**
@@ -63,7 +68,9 @@ export function normalizeCodexHook(payload: unknown, eventArg: string | null): N
   if (!isObj(payload)) throw new Error(`${CLIENT} hook payload is not a JSON object`);
   const name = payload.hook_event_name ?? eventArg;
   if (eventArg !== null && payload.hook_event_name !== undefined && payload.hook_event_name !== eventArg) {
-    throw new Error(`${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`);
+    throw new Error(
+      `${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`,
+    );
   }
   const kind = typeof name === "string" && Object.hasOwn(EVENTS, name) ? EVENTS[name] : null;
   if (!kind) throw new Error(`unrecognised ${CLIENT} hook event ${nameOf(name)}`);
@@ -72,8 +79,18 @@ export function normalizeCodexHook(payload: unknown, eventArg: string | null): N
   if (!sessionId || !cwd) throw new Error(`${CLIENT} hook payload has no session id or working directory`);
   const tool = kind === "beforeTool" || kind === "afterTool" ? str(payload.tool_name) : null;
   const input = isObj(payload.tool_input) ? payload.tool_input : {};
-  const patch = kind === "beforeTool" && tool === PATCH_TOOL && typeof input.command === "string" ? input.command : null;
-  return normalizedEvent({ kind, sessionId, cwd, model: str(payload.model), parentSessionId: null, agentId: null, tool, targets: patch ? patchTargets(patch) : [] });
+  const patch =
+    kind === "beforeTool" && tool === PATCH_TOOL && typeof input.command === "string" ? input.command : null;
+  return normalizedEvent({
+    kind,
+    sessionId,
+    cwd,
+    model: str(payload.model),
+    parentSessionId: null,
+    agentId: null,
+    tool,
+    targets: patch ? patchTargets(patch) : [],
+  });
 }
 
 /**
@@ -81,21 +98,32 @@ export function normalizeCodexHook(payload: unknown, eventArg: string | null): N
  * reason reaches the model as the tool's output). `{"decision":"deny"}` is silently ignored.
  */
 export function denyOutcome(reason: string): HookOutcome {
-  const envelope = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } };
+  const envelope = {
+    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason },
+  };
   return { stdout: JSON.stringify(envelope), stderr: "", exitCode: 0 };
 }
 
-const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = { beforeTurn: "UserPromptSubmit", sessionStart: "SessionStart", afterTool: "PostToolUse" };
+const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
+  beforeTurn: "UserPromptSubmit",
+  sessionStart: "SessionStart",
+  afterTool: "PostToolUse",
+};
 
 /** additionalContext arrives in the next model request as a `developer` message. */
 export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
   if (text === "") return { stdout: "", stderr: "", exitCode: 0 };
   const hookEventName = (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit";
-  return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }), stderr: "", exitCode: 0 };
+  return {
+    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }),
+    stderr: "",
+    exitCode: 0,
+  };
 }
 
 /* The fast hook path's entry points (defineAdapter's `fastHook` names this file). */
-export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent => normalizeCodexHook(payload, event);
+export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent =>
+  normalizeCodexHook(payload, event);
 
 export function guardWrite(event: NormalizedEvent, protect: readonly string[]): GuardDecision {
   return guardProtected(event, protect, CLIENT);

@@ -27,7 +27,10 @@ const WIRED = ["SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse"] a
 const clientTimeoutS = (hookTimeoutMs: number) => Math.ceil(hookTimeoutMs / 1000) + 5;
 
 const config = z.strictObject({
-  codex_home: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional()
+  codex_home: z
+    .string()
+    .refine((p) => path.isAbsolute(p), "must be an absolute path")
+    .optional()
     .meta({ description: "Codex's home folder (its CODEX_HOME); default ~/.codex. install edits hooks.json in it." }),
 });
 
@@ -36,7 +39,9 @@ function codexHome(env: AdapterEnv, cfg: { codex_home?: string }): string {
 }
 
 const command = (env: AdapterEnv, event: string) => `${env.hookCommand} ${event}`;
-const hookEntry = (env: AdapterEnv, event: string, hookTimeoutMs: number) => ({ hooks: [{ type: "command", command: command(env, event), timeout: clientTimeoutS(hookTimeoutMs) }] });
+const hookEntry = (env: AdapterEnv, event: string, hookTimeoutMs: number) => ({
+  hooks: [{ type: "command", command: command(env, event), timeout: clientTimeoutS(hookTimeoutMs) }],
+});
 /** Codex's hook key event segment: "PreToolUse" → "pre_tool_use". */
 const snake = (event: string) => event.replace(/[A-Z]/g, (c, i: number) => (i ? "_" : "") + c.toLowerCase());
 
@@ -76,16 +81,33 @@ export default defineAdapter({
         } catch {
           // unreadable: every event counts as unwired
         }
-        const groupOf = (event: string) => (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : []).findIndex((g) => JSON.stringify(g).includes(JSON.stringify(command(env, event)).slice(1, -1)));
+        const groupOf = (event: string) =>
+          (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : []).findIndex((g) =>
+            JSON.stringify(g).includes(JSON.stringify(command(env, event)).slice(1, -1)),
+          );
         const unwired = WIRED.filter((e) => groupOf(e) < 0);
         if (unwired.length > 0) {
-          diagnostics.push({ level: "warn", code: "not-wired", message: `${file} does not run Patchbay for ${unwired.join(", ")}; run \`patchbay adapter install ${env.instance}\`.` });
+          diagnostics.push({
+            level: "warn",
+            code: "not-wired",
+            message: `${file} does not run Patchbay for ${unwired.join(", ")}; run \`patchbay adapter install ${env.instance}\`.`,
+          });
         }
         // Codex's trust record: [hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash = "sha256:…" in config.toml.
         const toml = readText(path.join(home, "config.toml")) ?? "";
-        const untrusted = WIRED.filter((e) => groupOf(e) >= 0 && !new RegExp(`\\[hooks\\.state\\."${escapeRe(`${file}:${snake(e)}:${groupOf(e)}:0`)}"\\]\\s*\\ntrusted_hash\\s*=`).test(toml));
+        const untrusted = WIRED.filter(
+          (e) =>
+            groupOf(e) >= 0 &&
+            !new RegExp(
+              `\\[hooks\\.state\\."${escapeRe(`${file}:${snake(e)}:${groupOf(e)}:0`)}"\\]\\s*\\ntrusted_hash\\s*=`,
+            ).test(toml),
+        );
         if (untrusted.length > 0) {
-          diagnostics.push({ level: "warn", code: "hooks-untrusted", message: `Codex has not trusted Patchbay's hooks for ${untrusted.join(", ")} and skips them silently; trust them in Codex (\`codex\`, then /hooks). Codex asks again whenever a hook's command changes.` });
+          diagnostics.push({
+            level: "warn",
+            code: "hooks-untrusted",
+            message: `Codex has not trusted Patchbay's hooks for ${untrusted.join(", ")} and skips them silently; trust them in Codex (\`codex\`, then /hooks). Codex asks again whenever a hook's command changes.`,
+          });
         }
         return { ok: true, diagnostics };
       },
@@ -95,11 +117,20 @@ export default defineAdapter({
 
       planInstall(env: AdapterEnv): InstallPlan {
         return {
-          artifacts: [{
-            kind: "merge", path: path.join(codexHome(env, cfg), "hooks.json"), format: "json",
-            entries: WIRED.map((event) => ({ at: ["hooks", event], append: hookEntry(env, event, cfg.hook_timeout_ms) })),
-          }],
-          notes: ["Codex runs a new hook only after you trust it: start `codex` and trust Patchbay's hooks under /hooks (Codex records the trust in its config.toml; Patchbay does not edit that file). `patchbay adapter doctor` says which are still untrusted."],
+          artifacts: [
+            {
+              kind: "merge",
+              path: path.join(codexHome(env, cfg), "hooks.json"),
+              format: "json",
+              entries: WIRED.map((event) => ({
+                at: ["hooks", event],
+                append: hookEntry(env, event, cfg.hook_timeout_ms),
+              })),
+            },
+          ],
+          notes: [
+            "Codex runs a new hook only after you trust it: start `codex` and trust Patchbay's hooks under /hooks (Codex records the trust in its config.toml; Patchbay does not edit that file). `patchbay adapter doctor` says which are still untrusted.",
+          ],
         };
       },
 

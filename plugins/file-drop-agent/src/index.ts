@@ -17,7 +17,10 @@ const agentId = z.string().superRefine((value, issue) => {
 });
 
 const config = z.strictObject({
-  dir: z.string().min(1).meta({ path: true, description: "Folder the delivery and wake files are written to (created when needed)." }),
+  dir: z
+    .string()
+    .min(1)
+    .meta({ path: true, description: "Folder the delivery and wake files are written to (created when needed)." }),
   agents: z
     .array(agentId)
     .min(1)
@@ -51,7 +54,9 @@ export default definePlugin({
 
     function assertAgent(agent_id: string): void {
       if (!known.has(agent_id)) {
-        throw new Error(`unknown agent ${JSON.stringify(agent_id)}; this connector delivers to: ${cfg.agents.join(", ")}`);
+        throw new Error(
+          `unknown agent ${JSON.stringify(agent_id)}; this connector delivers to: ${cfg.agents.join(", ")}`,
+        );
       }
     }
 
@@ -122,7 +127,9 @@ export default definePlugin({
       async deliver(agent_id: string, payload: DeliveryPayload) {
         assertAgent(agent_id);
         if (payload?.kind !== "augment" && payload?.kind !== "template") {
-          throw new Error(`cannot deliver a payload of kind ${JSON.stringify((payload as { kind?: unknown })?.kind)}; file-drop-agent handles "augment" and "template"`);
+          throw new Error(
+            `cannot deliver a payload of kind ${JSON.stringify((payload as { kind?: unknown })?.kind)}; file-drop-agent handles "augment" and "template"`,
+          );
         }
         const dispatchId = payload.meta?.dispatch_id;
         const problem = portableNameProblem(dispatchId);

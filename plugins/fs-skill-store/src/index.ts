@@ -13,7 +13,10 @@ import type { SkillRecord, SkillStore } from "patchbay/plugin";
 const EXT = ".md";
 
 const config = z.strictObject({
-  dir: z.string().min(1).meta({ path: true, description: "Folder holding the skills, one <name>.md file each (created on first write)." }),
+  dir: z
+    .string()
+    .min(1)
+    .meta({ path: true, description: "Folder holding the skills, one <name>.md file each (created on first write)." }),
 });
 
 function errno(err: unknown): string | undefined {
@@ -31,7 +34,8 @@ export default definePlugin({
       const problem = portableNameProblem(name);
       if (problem) throw new Error(`invalid skill name ${JSON.stringify(name)}: ${problem}`);
       const file = resolve(root, name + EXT);
-      if (dirname(file) !== root) throw new Error(`invalid skill name ${JSON.stringify(name)}: it leaves the skill folder`);
+      if (dirname(file) !== root)
+        throw new Error(`invalid skill name ${JSON.stringify(name)}: it leaves the skill folder`);
       return file;
     }
 
@@ -47,7 +51,10 @@ export default definePlugin({
         if (errno(err) === "ENOENT") return null;
         throw err;
       }
-      if (!real.startsWith(realRoot + sep)) throw new Error(`skill ${JSON.stringify(name)} is a link to a file outside the skill folder; refusing to read it`);
+      if (!real.startsWith(realRoot + sep))
+        throw new Error(
+          `skill ${JSON.stringify(name)} is a link to a file outside the skill folder; refusing to read it`,
+        );
       return real;
     }
 

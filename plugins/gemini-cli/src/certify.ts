@@ -13,8 +13,17 @@ import type { CertifyDriver, CertifyWorld, StubCall } from "patchbay/adapter";
 
 /** Every hook event Gemini CLI 0.61 declares. */
 export const GEMINI_HOOK_EVENTS = [
-  "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection",
-  "BeforeTool", "AfterTool", "PreCompress", "Notification",
+  "SessionStart",
+  "SessionEnd",
+  "BeforeAgent",
+  "AfterAgent",
+  "BeforeModel",
+  "AfterModel",
+  "BeforeToolSelection",
+  "BeforeTool",
+  "AfterTool",
+  "PreCompress",
+  "Notification",
 ] as const;
 
 const TOOL_EVENTS = new Set(["BeforeTool", "AfterTool"]);
@@ -27,8 +36,13 @@ export const USER_SETTINGS = JSON.stringify({ security: { auth: { selectedType: 
 /** The environment Gemini CLI needs to run offline against the stub (and nothing of ours). */
 export function offlineEnv(home: string, baseUrl: string): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GEMINI_API_KEY: "test", GOOGLE_GEMINI_BASE_URL: baseUrl,
-    GEMINI_CLI_TRUST_WORKSPACE: "true", NO_COLOR: "1", GEMINI_TELEMETRY_ENABLED: "false",
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    GEMINI_API_KEY: "test",
+    GOOGLE_GEMINI_BASE_URL: baseUrl,
+    GEMINI_CLI_TRUST_WORKSPACE: "true",
+    NO_COLOR: "1",
+    GEMINI_TELEMETRY_ENABLED: "false",
   };
 }
 
@@ -37,7 +51,9 @@ export const geminiArgs = (prompt: string) => ["--approval-mode", "yolo", "-m", 
 /** How many function calls the conversation already holds (0 for requests without tools). */
 export function stepOf(req: StubCall): number | null {
   if (!Array.isArray(req.body.tools)) return null;
-  const contents = Array.isArray(req.body.contents) ? (req.body.contents as { role?: string; parts?: { functionCall?: unknown }[] }[]) : [];
+  const contents = Array.isArray(req.body.contents)
+    ? (req.body.contents as { role?: string; parts?: { functionCall?: unknown }[] }[])
+    : [];
   return contents.filter((c) => c.role === "model" && (c.parts ?? []).some((p) => p.functionCall)).length;
 }
 
@@ -55,15 +71,33 @@ export const driver: CertifyDriver = {
       hooks[event] = [TOOL_EVENTS.has(event) ? { matcher: ".*", ...entry } : entry];
     }
     writeFileSync(path.join(world.project, ".gemini", "settings.json"), JSON.stringify({ hooks }, null, 2));
-    return { command: world.bin, args: geminiArgs("patchbay-certify: run the scripted steps"), env: offlineEnv(world.home, world.stubUrl), cwd: world.project, timeoutMs: 150_000 };
+    return {
+      command: world.bin,
+      args: geminiArgs("patchbay-certify: run the scripted steps"),
+      env: offlineEnv(world.home, world.stubUrl),
+      cwd: world.project,
+      timeoutMs: 150_000,
+    };
   },
   script(world) {
     const notes = path.join(world.project, "notes.txt");
     const steps = [
-      { type: "function_call", name: "write_file", args: { file_path: world.protectedFile, content: "must not land\n" } },
+      {
+        type: "function_call",
+        name: "write_file",
+        args: { file_path: world.protectedFile, content: "must not land\n" },
+      },
       { type: "function_call", name: "write_file", args: { file_path: notes, content: "hello\n" } },
-      { type: "function_call", name: "replace", args: { file_path: notes, old_string: "hello", new_string: "bye", instruction: "say bye" } },
-      { type: "function_call", name: "run_shell_command", args: { command: "echo hi > shell.txt", description: "write from the shell" } },
+      {
+        type: "function_call",
+        name: "replace",
+        args: { file_path: notes, old_string: "hello", new_string: "bye", instruction: "say bye" },
+      },
+      {
+        type: "function_call",
+        name: "run_shell_command",
+        args: { command: "echo hi > shell.txt", description: "write from the shell" },
+      },
     ];
     return (req) => {
       const step = stepOf(req);

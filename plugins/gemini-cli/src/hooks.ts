@@ -17,7 +17,12 @@ export const EVENTS: Readonly<Record<string, EventKind>> = Object.freeze({
   AfterAgent: "turnEnd",
   BeforeTool: "beforeTool",
   AfterTool: "afterTool",
-  ...Object.fromEntries(["BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress", "Notification"].map((n) => [n, "other" as EventKind])),
+  ...Object.fromEntries(
+    ["BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress", "Notification"].map((n) => [
+      n,
+      "other" as EventKind,
+    ]),
+  ),
 });
 
 /**
@@ -42,7 +47,9 @@ export function normalizeGeminiHook(payload: unknown, eventArg: string | null): 
   if (!isObj(payload)) throw new Error(`${CLIENT} hook payload is not a JSON object`);
   const name = payload.hook_event_name ?? eventArg;
   if (eventArg !== null && payload.hook_event_name !== undefined && payload.hook_event_name !== eventArg) {
-    throw new Error(`${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`);
+    throw new Error(
+      `${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`,
+    );
   }
   const kind = typeof name === "string" && Object.hasOwn(EVENTS, name) ? EVENTS[name] : null;
   if (!kind) throw new Error(`unrecognised ${CLIENT} hook event ${nameOf(name)}`);
@@ -53,7 +60,16 @@ export function normalizeGeminiHook(payload: unknown, eventArg: string | null): 
   const input = isObj(payload.tool_input) ? payload.tool_input : {};
   const key = tool && Object.hasOwn(WRITE_TOOLS, tool) ? WRITE_TOOLS[tool] : null;
   const target = kind === "beforeTool" && key ? str(input[key]) : null;
-  return normalizedEvent({ kind, sessionId, cwd, model: null, parentSessionId: null, agentId: null, tool, targets: target ? [target] : [] });
+  return normalizedEvent({
+    kind,
+    sessionId,
+    cwd,
+    model: null,
+    parentSessionId: null,
+    agentId: null,
+    tool,
+    targets: target ? [target] : [],
+  });
 }
 
 /** `{"decision":"deny","reason"}`, exit 0: the model sees `{"error":"Tool execution blocked: <reason>"}`. */
@@ -61,17 +77,26 @@ export function denyOutcome(reason: string): HookOutcome {
   return { stdout: JSON.stringify({ decision: "deny", reason }), stderr: "", exitCode: 0 };
 }
 
-const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = { beforeTurn: "BeforeAgent", sessionStart: "SessionStart", afterTool: "AfterTool" };
+const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
+  beforeTurn: "BeforeAgent",
+  sessionStart: "SessionStart",
+  afterTool: "AfterTool",
+};
 
 /** additionalContext reaches the next request as a `<hook_context>` part; plain stdout never does. */
 export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
   if (text === "") return { stdout: "", stderr: "", exitCode: 0 };
   const hookEventName = (event && ENVELOPE_EVENT[event.kind]) ?? "BeforeAgent";
-  return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }), stderr: "", exitCode: 0 };
+  return {
+    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }),
+    stderr: "",
+    exitCode: 0,
+  };
 }
 
 /* The fast hook path's entry points (defineAdapter's `fastHook` names this file). */
-export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent => normalizeGeminiHook(payload, event);
+export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent =>
+  normalizeGeminiHook(payload, event);
 
 export function guardWrite(event: NormalizedEvent, protect: readonly string[]): GuardDecision {
   return guardProtected(event, protect, CLIENT);

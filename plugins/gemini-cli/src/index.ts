@@ -29,8 +29,13 @@ const WIRED: readonly { event: string; matcher?: string }[] = [
 const clientTimeoutMs = (hookTimeoutMs: number) => hookTimeoutMs + 5_000;
 
 const config = z.strictObject({
-  scope: z.enum(["project", "user"]).default("project")
-    .meta({ description: 'Which settings file install edits: "project" .gemini/settings.json next to connectors.json, "user" ~/.gemini/settings.json.' }),
+  scope: z
+    .enum(["project", "user"])
+    .default("project")
+    .meta({
+      description:
+        'Which settings file install edits: "project" .gemini/settings.json next to connectors.json, "user" ~/.gemini/settings.json.',
+    }),
 });
 
 type Scope = z.output<typeof config>["scope"];
@@ -40,7 +45,9 @@ function settingsFile(env: AdapterEnv, scope: Scope): string {
 }
 
 function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }, hookTimeoutMs: number) {
-  const hooks = [{ type: "command", command: `${env.hookCommand} ${w.event}`, timeout: clientTimeoutMs(hookTimeoutMs) }];
+  const hooks = [
+    { type: "command", command: `${env.hookCommand} ${w.event}`, timeout: clientTimeoutMs(hookTimeoutMs) },
+  ];
   return w.matcher ? { matcher: w.matcher, hooks } : { hooks };
 }
 
@@ -56,8 +63,11 @@ function readJson(file: string): Record<string, unknown> | null {
 /** Gemini's ~/.gemini/trustedFolders.json: path → TRUST_FOLDER | TRUST_PARENT | DO_NOT_TRUST. */
 function trusted(env: AdapterEnv): boolean {
   const folders = readJson(path.join(env.home, ".gemini", "trustedFolders.json")) ?? {};
-  return Object.entries(folders).some(([dir, level]) =>
-    (level === "TRUST_FOLDER" && isInside(env.projectDir, dir)) || (level === "TRUST_PARENT" && isInside(env.projectDir, path.dirname(dir))));
+  return Object.entries(folders).some(
+    ([dir, level]) =>
+      (level === "TRUST_FOLDER" && isInside(env.projectDir, dir)) ||
+      (level === "TRUST_PARENT" && isInside(env.projectDir, path.dirname(dir))),
+  );
 }
 
 export default defineAdapter({
@@ -81,13 +91,27 @@ export default defineAdapter({
         const file = settingsFile(env, cfg.scope);
         const diagnostics: Diagnostic[] = [];
         const settings = readJson(file) ?? {};
-        const hooks = settings.hooks && typeof settings.hooks === "object" ? (settings.hooks as Record<string, unknown>) : {};
-        const unwired = WIRED.filter((w) => !JSON.stringify(hooks[w.event] ?? []).includes(JSON.stringify(`${env.hookCommand} ${w.event}`).slice(1, -1)));
+        const hooks =
+          settings.hooks && typeof settings.hooks === "object" ? (settings.hooks as Record<string, unknown>) : {};
+        const unwired = WIRED.filter(
+          (w) =>
+            !JSON.stringify(hooks[w.event] ?? []).includes(
+              JSON.stringify(`${env.hookCommand} ${w.event}`).slice(1, -1),
+            ),
+        );
         if (unwired.length > 0) {
-          diagnostics.push({ level: "warn", code: "not-wired", message: `${file} does not run Patchbay for ${unwired.map((w) => w.event).join(", ")}; run \`patchbay adapter install ${env.instance}\`.` });
+          diagnostics.push({
+            level: "warn",
+            code: "not-wired",
+            message: `${file} does not run Patchbay for ${unwired.map((w) => w.event).join(", ")}; run \`patchbay adapter install ${env.instance}\`.`,
+          });
         }
         if (cfg.scope === "project" && !trusted(env)) {
-          diagnostics.push({ level: "warn", code: "folder-untrusted", message: `${env.projectDir} is not a trusted folder for Gemini CLI, which then ignores ${file} (and its hooks); trust it in \`gemini\` (/permissions), or set GEMINI_CLI_TRUST_WORKSPACE=true for automation.` });
+          diagnostics.push({
+            level: "warn",
+            code: "folder-untrusted",
+            message: `${env.projectDir} is not a trusted folder for Gemini CLI, which then ignores ${file} (and its hooks); trust it in \`gemini\` (/permissions), or set GEMINI_CLI_TRUST_WORKSPACE=true for automation.`,
+          });
         }
         return { ok: true, diagnostics };
       },
@@ -97,10 +121,14 @@ export default defineAdapter({
 
       planInstall(env: AdapterEnv): InstallPlan {
         return {
-          artifacts: [{
-            kind: "merge", path: settingsFile(env, cfg.scope), format: "json",
-            entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
-          }],
+          artifacts: [
+            {
+              kind: "merge",
+              path: settingsFile(env, cfg.scope),
+              format: "json",
+              entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
+            },
+          ],
         };
       },
 

@@ -13,7 +13,12 @@ export function sign(secret: string, timestamp: number, body: string): string {
   return "sha256=" + createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
 }
 
-export function verifySignature(secret: string, timestamp: string | undefined, body: string, signature: string | undefined): boolean {
+export function verifySignature(
+  secret: string,
+  timestamp: string | undefined,
+  body: string,
+  signature: string | undefined,
+): boolean {
   if (!timestamp || !signature) return false;
   const expected = Buffer.from(sign(secret, Number(timestamp), body));
   const given = Buffer.from(signature);

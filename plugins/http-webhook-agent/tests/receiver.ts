@@ -34,7 +34,15 @@ export async function startReceiver(secret: string | null): Promise<Receiver> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
-    if (secret && !verifySignature(secret, req.headers["x-patchbay-timestamp"] as string, text, req.headers["x-patchbay-signature"] as string)) {
+    if (
+      secret &&
+      !verifySignature(
+        secret,
+        req.headers["x-patchbay-timestamp"] as string,
+        text,
+        req.headers["x-patchbay-signature"] as string,
+      )
+    ) {
       return answer(401, { error: "bad signature" });
     }
     const body = JSON.parse(text) as Record<string, unknown>;
@@ -43,7 +51,10 @@ export async function startReceiver(secret: string | null): Promise<Receiver> {
     received.push({ path, method: req.method, headers: req.headers, body });
     const meta = body.meta as { correlation_id?: string; dispatch_id?: string } | undefined;
     if (body.expects_response) {
-      return answer(200, { correlation_id: path === "/liar" ? "someone-else" : meta?.correlation_id, content: `pong: ${String(body.content ?? body.prompt)}` });
+      return answer(200, {
+        correlation_id: path === "/liar" ? "someone-else" : meta?.correlation_id,
+        content: `pong: ${String(body.content ?? body.prompt)}`,
+      });
     }
     if (path === "/skip") return answer(202, { delivery_skipped: true });
     if (body.kind === "wake") return answer(200, { session_id: "session-1" });

@@ -8,7 +8,10 @@ export class LogBudget {
   private used = 0;
   private dropped = 0;
 
-  constructor(private readonly perSecond: number, private readonly onDropped: (dropped: number) => void) {}
+  constructor(
+    private readonly perSecond: number,
+    private readonly onDropped: (dropped: number) => void,
+  ) {}
 
   /** Whether one more line may be logged now. */
   take(): boolean {

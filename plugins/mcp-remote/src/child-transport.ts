@@ -28,7 +28,10 @@ export class ChildTransport implements Transport {
   private closed = false;
 
   /** `onKilled` hears a server that had to be killed (it ignored stdin closing and SIGTERM). */
-  constructor(private readonly child: ChildServer, private readonly onKilled: (pid: number | undefined) => void) {
+  constructor(
+    private readonly child: ChildServer,
+    private readonly onKilled: (pid: number | undefined) => void,
+  ) {
     this.proc = child.proc;
   }
 

@@ -35,7 +35,11 @@ export class ClientRequestBudget {
   private lastRefusalReport = 0;
   private pendingReport: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly limits: ClientRequestLimits, private readonly ctx: PluginContext, private readonly target: () => string) {}
+  constructor(
+    private readonly limits: ClientRequestLimits,
+    private readonly ctx: PluginContext,
+    private readonly target: () => string,
+  ) {}
 
   /** Runs one of this instance's tool calls; the server may ask things of us while it runs. */
   async during<T>(work: () => Promise<T>): Promise<T> {
@@ -79,11 +83,14 @@ export class ClientRequestBudget {
 
   private refusal(kind: ClientRequestKind): string | null {
     const costly = kind !== "roots";
-    if (costly && this.inFlight === 0 && !this.limits.outside_calls) return "no tool call of this instance is in flight (client_requests.outside_calls is false)";
-    if (costly && this.served - this.rootsServed >= this.limits.total) return `the instance's total budget of ${this.limits.total} is spent (client_requests.total)`;
+    if (costly && this.inFlight === 0 && !this.limits.outside_calls)
+      return "no tool call of this instance is in flight (client_requests.outside_calls is false)";
+    if (costly && this.served - this.rootsServed >= this.limits.total)
+      return `the instance's total budget of ${this.limits.total} is spent (client_requests.total)`;
     const since = Date.now() - MINUTE_MS;
     while (this.recent.length > 0 && this.recent[0] <= since) this.recent.shift();
-    if (this.recent.length >= this.limits.per_minute) return `more than ${this.limits.per_minute} in a minute (client_requests.per_minute)`;
+    if (this.recent.length >= this.limits.per_minute)
+      return `more than ${this.limits.per_minute} in a minute (client_requests.per_minute)`;
     return null;
   }
 }

@@ -8,7 +8,12 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ClientCapabilities, CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
 import {
-  CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ErrorCode,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ErrorCode,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { PluginContext } from "patchbay/plugin";
 import { LogBudget } from "./budget.js";
@@ -33,7 +38,14 @@ export function clientCapabilities(cfg: McpRemoteConfig): ClientCapabilities {
 
 type Level = "debug" | "info" | "warn" | "error";
 const LEVELS: Record<string, Level> = {
-  debug: "debug", info: "info", notice: "info", warning: "warn", error: "error", critical: "error", alert: "error", emergency: "error",
+  debug: "debug",
+  info: "info",
+  notice: "info",
+  warning: "warn",
+  error: "error",
+  critical: "error",
+  alert: "error",
+  emergency: "error",
 };
 
 function clip(value: unknown): unknown {
@@ -48,7 +60,13 @@ function clip(value: unknown): unknown {
 }
 
 /** Installs the request and notification handlers that back clientCapabilities(cfg). */
-export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: PluginContext, target: () => string, asks: ClientRequestBudget): void {
+export function installHandlers(
+  client: Client,
+  cfg: McpRemoteConfig,
+  ctx: PluginContext,
+  target: () => string,
+  asks: ClientRequestBudget,
+): void {
   if (cfg.roots) {
     const roots = cfg.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name }));
     client.setRequestHandler(ListRootsRequestSchema, () => {
@@ -62,7 +80,11 @@ export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: Plugi
     let running = 0;
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
       asks.admit("sampling");
-      if (running >= MAX_CONCURRENT_SAMPLING) throw new McpError(ErrorCode.InternalError, `${model} is busy with ${running} sampling requests; try again later`);
+      if (running >= MAX_CONCURRENT_SAMPLING)
+        throw new McpError(
+          ErrorCode.InternalError,
+          `${model} is busy with ${running} sampling requests; try again later`,
+        );
       running++;
       try {
         return await sample(request.params, extra.signal);
@@ -76,40 +98,72 @@ export function installHandlers(client: Client, cfg: McpRemoteConfig, ctx: Plugi
       for (const m of params.messages) {
         const parts = Array.isArray(m.content) ? m.content : [m.content];
         for (const p of parts) {
-          if (p.type !== "text") throw new McpError(ErrorCode.InvalidParams, `sampling through ${model} supports text messages only (got ${p.type})`);
+          if (p.type !== "text")
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `sampling through ${model} supports text messages only (got ${p.type})`,
+            );
           lines.push(`${m.role}: ${p.text}`);
         }
       }
       const prompt = lines.join("\n\n");
-      if (prompt.length > MAX_SAMPLING_PROMPT_CHARS) throw new McpError(ErrorCode.InvalidParams, `the sampling prompt is longer than ${MAX_SAMPLING_PROMPT_CHARS} characters`);
+      if (prompt.length > MAX_SAMPLING_PROMPT_CHARS)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `the sampling prompt is longer than ${MAX_SAMPLING_PROMPT_CHARS} characters`,
+        );
       const opts: Record<string, unknown> = { max_tokens: Math.min(params.maxTokens ?? max_tokens, max_tokens) };
       if (typeof params.temperature === "number") opts.temperature = params.temperature;
       if (params.stopSequences) opts.stop = params.stopSequences;
       ctx.log.info("serving a sampling request", { target: target(), model, chars: prompt.length });
-      const run = ctx.connectors.get(model) as unknown as { run(prompt: string, opts?: Record<string, unknown>): Promise<string> };
+      const run = ctx.connectors.get(model) as unknown as {
+        run(prompt: string, opts?: Record<string, unknown>): Promise<string>;
+      };
       const text = await Promise.race([
         run.run(prompt, opts),
-        new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new McpError(ErrorCode.RequestTimeout, "sampling cancelled by the server")), { once: true })),
+        new Promise<never>((_, reject) =>
+          signal.addEventListener(
+            "abort",
+            () => reject(new McpError(ErrorCode.RequestTimeout, "sampling cancelled by the server")),
+            { once: true },
+          ),
+        ),
       ]);
-      return { role: "assistant" as const, content: { type: "text" as const, text: String(text) }, model, stopReason: "endTurn" };
+      return {
+        role: "assistant" as const,
+        content: { type: "text" as const, text: String(text) },
+        model,
+        stopReason: "endTurn",
+      };
     };
   }
 
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     asks.admit("elicitation");
     if (cfg.elicitation === "accept_defaults" && request.params.mode !== "url") {
-      ctx.log.info("elicitation accepted with the schema's defaults (elicitation: accept_defaults)", { target: target() });
+      ctx.log.info("elicitation accepted with the schema's defaults (elicitation: accept_defaults)", {
+        target: target(),
+      });
       // The SDK fills the schema's defaults into the empty content (form.applyDefaults).
       return { action: "accept" as const, content: {} };
     }
-    ctx.log.info("elicitation declined: no user is attached to this connector (set elicitation in its config to change this)", {
-      target: target(), message: clip(request.params.message),
-    });
+    ctx.log.info(
+      "elicitation declined: no user is attached to this connector (set elicitation in its config to change this)",
+      {
+        target: target(),
+        message: clip(request.params.message),
+      },
+    );
     return { action: "decline" as const };
   });
 
   const budget = new LogBudget(LOG_BUDGET_PER_SECOND, (dropped) =>
-    ctx.log.warn("server log messages dropped: more than the budget per second", { target: target(), dropped, budget: LOG_BUDGET_PER_SECOND }));
+    ctx.log.warn("server log messages dropped: more than the budget per second", {
+      target: target(),
+      dropped,
+      budget: LOG_BUDGET_PER_SECOND,
+    }),
+  );
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     if (!budget.take()) return;
     const level = LEVELS[n.params.level] ?? "info";

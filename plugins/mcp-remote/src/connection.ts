@@ -115,18 +115,36 @@ export class Connection {
    * Runs `op` on a live session before `deadline`, reconnecting once if the session was lost.
    * `idempotent` ops are retried after a loss even if the server may have seen them.
    */
-  async run<T>(what: string, deadline: number, idempotent: boolean, op: (client: Client, opts: RequestOpts, session: Session) => Promise<T>, lateByMs = AFTER_DEADLINE_MS): Promise<T> {
+  async run<T>(
+    what: string,
+    deadline: number,
+    idempotent: boolean,
+    op: (client: Client, opts: RequestOpts, session: Session) => Promise<T>,
+    lateByMs = AFTER_DEADLINE_MS,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const left = deadline - Date.now();
       if (left <= 0) throw deadlineError(what);
       const session = await this.acquire(left + lateByMs);
       const request = session.requests.open(this.ctx.signal);
       try {
-        return await op(session.client, { timeout: requestTimeout(deadline, lateByMs), signal: request.signal }, session);
+        return await op(
+          session.client,
+          { timeout: requestTimeout(deadline, lateByMs), signal: request.signal },
+          session,
+        );
       } catch (err) {
-        if (attempt === 0 && err instanceof UnauthorizedError && this.auth instanceof AuthCodeProvider && session.transport instanceof StreamableHTTPClientTransport) {
+        if (
+          attempt === 0 &&
+          err instanceof UnauthorizedError &&
+          this.auth instanceof AuthCodeProvider &&
+          session.transport instanceof StreamableHTTPClientTransport
+        ) {
           // Step-up: the server asked for more scope (403 insufficient_scope) and refused the request; authorize, then send it again.
-          this.ctx.log.info("the server asks for more authorization; waiting for it", { target: this.target, during: what });
+          this.ctx.log.info("the server asks for more authorization; waiting for it", {
+            target: this.target,
+            during: what,
+          });
           await session.transport.finishAuth(await this.auth.waitForCode(Math.max(1, deadline - Date.now())));
           continue;
         }
@@ -145,7 +163,11 @@ export class Connection {
           }
           throw err;
         }
-        this.ctx.log.info("connection lost; reconnecting once", { target: this.target, during: what, error: (err as Error).message });
+        this.ctx.log.info("connection lost; reconnecting once", {
+          target: this.target,
+          during: what,
+          error: (err as Error).message,
+        });
       } finally {
         request.done();
       }
@@ -159,7 +181,11 @@ export class Connection {
     const current = this.session;
     this.session = null;
     if (current) await this.shutdown(current);
-    if (pending) await pending.then((s) => this.shutdown(s), () => {});
+    if (pending)
+      await pending.then(
+        (s) => this.shutdown(s),
+        () => {},
+      );
     // Started at create() and never adopted (no call came): it must not outlive the connector.
     const early = this.early;
     this.early = null;
@@ -201,9 +227,21 @@ export class Connection {
   }
 
   private async openOnce(): Promise<Session> {
-    const client = new Client({ name: "patchbay-mcp-remote", version: "1.0.0" }, { capabilities: clientCapabilities(this.cfg) });
+    const client = new Client(
+      { name: "patchbay-mcp-remote", version: "1.0.0" },
+      { capabilities: clientCapabilities(this.cfg) },
+    );
     const transport = this.makeTransport();
-    const session: Session = { client, transport, lost: false, broken: new AbortController(), requests: new RequestSignals(), tools: null, taskTools: new Set(), why: null };
+    const session: Session = {
+      client,
+      transport,
+      lost: false,
+      broken: new AbortController(),
+      requests: new RequestSignals(),
+      tools: null,
+      taskTools: new Set(),
+      why: null,
+    };
     installHandlers(client, this.cfg, this.ctx, () => this.target, this.asks);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       session.tools = null;
@@ -216,7 +254,8 @@ export class Connection {
     };
     client.onerror = (err) => {
       this.ctx.log.debug("transport error", { target: this.target, error: err.message });
-      if (TOO_BIG.test(err.message)) session.why = "the server sent a message larger than 10 MiB, so the session was dropped";
+      if (TOO_BIG.test(err.message))
+        session.why = "the server sent a message larger than 10 MiB, so the session was dropped";
       if (STREAM_BROKEN.test(err.message)) {
         // The SDK keeps waiting for an answer on a broken stream; fail what is in flight now.
         session.lost = true;
@@ -240,7 +279,11 @@ export class Connection {
     this.onConnected?.(client);
     if (client.getServerCapabilities()?.logging) {
       // Best effort: the server's log messages are wanted from this level on.
-      client.setLoggingLevel(this.cfg.log_level, { timeout: this.cfg.connect_timeout_ms }).catch((err: Error) => this.ctx.log.debug("logging/setLevel failed", { target: this.target, error: err.message }));
+      client
+        .setLoggingLevel(this.cfg.log_level, { timeout: this.cfg.connect_timeout_ms })
+        .catch((err: Error) =>
+          this.ctx.log.debug("logging/setLevel failed", { target: this.target, error: err.message }),
+        );
     }
     return session;
   }
@@ -248,25 +291,39 @@ export class Connection {
   private makeTransport(): Transport {
     if (this.cfg.url) {
       const authProvider = this.auth;
-      return this.lastHttp = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
+      return (this.lastHttp = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
         requestInit: { headers: this.cfg.headers ?? {} },
         ...(authProvider ? { authProvider } : {}),
         // A reconnect of a broken stream is tried soon and given up soon: a dead server must fail calls quickly.
-        reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
-      });
+        reconnectionOptions: {
+          initialReconnectionDelay: 200,
+          maxReconnectionDelay: 1_000,
+          reconnectionDelayGrowFactor: 1.5,
+          maxRetries: 2,
+        },
+      }));
     }
     // The server started at create() for the first session (even if it already exited: its
     // stderr then says why, and the connect fails with it); a new one for every later session.
     const early = this.early;
     this.early = null;
-    const transport = this.childTransport(early ?? startServer({ command: this.cfg.command!, args: this.cfg.args, cwd: this.cfg.cwd, env: this.cfg.env }));
+    const transport = this.childTransport(
+      early ?? startServer({ command: this.cfg.command!, args: this.cfg.args, cwd: this.cfg.cwd, env: this.cfg.env }),
+    );
     const stderr = transport.stderr;
     if (stderr) {
       // Forwarded through ctx.log so the host scrubs secrets, instead of inheriting our stderr.
-      const budget = new LogBudget(STDERR_BUDGET_PER_SECOND, (dropped) => this.ctx.log.warn("server stderr lines dropped: more than the budget per second", { target: this.target, dropped }));
+      const budget = new LogBudget(STDERR_BUDGET_PER_SECOND, (dropped) =>
+        this.ctx.log.warn("server stderr lines dropped: more than the budget per second", {
+          target: this.target,
+          dropped,
+        }),
+      );
       createInterface({ input: stderr }).on("line", (line) => {
         if (!budget.take()) return;
-        this.ctx.log.info("server stderr", { line: line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line });
+        this.ctx.log.info("server stderr", {
+          line: line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line,
+        });
       });
     }
     return transport;
@@ -283,13 +340,17 @@ export class Connection {
     const transport = session.transport;
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       // Polite: tell the server the session is over, but never wait long for a server that is gone.
-      await bounded(transport.terminateSession(), 1_000, new AbortController().signal, "terminating the session").catch(() => {});
+      await bounded(transport.terminateSession(), 1_000, new AbortController().signal, "terminating the session").catch(
+        () => {},
+      );
     }
     // A stdio server is ended by its transport's close (stdin, SIGTERM, SIGKILL; child-transport.ts).
     await session.client.close().catch(() => {});
   }
 
   private childTransport(child: ChildServer): ChildTransport {
-    return new ChildTransport(child, (pid) => this.ctx.log.warn("stdio server ignored stdin closing and SIGTERM; killed", { target: this.target, pid }));
+    return new ChildTransport(child, (pid) =>
+      this.ctx.log.warn("stdio server ignored stdin closing and SIGTERM; killed", { target: this.target, pid }),
+    );
   }
 }

@@ -37,9 +37,21 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
   connection.onConnected = (client) => subscriptions.attach(client, cfg.connect_timeout_ms);
 
   /** tools/list to the end, cached on the session until list_changed; notes the task-only tools. */
-  async function loadTools(client: Client, opts: RequestOpts, session: Session, deadline: number): Promise<ToolDescriptor[]> {
+  async function loadTools(
+    client: Client,
+    opts: RequestOpts,
+    session: Session,
+    deadline: number,
+  ): Promise<ToolDescriptor[]> {
     if (session.tools) return session.tools;
-    const raw = await collectPages("tools/list", target(), deadline, opts.signal, (cursor, o) => client.listTools(cursor === undefined ? undefined : { cursor }, o), (r) => r.tools);
+    const raw = await collectPages(
+      "tools/list",
+      target(),
+      deadline,
+      opts.signal,
+      (cursor, o) => client.listTools(cursor === undefined ? undefined : { cursor }, o),
+      (r) => r.tools,
+    );
     session.taskTools = new Set(raw.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name));
     session.tools = raw.map(toDescriptor);
     return session.tools;
@@ -61,12 +73,16 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     },
 
     async server_info() {
-      return connection.run("initialize", callDeadline(), true, async (_client, _opts, session) => connection.serverInfo(session));
+      return connection.run("initialize", callDeadline(), true, async (_client, _opts, session) =>
+        connection.serverInfo(session),
+      );
     },
 
     async list_tools() {
       const deadline = callDeadline();
-      return connection.run("tools/list", deadline, true, (client, opts, session) => loadTools(client, opts, session, deadline));
+      return connection.run("tools/list", deadline, true, (client, opts, session) =>
+        loadTools(client, opts, session, deadline),
+      );
     },
 
     async call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx) {
@@ -77,54 +93,93 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
       const deadline = callDeadline();
       const relay = new ProgressRelay(ctx, PROGRESS_INTERVAL_MS);
       // While it runs, the server may ask things of us (sampling, elicitation, roots), within budget.
-      const result = await connection.asks.during(() => connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
-        // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
-        if (!session.tools) await loadTools(client, opts, session, deadline);
-        if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
-        return client.request({ method: "tools/call", params }, CallToolResultSchema, {
-          ...opts,
-          // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
-          onprogress: relay.report,
-        });
-      })).finally(() => relay.flush());
+      const result = await connection.asks
+        .during(() =>
+          connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
+            // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
+            if (!session.tools) await loadTools(client, opts, session, deadline);
+            if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
+            return client.request({ method: "tools/call", params }, CallToolResultSchema, {
+              ...opts,
+              // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
+              onprogress: relay.report,
+            });
+          }),
+        )
+        .finally(() => relay.flush());
       const size = jsonLengthOver(result, MAX_RESULT_CHARS);
       if (size !== null) {
-        throw new Error(`tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`);
+        throw new Error(
+          `tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`,
+        );
       }
       return result;
     },
 
     async list_resources() {
       const deadline = callDeadline();
-      return connection.run("resources/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
-        collectPages("resources/list", target(), deadline, opts.signal, (cursor, o) => client.listResources(cursor === undefined ? undefined : { cursor }, o), (r) => r.resources),
+      return connection.run("resources/list", deadline, true, async (client, opts) =>
+        !offers(client, "resources")
+          ? []
+          : collectPages(
+              "resources/list",
+              target(),
+              deadline,
+              opts.signal,
+              (cursor, o) => client.listResources(cursor === undefined ? undefined : { cursor }, o),
+              (r) => r.resources,
+            ),
       );
     },
 
     async list_resource_templates() {
       const deadline = callDeadline();
-      return connection.run("resources/templates/list", deadline, true, async (client, opts) => !offers(client, "resources") ? [] :
-        collectPages("resources/templates/list", target(), deadline, opts.signal, (cursor, o) => client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, o), (r) => r.resourceTemplates),
+      return connection.run("resources/templates/list", deadline, true, async (client, opts) =>
+        !offers(client, "resources")
+          ? []
+          : collectPages(
+              "resources/templates/list",
+              target(),
+              deadline,
+              opts.signal,
+              (cursor, o) => client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, o),
+              (r) => r.resourceTemplates,
+            ),
       );
     },
 
     async read_resource(uri: string) {
-      return connection.run(`resources/read "${uri}"`, callDeadline(), true, (client, opts) => client.readResource({ uri }, opts));
+      return connection.run(`resources/read "${uri}"`, callDeadline(), true, (client, opts) =>
+        client.readResource({ uri }, opts),
+      );
     },
 
     // Idempotent on the server (a set of URIs), so retried after a lost connection like a read.
     async subscribe_resource(uri: string) {
-      await connection.run(`resources/subscribe "${uri}"`, callDeadline(), true, (client, opts) => subscriptions.subscribe(client, uri, opts));
+      await connection.run(`resources/subscribe "${uri}"`, callDeadline(), true, (client, opts) =>
+        subscriptions.subscribe(client, uri, opts),
+      );
     },
 
     async unsubscribe_resource(uri: string) {
-      await connection.run(`resources/unsubscribe "${uri}"`, callDeadline(), true, (client, opts) => subscriptions.unsubscribe(client, uri, opts));
+      await connection.run(`resources/unsubscribe "${uri}"`, callDeadline(), true, (client, opts) =>
+        subscriptions.unsubscribe(client, uri, opts),
+      );
     },
 
     async list_prompts() {
       const deadline = callDeadline();
-      return connection.run("prompts/list", deadline, true, async (client, opts) => !offers(client, "prompts") ? [] :
-        collectPages("prompts/list", target(), deadline, opts.signal, (cursor, o) => client.listPrompts(cursor === undefined ? undefined : { cursor }, o), (r) => r.prompts),
+      return connection.run("prompts/list", deadline, true, async (client, opts) =>
+        !offers(client, "prompts")
+          ? []
+          : collectPages(
+              "prompts/list",
+              target(),
+              deadline,
+              opts.signal,
+              (cursor, o) => client.listPrompts(cursor === undefined ? undefined : { cursor }, o),
+              (r) => r.prompts,
+            ),
       );
     },
 

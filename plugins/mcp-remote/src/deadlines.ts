@@ -24,7 +24,15 @@ export function deadlineError(what: string): Error {
 export function bounded<T>(promise: Promise<T>, ms: number, signal: AbortSignal, what: string): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const timer = Number.isFinite(ms) ? setTimeout(() => finish(() => reject(new McpError(ErrorCode.RequestTimeout, `${what} timed out after ${Math.round(ms)} ms`))), ms) : undefined;
+    const timer = Number.isFinite(ms)
+      ? setTimeout(
+          () =>
+            finish(() =>
+              reject(new McpError(ErrorCode.RequestTimeout, `${what} timed out after ${Math.round(ms)} ms`)),
+            ),
+          ms,
+        )
+      : undefined;
     const onAbort = () => finish(() => reject(signal.reason));
     signal.addEventListener("abort", onAbort, { once: true });
     function finish(settle: () => void) {
@@ -32,6 +40,9 @@ export function bounded<T>(promise: Promise<T>, ms: number, signal: AbortSignal,
       signal.removeEventListener("abort", onAbort);
       settle();
     }
-    promise.then((v) => finish(() => resolve(v)), (e) => finish(() => reject(e)));
+    promise.then(
+      (v) => finish(() => resolve(v)),
+      (e) => finish(() => reject(e)),
+    );
   });
 }

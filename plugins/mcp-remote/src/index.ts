@@ -15,7 +15,9 @@ export default definePlugin({
   kind: "mcp",
   config,
   async create(cfg, ctx): Promise<McpConnector> {
-    const early = cfg.command ? startServer({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env }) : null;
+    const early = cfg.command
+      ? startServer({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env })
+      : null;
     try {
       const { createConnector } = await import("./connector.js");
       return createConnector(cfg, ctx, early);

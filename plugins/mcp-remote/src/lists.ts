@@ -10,8 +10,12 @@ import { requestTimeout } from "./deadlines.js";
 const MAX_PAGES = 1_000;
 
 export async function collectPages<P extends { nextCursor?: string }, T>(
-  what: string, target: string, deadline: number, signal: AbortSignal,
-  fetchPage: (cursor: string | undefined, opts: RequestOpts) => Promise<P>, items: (page: P) => T[],
+  what: string,
+  target: string,
+  deadline: number,
+  signal: AbortSignal,
+  fetchPage: (cursor: string | undefined, opts: RequestOpts) => Promise<P>,
+  items: (page: P) => T[],
 ): Promise<T[]> {
   const out: T[] = [];
   const seen = new Set<string>();
@@ -22,7 +26,8 @@ export async function collectPages<P extends { nextCursor?: string }, T>(
     out.push(...items(result));
     cursor = result.nextCursor;
     if (cursor === undefined) return out;
-    if (seen.has(cursor)) throw new Error(`${what}: ${target} repeated the pagination cursor ${JSON.stringify(cursor)}`);
+    if (seen.has(cursor))
+      throw new Error(`${what}: ${target} repeated the pagination cursor ${JSON.stringify(cursor)}`);
     seen.add(cursor);
   }
   throw new Error(`${what}: ${target} returned more than ${MAX_PAGES} pages`);
@@ -30,7 +35,14 @@ export async function collectPages<P extends { nextCursor?: string }, T>(
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
-export function toDescriptor(tool: { name: string; title?: string; description?: string; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown }): ToolDescriptor {
+export function toDescriptor(tool: {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}): ToolDescriptor {
   const out: ToolDescriptor = { name: tool.name };
   if (typeof tool.title === "string") out.title = tool.title;
   if (typeof tool.description === "string") out.description = tool.description;

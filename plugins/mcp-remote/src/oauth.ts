@@ -17,7 +17,11 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { PluginContext } from "patchbay/plugin";
 import type { McpRemoteConfig } from "./config.js";
 
@@ -34,9 +38,20 @@ export function makeAuthProvider(cfg: McpRemoteConfig, ctx: PluginContext): OAut
   if (!o) return undefined;
   if (o.flow === "client_credentials") {
     if (o.private_key_pem) {
-      return new PrivateKeyJwtProvider({ clientId: o.client_id!, privateKey: o.private_key_pem, algorithm: o.signing_algorithm, clientName: "patchbay-mcp-remote", scope: o.scope });
+      return new PrivateKeyJwtProvider({
+        clientId: o.client_id!,
+        privateKey: o.private_key_pem,
+        algorithm: o.signing_algorithm,
+        clientName: "patchbay-mcp-remote",
+        scope: o.scope,
+      });
     }
-    return new ClientCredentialsProvider({ clientId: o.client_id!, clientSecret: o.client_secret ?? "", clientName: "patchbay-mcp-remote", scope: o.scope });
+    return new ClientCredentialsProvider({
+      clientId: o.client_id!,
+      clientSecret: o.client_secret ?? "",
+      clientName: "patchbay-mcp-remote",
+      scope: o.scope,
+    });
   }
   return new AuthCodeProvider(o, ctx);
 }
@@ -50,7 +65,10 @@ export class AuthCodeProvider implements OAuthClientProvider {
   private received: string | null = null;
   private readonly file: string;
 
-  constructor(private readonly o: OAuthConfig, private readonly ctx: PluginContext) {
+  constructor(
+    private readonly o: OAuthConfig,
+    private readonly ctx: PluginContext,
+  ) {
     this.file = join(o.token_store, `${ctx.instance.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
   }
 
@@ -61,7 +79,9 @@ export class AuthCodeProvider implements OAuthClientProvider {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       const code = url.searchParams.get("code");
       if (url.pathname !== "/callback" || !code || url.searchParams.get("state") !== this.expectedState) {
-        res.writeHead(400, { "content-type": "text/plain" }).end("Not an authorization response for this Patchbay connector.");
+        res
+          .writeHead(400, { "content-type": "text/plain" })
+          .end("Not an authorization response for this Patchbay connector.");
         return;
       }
       res.writeHead(200, { "content-type": "text/plain" }).end("Patchbay is authorized. You can close this window.");
@@ -88,11 +108,21 @@ export class AuthCodeProvider implements OAuthClientProvider {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting = null;
-        reject(new Error(`no authorization arrived within ${ms} ms; open the logged authorization URL, or raise connect_timeout_ms`));
+        reject(
+          new Error(
+            `no authorization arrived within ${ms} ms; open the logged authorization URL, or raise connect_timeout_ms`,
+          ),
+        );
       }, ms);
       this.waiting = {
-        resolve: (c) => { clearTimeout(timer); resolve(c); },
-        reject: (e) => { clearTimeout(timer); reject(e); },
+        resolve: (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       };
     });
   }
@@ -125,7 +155,8 @@ export class AuthCodeProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
-    if (this.o.client_id) return { client_id: this.o.client_id, ...(this.o.client_secret ? { client_secret: this.o.client_secret } : {}) };
+    if (this.o.client_id)
+      return { client_id: this.o.client_id, ...(this.o.client_secret ? { client_secret: this.o.client_secret } : {}) };
     return this.load().client;
   }
 
@@ -142,7 +173,9 @@ export class AuthCodeProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    this.ctx.log.warn("OAuth: authorization needed; open this URL in a browser on this machine", { url: url.toString() });
+    this.ctx.log.warn("OAuth: authorization needed; open this URL in a browser on this machine", {
+      url: url.toString(),
+    });
     if (this.o.authorize !== "fetch") return;
     // Headless: follow the authorization server's redirects; an approving server ends at our listener.
     let next: URL = url;

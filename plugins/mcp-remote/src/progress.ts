@@ -24,7 +24,10 @@ export class ProgressRelay {
    */
   private readonly scope = new AsyncResource("mcp-remote.progress");
 
-  constructor(private readonly ctx: PluginContext, private readonly intervalMs: number) {}
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly intervalMs: number,
+  ) {}
 
   private send(p: Progress): void {
     this.scope.runInAsyncScope(() => this.ctx.progress?.(p));
@@ -32,7 +35,11 @@ export class ProgressRelay {
 
   /** For the SDK's onprogress. */
   readonly report = (p: Progress): void => {
-    const clean: Progress = { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) };
+    const clean: Progress = {
+      progress: p.progress,
+      ...(p.total !== undefined ? { total: p.total } : {}),
+      ...(p.message !== undefined ? { message: p.message } : {}),
+    };
     const wait = this.last + this.intervalMs - Date.now();
     if (wait <= 0 && !this.timer) {
       this.last = Date.now();

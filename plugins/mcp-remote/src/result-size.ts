@@ -61,7 +61,8 @@ export function jsonLengthOver(value: unknown, max: number): number | null {
       return;
     }
     const proto = Object.getPrototypeOf(v);
-    if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === "function") throw new NotPlain();
+    if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === "function")
+      throw new NotPlain();
     lo += 2;
     hi += 2;
     let first = true;

@@ -22,7 +22,10 @@ export function offersSubscriptions(client: Client): boolean {
 export class ResourceSubscriptions {
   private readonly uris = new Set<string>();
 
-  constructor(private readonly ctx: PluginContext, private readonly target: () => string) {}
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly target: () => string,
+  ) {}
 
   /** Called for every new session, right after it connected. */
   attach(client: Client, timeoutMs: number): void {
@@ -32,7 +35,10 @@ export class ResourceSubscriptions {
     });
     if (this.uris.size === 0) return;
     if (!offersSubscriptions(client)) {
-      this.ctx.log.warn("the reconnected server no longer offers resource subscriptions; they are dropped", { target: this.target(), count: this.uris.size });
+      this.ctx.log.warn("the reconnected server no longer offers resource subscriptions; they are dropped", {
+        target: this.target(),
+        count: this.uris.size,
+      });
       for (const uri of this.uris) this.ctx.resourceUpdated?.(uri);
       this.uris.clear();
       return;
@@ -40,7 +46,11 @@ export class ResourceSubscriptions {
     for (const uri of [...this.uris]) {
       client.subscribeResource({ uri }, { timeout: timeoutMs }).then(
         () => this.ctx.resourceUpdated?.(uri),
-        (err: Error) => this.ctx.log.warn("renewing a resource subscription on the new session failed", { target: this.target(), error: err.message }),
+        (err: Error) =>
+          this.ctx.log.warn("renewing a resource subscription on the new session failed", {
+            target: this.target(),
+            error: err.message,
+          }),
       );
     }
   }
@@ -62,6 +72,8 @@ export class ResourceSubscriptions {
   }
 
   private unsupported(): Error {
-    return unsupported(`${this.target()} does not offer resource subscriptions (its initialize answer has no resources.subscribe capability)`);
+    return unsupported(
+      `${this.target()} does not offer resource subscriptions (its initialize answer has no resources.subscribe capability)`,
+    );
   }
 }

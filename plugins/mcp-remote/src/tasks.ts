@@ -10,7 +10,13 @@ import { CallToolResultSchema, type CallToolRequest, type CallToolResult } from 
 import type { PluginContext } from "patchbay/plugin";
 import type { RequestOpts } from "./connection.js";
 
-export async function callAsTask(client: Client, params: CallToolRequest["params"], opts: RequestOpts, ctx: PluginContext, report: (p: { progress: number; message?: string }) => void): Promise<CallToolResult> {
+export async function callAsTask(
+  client: Client,
+  params: CallToolRequest["params"],
+  opts: RequestOpts,
+  ctx: PluginContext,
+  report: (p: { progress: number; message?: string }) => void,
+): Promise<CallToolResult> {
   let taskId: string | undefined;
   let step = 0;
   const cancel = () => {
@@ -18,7 +24,10 @@ export async function callAsTask(client: Client, params: CallToolRequest["params
   };
   opts.signal.addEventListener("abort", cancel, { once: true });
   try {
-    for await (const m of client.experimental.tasks.callToolStream(params, CallToolResultSchema, { ...opts, task: {} })) {
+    for await (const m of client.experimental.tasks.callToolStream(params, CallToolResultSchema, {
+      ...opts,
+      task: {},
+    })) {
       if (m.type === "taskCreated") {
         taskId = m.task.taskId;
         ctx.log.debug("tool runs as a task", { tool: params.name, task: taskId });

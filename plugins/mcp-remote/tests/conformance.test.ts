@@ -9,7 +9,10 @@ import { createHost, registerConformance } from "patchbay/testing";
 import { deadPort, startDemoHttp, STDIO_SERVER } from "./demo-server.js";
 
 const plugin = fileURLToPath(new URL("..", import.meta.url));
-const mcp = { call: { tool: "echo", args: { text: "hello" } }, errorCall: { tool: "fail", args: { message: "the kit asked for a failure" } } };
+const mcp = {
+  call: { tool: "echo", args: { text: "hello" } },
+  errorCall: { tool: "fail", args: { message: "the kit asked for a failure" } },
+};
 
 await registerConformance("mcp", {
   plugin,
@@ -20,12 +23,17 @@ await registerConformance("mcp", {
 });
 
 // The reference server: resources, prompts and server_info exercise the kit's optional-method claims.
-const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const EVERYTHING = fileURLToPath(
+  new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
 await registerConformance("mcp", {
   plugin,
   config: { command: "node", args: [EVERYTHING, "stdio"], connect_timeout_ms: 10_000 },
   invalidConfig: { command: "node", args: [`${EVERYTHING}.missing`], connect_timeout_ms: 2_000 },
-  mcp: { call: { tool: "echo", args: { message: "hello" } }, errorCall: { tool: "get-sum", args: { a: "not a number", b: 1 } } },
+  mcp: {
+    call: { tool: "echo", args: { message: "hello" } },
+    errorCall: { tool: "get-sum", args: { a: "not a number", b: 1 } },
+  },
 });
 
 const http = await startDemoHttp();
@@ -42,11 +50,15 @@ describe("mcp-remote through the host", () => {
   it("reconnects after the HTTP server restarts on the same port", async () => {
     let server = await startDemoHttp();
     const host = await createHost({
-      config: { plugins: [], mcpConnectors: { demo: { plugin: "mcp-remote", config: { url: server.url }, timeout_ms: 10_000 } } },
+      config: {
+        plugins: [],
+        mcpConnectors: { demo: { plugin: "mcp-remote", config: { url: server.url }, timeout_ms: 10_000 } },
+      },
       logLevel: "silent",
     });
     try {
-      const echo = () => host.mcp("demo").call("echo", { text: "still there" }) as Promise<{ content: { text: string }[] }>;
+      const echo = () =>
+        host.mcp("demo").call("echo", { text: "still there" }) as Promise<{ content: { text: string }[] }>;
       expect((await echo()).content[0].text).toBe("still there");
       await server.stop();
       server = await startDemoHttp(server.port);
@@ -65,8 +77,13 @@ describe("mcp-remote through the host", () => {
       logLevel: "silent",
     });
     try {
-      await expect(host.mcp("demo").call("fail", { message: "disk full" })).rejects.toMatchObject({ code: "PB_ERR_TOOL_ERROR", message: expect.stringContaining("disk full") });
-      await expect(host.mcp("demo").call("add", { a: 2, b: 3 })).resolves.toMatchObject({ structuredContent: { sum: 5 } });
+      await expect(host.mcp("demo").call("fail", { message: "disk full" })).rejects.toMatchObject({
+        code: "PB_ERR_TOOL_ERROR",
+        message: expect.stringContaining("disk full"),
+      });
+      await expect(host.mcp("demo").call("add", { a: 2, b: 3 })).resolves.toMatchObject({
+        structuredContent: { sum: 5 },
+      });
     } finally {
       await host.close();
     }

@@ -21,7 +21,9 @@ export interface DemoServer {
 
 export async function startDemoHttp(port = 0, extraArgs: string[] = []): Promise<DemoServer> {
   for (let attempt = 0; ; attempt++) {
-    const proc = spawn(process.execPath, [HTTP_SERVER, String(port), ...extraArgs], { stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [HTTP_SERVER, String(port), ...extraArgs], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     proc.stderr!.on("data", (d) => (stderr += d));
     try {

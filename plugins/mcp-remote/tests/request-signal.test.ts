@@ -23,7 +23,12 @@ const ctx: PluginContext = {
     return callSignal;
   },
   remainingMs: () => 5_000,
-  connectors: { get: () => { throw new Error("none"); }, list: () => [] },
+  connectors: {
+    get: () => {
+      throw new Error("none");
+    },
+    list: () => [],
+  },
 };
 const connection = new Connection(config.parse({ command: "node", args: [STDIO_SERVER] }), ctx);
 afterAll(() => connection.close());
@@ -54,7 +59,11 @@ it("keeps no request's signal alive after the request settles, so calls do not a
     callSignal = new AbortController().signal;
     const result = await connection.run("tools/call echo", Date.now() + 5_000, false, (client, opts) => {
       refs.push(new WeakRef(opts.signal));
-      return client.request({ method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } }, CallToolResultSchema, opts);
+      return client.request(
+        { method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } },
+        CallToolResultSchema,
+        opts,
+      );
     });
     expect(result.content[0]).toEqual({ type: "text", text: `hi ${i}` });
   }

@@ -11,9 +11,15 @@ const exact = (v: unknown, max: number) => {
 const samples: unknown[] = [
   { content: [{ type: "text", text: "hi" }] },
   { content: [{ type: "text", text: 'quotes " and \\ backslashes\n\t and \u0001 controls' }], isError: true },
-  { content: [{ type: "text", text: "ünïcødé 😀 and a lone \ud800 surrogate" }], structuredContent: { n: -1.7976931348623157e308, f: 0.1, nan: NaN, inf: -Infinity, ok: false, none: null } },
+  {
+    content: [{ type: "text", text: "ünïcødé 😀 and a lone \ud800 surrogate" }],
+    structuredContent: { n: -1.7976931348623157e308, f: 0.1, nan: NaN, inf: -Infinity, ok: false, none: null },
+  },
   { content: [], skipped: undefined, fn: () => 1, list: [undefined, () => 1, 1, "x", [], {}] },
-  { content: [{ type: "resource", resource: { uri: "file:///a", text: "x".repeat(5000) } }], _meta: { when: new Date(0) } },
+  {
+    content: [{ type: "resource", resource: { uri: "file:///a", text: "x".repeat(5000) } }],
+    _meta: { when: new Date(0) },
+  },
   [[[[["deep"]]]]],
   Object.assign(Object.create(null), { a: "b" }),
   "just a string",

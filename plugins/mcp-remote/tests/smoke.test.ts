@@ -12,7 +12,12 @@ const ctx: PluginContext = {
   log: { trace: noop, debug: noop, info: noop, warn: noop, error: noop },
   signal: new AbortController().signal,
   remainingMs: () => 2_000,
-  connectors: { get: () => { throw new Error("none"); }, list: () => [] },
+  connectors: {
+    get: () => {
+      throw new Error("none");
+    },
+    list: () => [],
+  },
 };
 
 it("needs exactly one of url and command", () => {

@@ -20,7 +20,8 @@ export default definePlugin({
   create(cfg, ctx): AgentConnector {
     const known = new Set(cfg.agents);
     const warnIfUnknown = (agent_id: string) => {
-      if (!known.has(agent_id)) ctx.log.warn("agent id is not in this connector's list", { agent_id, agents: cfg.agents });
+      if (!known.has(agent_id))
+        ctx.log.warn("agent id is not in this connector's list", { agent_id, agents: cfg.agents });
     };
 
     return {

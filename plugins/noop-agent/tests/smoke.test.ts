@@ -10,7 +10,12 @@ const ctx: PluginContext = {
   log: { trace: log, debug: log, info: log, warn: log, error: log },
   signal: new AbortController().signal,
   remainingMs: () => 5_000,
-  connectors: { get: () => { throw new Error("none"); }, list: () => [] },
+  connectors: {
+    get: () => {
+      throw new Error("none");
+    },
+    list: () => [],
+  },
 };
 
 it("acknowledges deliveries as skipped and logs them", async () => {
@@ -18,7 +23,11 @@ it("acknowledges deliveries as skipped and logs them", async () => {
   expect(await agent.health_check()).toBe(true);
   expect(await agent.list_agents()).toEqual([{ agent_id: "default" }]);
   const meta = { dispatch_id: "d", sent_at: Date.now(), origin: { skill_name: "smoke", trigger_kind: "cli" as const } };
-  expect(await agent.deliver("default", { kind: "template", prompt: "p", meta })).toMatchObject({ delivery_skipped: true });
+  expect(await agent.deliver("default", { kind: "template", prompt: "p", meta })).toMatchObject({
+    delivery_skipped: true,
+  });
   expect(logged.length).toBeGreaterThan(0);
-  await expect(agent.request_response("default", { kind: "template", prompt: "p", meta }, { correlation_id: "c" })).rejects.toThrow(/not implemented/);
+  await expect(
+    agent.request_response("default", { kind: "template", prompt: "p", meta }, { correlation_id: "c" }),
+  ).rejects.toThrow(/not implemented/);
 });

@@ -24,7 +24,10 @@ const config = z.strictObject({
     .refine(isHttpUrl, "base_url must be an http:// or https:// URL")
     .default("http://127.0.0.1:11434")
     .meta({ description: "Where Ollama listens." }),
-  model: z.string().min(1).meta({ description: 'The model tag to use, e.g. "gemma2:9b" (":latest" is implied when no tag is given).' }),
+  model: z
+    .string()
+    .min(1)
+    .meta({ description: 'The model tag to use, e.g. "gemma2:9b" (":latest" is implied when no tag is given).' }),
   timeout_ms: z
     .number()
     .int()
@@ -54,16 +57,26 @@ export default definePlugin({
     const base = cfg.base_url.replace(/\/+$/, "");
 
     /** One JSON request, bounded by ctx.signal and the smallest applicable timeout. */
-    async function request(method: "GET" | "POST", path: string, body: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
+    async function request(
+      method: "GET" | "POST",
+      path: string,
+      body: unknown,
+      timeoutMs?: number,
+    ): Promise<Record<string, unknown>> {
       const limit = Math.min(timeoutMs ?? Infinity, cfg.timeout_ms ?? Infinity);
       const callSignal = ctx.signal;
       const timeout = Number.isFinite(limit) ? AbortSignal.timeout(limit) : undefined;
       const signal = timeout ? AbortSignal.any([callSignal, timeout]) : callSignal;
       const explain = (err: unknown): Error => {
         if (timeout?.aborted) return new OllamaError(`${method} ${path} timed out after ${limit} ms`, { cause: err });
-        if (callSignal.aborted) return callSignal.reason instanceof Error ? callSignal.reason : new OllamaError(`${method} ${path} was cancelled`, { cause: err });
+        if (callSignal.aborted)
+          return callSignal.reason instanceof Error
+            ? callSignal.reason
+            : new OllamaError(`${method} ${path} was cancelled`, { cause: err });
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        return new OllamaError(`cannot reach ${base} (${cause?.code ?? cause?.message ?? (err as Error).message})`, { cause: err });
+        return new OllamaError(`cannot reach ${base} (${cause?.code ?? cause?.message ?? (err as Error).message})`, {
+          cause: err,
+        });
       };
 
       let res: Response;
@@ -91,9 +104,12 @@ export default definePlugin({
       }
       if (!res.ok) {
         const reason = (data as { error?: unknown } | undefined)?.error;
-        throw new OllamaError(`${method} ${path} answered ${res.status}: ${typeof reason === "string" ? reason : text.slice(0, 500)}`);
+        throw new OllamaError(
+          `${method} ${path} answered ${res.status}: ${typeof reason === "string" ? reason : text.slice(0, 500)}`,
+        );
       }
-      if (typeof data !== "object" || data === null) throw new OllamaError(`${method} ${path} did not answer with a JSON object`);
+      if (typeof data !== "object" || data === null)
+        throw new OllamaError(`${method} ${path} did not answer with a JSON object`);
       return data as Record<string, unknown>;
     }
 
@@ -106,7 +122,11 @@ export default definePlugin({
           const models = Array.isArray(data.models) ? (data.models as Array<{ name?: unknown; model?: unknown }>) : [];
           const names = models.flatMap((m) => [m.name, m.model]).filter((n): n is string => typeof n === "string");
           if (names.some((n) => sameModel(n, cfg.model))) return true;
-          ctx.log.warn("the configured model is not pulled", { model: cfg.model, available: [...new Set(names)], fix: `ollama pull ${cfg.model}` });
+          ctx.log.warn("the configured model is not pulled", {
+            model: cfg.model,
+            available: [...new Set(names)],
+            fix: `ollama pull ${cfg.model}`,
+          });
           return false;
         } catch (err) {
           ctx.log.warn("health check failed", { base_url: base, error: (err as Error).message });
@@ -121,7 +141,8 @@ export default definePlugin({
         const body: Record<string, unknown> = { model: opts.model ?? cfg.model, prompt, stream: false };
         if (Object.keys(options).length > 0) body.options = options;
         const data = await request("POST", "/api/generate", body, opts.timeout_ms);
-        if (typeof data.response !== "string") throw new OllamaError("/api/generate answered without a `response` string");
+        if (typeof data.response !== "string")
+          throw new OllamaError("/api/generate answered without a `response` string");
         return data.response;
       },
 
@@ -133,7 +154,8 @@ export default definePlugin({
           Array.isArray(embeddings) &&
           embeddings.length === texts.length &&
           embeddings.every((v) => Array.isArray(v) && v.every((x) => typeof x === "number"));
-        if (!valid) throw new OllamaError(`/api/embed did not answer one vector of numbers per text (${texts.length} asked)`);
+        if (!valid)
+          throw new OllamaError(`/api/embed did not answer one vector of numbers per text (${texts.length} asked)`);
         return embeddings as number[][];
       },
     };

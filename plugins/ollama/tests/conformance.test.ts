@@ -24,18 +24,31 @@ await registerConformance("local-model", {
 describe("ollama through the host", () => {
   it("sends run() options as Ollama options and embeds with the configured model", async () => {
     const host = await createHost({
-      config: { plugins: [], localModels: { gemma2: { plugin: "ollama", config: { base_url: server.url, model: "gemma2:9b" } } } },
+      config: {
+        plugins: [],
+        localModels: { gemma2: { plugin: "ollama", config: { base_url: server.url, model: "gemma2:9b" } } },
+      },
       logLevel: "silent",
     });
     try {
       const model = host.model("gemma2");
-      await expect(model.run("hi", { max_tokens: 5, temperature: 0.2, model: "qwen2.5:7b" })).resolves.toBe("hello from qwen2.5:7b: hi");
+      await expect(model.run("hi", { max_tokens: 5, temperature: 0.2, model: "qwen2.5:7b" })).resolves.toBe(
+        "hello from qwen2.5:7b: hi",
+      );
       const generate = server.requests.filter((r) => r.path === "/api/generate").at(-1)!;
-      expect(generate.body).toMatchObject({ model: "qwen2.5:7b", prompt: "hi", stream: false, options: { num_predict: 5, temperature: 0.2 } });
+      expect(generate.body).toMatchObject({
+        model: "qwen2.5:7b",
+        prompt: "hi",
+        stream: false,
+        options: { num_predict: 5, temperature: 0.2 },
+      });
       const vectors = await model.embed(["a", "b"]);
       expect(vectors.map((v) => v.length)).toEqual([EMBED_DIM, EMBED_DIM]);
       // An unknown model is the server's 404, surfaced as the plugin's error, not a crash.
-      await expect(model.run("hi", { model: "missing:1b" })).rejects.toMatchObject({ code: "PB_ERR_PLUGIN_THREW", message: expect.stringContaining("not found") });
+      await expect(model.run("hi", { model: "missing:1b" })).rejects.toMatchObject({
+        code: "PB_ERR_PLUGIN_THREW",
+        message: expect.stringContaining("not found"),
+      });
     } finally {
       await host.close();
     }

@@ -44,9 +44,15 @@ export async function startFakeOllama(models: string[]): Promise<FakeOllama> {
       }
       const model = String(data?.model ?? "");
       if (req.method === "POST" && (req.url === "/api/generate" || req.url === "/api/embed")) {
-        if (!models.includes(model) && !models.includes(`${model}:latest`)) return send(404, { error: `model "${model}" not found, try pulling it first` });
+        if (!models.includes(model) && !models.includes(`${model}:latest`))
+          return send(404, { error: `model "${model}" not found, try pulling it first` });
         if (req.url === "/api/generate") {
-          return send(200, { model, created_at: new Date().toISOString(), response: `hello from ${model}: ${String(data?.prompt)}`, done: true });
+          return send(200, {
+            model,
+            created_at: new Date().toISOString(),
+            response: `hello from ${model}: ${String(data?.prompt)}`,
+            done: true,
+          });
         }
         const input = Array.isArray(data?.input) ? (data.input as string[]) : [String(data?.input)];
         return send(200, { model, embeddings: input.map(vector) });

@@ -18,14 +18,36 @@ const config = z.strictObject({
   connection_string: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "connection_string must be a postgres:// URL")
-    .meta({ secret: true, description: "postgres://user:password@host:port/database; a secret, scrubbed from every log and error." }),
-  table: z.string().regex(identifier, "table must be a lower-case SQL identifier (letters, digits, _; at most 63)").default("patchbay_memories")
+    .meta({
+      secret: true,
+      description: "postgres://user:password@host:port/database; a secret, scrubbed from every log and error.",
+    }),
+  table: z
+    .string()
+    .regex(identifier, "table must be a lower-case SQL identifier (letters, digits, _; at most 63)")
+    .default("patchbay_memories")
     .meta({ description: "The table holding the records (created on first use, with its indexes)." }),
-  text_search_config: z.string().regex(identifier).default("english")
-    .meta({ description: "PostgreSQL text search configuration for stemming (english, simple, ...). Fixed when the table is created." }),
+  text_search_config: z
+    .string()
+    .regex(identifier)
+    .default("english")
+    .meta({
+      description:
+        "PostgreSQL text search configuration for stemming (english, simple, ...). Fixed when the table is created.",
+    }),
   pool_max: z.number().int().min(1).max(100).default(4).meta({ description: "Connections in the pool." }),
-  connect_timeout_ms: z.number().int().positive().default(3_000).meta({ description: "How long opening a connection may take." }),
-  statement_timeout_ms: z.number().int().positive().default(15_000).meta({ description: "The server cancels a statement that runs longer." }),
+  connect_timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .default(3_000)
+    .meta({ description: "How long opening a connection may take." }),
+  statement_timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .default(15_000)
+    .meta({ description: "The server cancels a statement that runs longer." }),
 });
 
 export default definePlugin({
@@ -64,8 +86,13 @@ export default definePlugin({
         const budget = Math.min(ctx.remainingMs() - 50, cfg.connect_timeout_ms + 1_000);
         if (!(budget > 0)) return false;
         let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${Math.round(budget)} ms`), budget)));
-        const probe = run(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} LIMIT 1) s`, []).then(() => null, (err: Error) => err.message);
+        const late = new Promise<string>(
+          (resolve) => (timer = setTimeout(() => resolve(`no answer within ${Math.round(budget)} ms`), budget)),
+        );
+        const probe = run(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} LIMIT 1) s`, []).then(
+          () => null,
+          (err: Error) => err.message,
+        );
         const problem = await Promise.race([probe, late]).finally(() => clearTimeout(timer));
         if (problem) ctx.log.warn("health check failed", { error: problem });
         return problem === null;
@@ -98,10 +125,24 @@ export default definePlugin({
              updated_at = EXCLUDED.updated_at, agent_id = EXCLUDED.agent_id, vault = EXCLUDED.vault, metadata = EXCLUDED.metadata
            RETURNING created_at`,
           [
-            row.id, row.summary, row.detail, c.thread_status ?? null, c.pinned ?? null, c.confidence ?? null, tags,
-            tags ? tags.join(" ") : null, c.payload_type ?? null, c.knowledge_type ?? null, c.recipients ?? null,
-            c.expires_at ?? null, given ? c.created_at : now, now, c.agent_id ?? null, c.vault ?? null,
-            row.metadata === null ? null : JSON.stringify(row.metadata), given,
+            row.id,
+            row.summary,
+            row.detail,
+            c.thread_status ?? null,
+            c.pinned ?? null,
+            c.confidence ?? null,
+            tags,
+            tags ? tags.join(" ") : null,
+            c.payload_type ?? null,
+            c.knowledge_type ?? null,
+            c.recipients ?? null,
+            c.expires_at ?? null,
+            given ? c.created_at : now,
+            now,
+            c.agent_id ?? null,
+            c.vault ?? null,
+            row.metadata === null ? null : JSON.stringify(row.metadata),
+            given,
           ],
         );
         return { id: row.id, created_at: Number(result.rows[0].created_at) };

@@ -31,7 +31,12 @@ export function terms(text: string): string[] {
   return [...seen];
 }
 
-export function buildQuery(table: string, language: string, filters: QueryFilters, now: number): BuiltQuery | "no-terms" {
+export function buildQuery(
+  table: string,
+  language: string,
+  filters: QueryFilters,
+  now: number,
+): BuiltQuery | "no-terms" {
   const values: unknown[] = [];
   const param = (v: unknown) => {
     values.push(v);
@@ -51,10 +56,12 @@ export function buildQuery(table: string, language: string, filters: QueryFilter
   if (filters.domain_tag != null) {
     // A string: the record carries that tag. An array: the record carries every tag listed.
     const tags = typeof filters.domain_tag === "string" ? [filters.domain_tag] : filters.domain_tag;
-    if (!Array.isArray(tags) || !tags.every((t) => typeof t === "string")) fail("domain_tag must be a string or an array of strings");
+    if (!Array.isArray(tags) || !tags.every((t) => typeof t === "string"))
+      fail("domain_tag must be a string or an array of strings");
     where.push(`m.domain_tags @> ${param(tags)}::text[]`);
   }
-  if (filters.include_expired != null && typeof filters.include_expired !== "boolean") fail("include_expired must be a boolean");
+  if (filters.include_expired != null && typeof filters.include_expired !== "boolean")
+    fail("include_expired must be a boolean");
   if (filters.include_expired !== true) where.push(`(m.expires_at IS NULL OR m.expires_at > ${param(now)})`);
   const match = filters.match ?? "any";
   if (match !== "any" && match !== "all") fail(`match must be "any" or "all"`);

@@ -4,7 +4,13 @@
  * (the top-level value wins) and a read never puts them back. A wrongly typed curated field is
  * refused with its name, never coerced or dropped.
  */
-import { CURATED_MEMORY_FIELDS, isCuratedMemoryField, type CuratedMemoryField, type MemoryWrite, type PortableMemory } from "patchbay/plugin";
+import {
+  CURATED_MEMORY_FIELDS,
+  isCuratedMemoryField,
+  type CuratedMemoryField,
+  type MemoryWrite,
+  type PortableMemory,
+} from "patchbay/plugin";
 
 type Curated = CuratedMemoryField;
 
@@ -39,8 +45,21 @@ export interface RowValues {
 }
 
 export const COLUMNS = [
-  "id", "summary", "detail", "thread_status", "pinned", "confidence", "domain_tags", "payload_type",
-  "knowledge_type", "recipients", "expires_at", "created_at", "agent_id", "vault", "metadata",
+  "id",
+  "summary",
+  "detail",
+  "thread_status",
+  "pinned",
+  "confidence",
+  "domain_tags",
+  "payload_type",
+  "knowledge_type",
+  "recipients",
+  "expires_at",
+  "created_at",
+  "agent_id",
+  "vault",
+  "metadata",
 ] as const;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -50,10 +69,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function toRow(record: MemoryWrite, newId: () => string): RowValues {
   if (!isPlainObject(record)) throw new Error("write(record): record must be an object");
   if (typeof record.summary !== "string") throw new Error("write(record): summary must be a string");
-  if (record.detail != null && typeof record.detail !== "string") throw new Error("write(record): detail must be a string");
-  if (record.metadata != null && !isPlainObject(record.metadata)) throw new Error("write(record): metadata must be an object");
+  if (record.detail != null && typeof record.detail !== "string")
+    throw new Error("write(record): detail must be a string");
+  if (record.metadata != null && !isPlainObject(record.metadata))
+    throw new Error("write(record): metadata must be an object");
   const id = record.id ?? newId();
-  if (typeof id !== "string" || id.length === 0 || id.length > MAX_ID_LENGTH) throw new Error(`write(record): id must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+  if (typeof id !== "string" || id.length === 0 || id.length > MAX_ID_LENGTH)
+    throw new Error(`write(record): id must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
 
   const metadata: Record<string, unknown> = { ...(record.metadata ?? {}) };
   const curated: Partial<Record<Curated, unknown>> = {};
@@ -69,7 +91,13 @@ export function toRow(record: MemoryWrite, newId: () => string): RowValues {
   for (const [key, value] of Object.entries(record)) {
     if (!CORE.has(key) && !isCuratedMemoryField(key) && value !== undefined) metadata[key] = value;
   }
-  return { id, summary: record.summary, detail: (record.detail as string | undefined) ?? null, curated, metadata: Object.keys(metadata).length ? metadata : null };
+  return {
+    id,
+    summary: record.summary,
+    detail: (record.detail as string | undefined) ?? null,
+    curated,
+    metadata: Object.keys(metadata).length ? metadata : null,
+  };
 }
 
 /** A row as selected (COLUMNS, plus `rank` from a search). */

@@ -56,7 +56,10 @@ export async function migrate(pool: pg.Pool, table: string, language: string): P
     const found = await client.query("SELECT obj_description(to_regclass($1), 'pg_class') AS comment", [`"${table}"`]);
     const comment = found.rows[0]?.comment as string | null | undefined;
     const version = comment ? Number(/schema (\d+)/.exec(comment)?.[1] ?? 0) : 0;
-    if (version > SCHEMA_VERSION) throw new Error(`table "${table}" was written by a newer postgres-memory (schema ${version}; this plugin knows ${SCHEMA_VERSION})`);
+    if (version > SCHEMA_VERSION)
+      throw new Error(
+        `table "${table}" was written by a newer postgres-memory (schema ${version}; this plugin knows ${SCHEMA_VERSION})`,
+      );
     if (version < SCHEMA_VERSION) await client.query(ddl(table, language));
     await client.query("COMMIT");
   } catch (err) {

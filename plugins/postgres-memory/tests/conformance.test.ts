@@ -12,7 +12,9 @@ import { createHost, registerConformance } from "patchbay/testing";
 
 const URL_VAR = "PATCHBAY_TEST_PG_URL";
 const url = process.env[URL_VAR];
-const skip = url ? false : `${URL_VAR} is not set; start PostgreSQL with \`eval "$(.ci/postgres.sh)"\` to run these tests`;
+const skip = url
+  ? false
+  : `${URL_VAR} is not set; start PostgreSQL with \`eval "$(.ci/postgres.sh)"\` to run these tests`;
 if (skip) console.warn(`[postgres-memory] SKIPPED: ${skip}`);
 
 const plugin = fileURLToPath(new URL("..", import.meta.url));
@@ -33,16 +35,30 @@ await registerConformance("memory-store", {
   env: { ...process.env },
   // Through ${VAR}, as an adopter would write it: the host scrubs the resolved value everywhere.
   config: { connection_string: `\${${URL_VAR}}`, table: tables[0] },
-  invalidConfig: { connection_string: "postgres://patchbay:wrong@127.0.0.1:1/patchbay_test", table: tables[0], connect_timeout_ms: 1_000 },
+  invalidConfig: {
+    connection_string: "postgres://patchbay:wrong@127.0.0.1:1/patchbay_test",
+    table: tables[0],
+    connect_timeout_ms: 1_000,
+  },
 });
 
 describe.skipIf(!url)("postgres-memory: the store several hosts share", () => {
-  const config = () => ({ plugins: [], memoryStores: { shared: { plugin: "postgres-memory", config: { connection_string: url, table: tables[1] } } } });
+  const config = () => ({
+    plugins: [],
+    memoryStores: { shared: { plugin: "postgres-memory", config: { connection_string: url, table: tables[1] } } },
+  });
 
   it("two hosts creating the table at once both come up, and each sees the other's writes", async () => {
-    const [a, b] = await Promise.all([createHost({ config: config(), logLevel: "silent" }), createHost({ config: config(), logLevel: "silent" })]);
+    const [a, b] = await Promise.all([
+      createHost({ config: config(), logLevel: "silent" }),
+      createHost({ config: config(), logLevel: "silent" }),
+    ]);
     try {
-      const written = await a.memory("shared").write!({ summary: "deploy frozen until Friday", domain_tags: ["ops"], pinned: true });
+      const written = await a.memory("shared").write!({
+        summary: "deploy frozen until Friday",
+        domain_tags: ["ops"],
+        pinned: true,
+      });
       const found = await b.memory("shared").query({ query: "frozen deploys", limit: 5, mode: "fts" });
       expect(found.map((m) => m.id)).toContain(written.id);
       expect(found.find((m) => m.id === written.id)).toMatchObject({ pinned: true, domain_tags: ["ops"] });
@@ -59,16 +75,34 @@ describe.skipIf(!url)("postgres-memory: the store several hosts share", () => {
     const host = await createHost({ config: config(), logLevel: "silent" });
     try {
       const mem = host.memory("shared");
-      for (const q of ["'); DROP TABLE x; --", "a & b | !c", "(((", ":*", "\\", "\u0000nul", "the and of", "🎛️", "x".repeat(5_000)]) {
+      for (const q of [
+        "'); DROP TABLE x; --",
+        "a & b | !c",
+        "(((",
+        ":*",
+        "\\",
+        "\u0000nul",
+        "the and of",
+        "🎛️",
+        "x".repeat(5_000),
+      ]) {
         await expect(mem.query({ query: q, limit: 3, mode: "fts" })).resolves.toBeInstanceOf(Array);
       }
       await mem.write!({ summary: `tagged ${run}`, domain_tags: ["a", "b"], vault: "v1" });
       await mem.write!({ summary: `tagged ${run} expired`, domain_tags: ["a"], expires_at: Date.now() - 1_000 });
-      expect(await mem.query({ query: `tagged ${run}`, limit: 10, mode: "fts", domain_tag: ["a", "b"] })).toHaveLength(1);
-      expect(await mem.query({ query: `tagged ${run}`, limit: 10, mode: "fts", vault: "v1", match: "all" })).toHaveLength(1);
+      expect(await mem.query({ query: `tagged ${run}`, limit: 10, mode: "fts", domain_tag: ["a", "b"] })).toHaveLength(
+        1,
+      );
+      expect(
+        await mem.query({ query: `tagged ${run}`, limit: 10, mode: "fts", vault: "v1", match: "all" }),
+      ).toHaveLength(1);
       expect(await mem.query({ query: `tagged ${run}`, limit: 10, mode: "fts", domain_tag: "a" })).toHaveLength(1);
-      expect(await mem.query({ query: `tagged ${run}`, limit: 10, mode: "fts", domain_tag: "a", include_expired: true })).toHaveLength(2);
-      await expect(mem.query({ query: "x", limit: 1, mode: "semantic" })).rejects.toMatchObject({ code: "PB_ERR_MODE_UNDECLARED" });
+      expect(
+        await mem.query({ query: `tagged ${run}`, limit: 10, mode: "fts", domain_tag: "a", include_expired: true }),
+      ).toHaveLength(2);
+      await expect(mem.query({ query: "x", limit: 1, mode: "semantic" })).rejects.toMatchObject({
+        code: "PB_ERR_MODE_UNDECLARED",
+      });
     } finally {
       await host.close();
     }
@@ -77,12 +111,24 @@ describe.skipIf(!url)("postgres-memory: the store several hosts share", () => {
   it("keeps the connection string's password out of errors and the boot report", async () => {
     const bad = `postgres://patchbay:hunter2-secret@127.0.0.1:1/patchbay_test`;
     const host = await createHost({
-      config: { plugins: [], memoryStores: { down: { plugin: "postgres-memory", required: false, config: { connection_string: bad, connect_timeout_ms: 500 } } } },
+      config: {
+        plugins: [],
+        memoryStores: {
+          down: {
+            plugin: "postgres-memory",
+            required: false,
+            config: { connection_string: bad, connect_timeout_ms: 500 },
+          },
+        },
+      },
       logLevel: "silent",
     });
     try {
       expect(JSON.stringify(host.report())).not.toContain("hunter2-secret");
-      const err = await host.memory("down").query({ query: "x", limit: 1, mode: "fts" }).catch((e: Error) => e);
+      const err = await host
+        .memory("down")
+        .query({ query: "x", limit: 1, mode: "fts" })
+        .catch((e: Error) => e);
       expect(String((err as Error).message)).not.toContain("hunter2-secret");
     } finally {
       await host.close();

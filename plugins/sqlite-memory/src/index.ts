@@ -35,13 +35,11 @@ interface Handle {
 }
 
 const config = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .meta({
-      path: true,
-      description: 'The SQLite database file (its folder is created); ":memory:" keeps everything in memory for the life of the instance.',
-    }),
+  path: z.string().min(1).meta({
+    path: true,
+    description:
+      'The SQLite database file (its folder is created); ":memory:" keeps everything in memory for the life of the instance.',
+  }),
 });
 
 /** The host resolves path fields against the connectors.json folder, so ":memory:" may arrive as "/dir/:memory:". */
@@ -75,9 +73,15 @@ export default definePlugin({
         migrate(opened);
       } catch (err) {
         opened?.close();
-        throw new Error(`sqlite-memory: cannot open ${inMemory ? ":memory:" : cfg.path}: ${(err as Error).message}`, { cause: err });
+        throw new Error(`sqlite-memory: cannot open ${inMemory ? ":memory:" : cfg.path}: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
-      handle = { db: opened, upsert: opened.prepare(UPSERT), byId: opened.prepare("SELECT * FROM memories WHERE id = ?") };
+      handle = {
+        db: opened,
+        upsert: opened.prepare(UPSERT),
+        byId: opened.prepare("SELECT * FROM memories WHERE id = ?"),
+      };
       ctx.log.debug("database opened", { path: inMemory ? ":memory:" : cfg.path });
       return handle;
     }
@@ -89,9 +93,9 @@ export default definePlugin({
     return {
       async health_check() {
         try {
-          const row = open().db.prepare("SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH '\"patchbay\"'").get() as
-            | { n: number }
-            | undefined;
+          const row = open()
+            .db.prepare("SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH '\"patchbay\"'")
+            .get() as { n: number } | undefined;
           return typeof row?.n === "number";
         } catch (err) {
           ctx.log.warn("health check failed", { error: (err as Error).message });
@@ -111,11 +115,13 @@ export default definePlugin({
         const { db, upsert } = open();
         const now = Date.now();
         // Rewriting an id replaces the record but keeps its original created_at unless one is given.
-        const createdAt = db.transaction(() => {
-          const existing = row.created_at ?? readOne(row.id)?.created_at ?? now;
-          upsert.run({ ...row, created_at: existing, updated_at: now });
-          return existing;
-        }).immediate();
+        const createdAt = db
+          .transaction(() => {
+            const existing = row.created_at ?? readOne(row.id)?.created_at ?? now;
+            upsert.run({ ...row, created_at: existing, updated_at: now });
+            return existing;
+          })
+          .immediate();
         return { id: row.id, created_at: createdAt };
       },
 

@@ -11,8 +11,18 @@ import type { QueryFilters } from "patchbay/plugin";
 const MAX_TERMS = 64;
 
 export const SUPPORTED_FILTERS = [
-  "query", "limit", "mode", "match", "domain_tag", "agent_id", "vault", "thread_status", "pinned",
-  "payload_type", "knowledge_type", "include_expired",
+  "query",
+  "limit",
+  "mode",
+  "match",
+  "domain_tag",
+  "agent_id",
+  "vault",
+  "thread_status",
+  "pinned",
+  "payload_type",
+  "knowledge_type",
+  "include_expired",
 ] as const;
 const SUPPORTED = new Set<string>(SUPPORTED_FILTERS);
 
@@ -51,7 +61,8 @@ function expectString(filters: QueryFilters, key: string): string | undefined {
 export function buildQuery(filters: QueryFilters, now: number): BuiltQuery | "no-terms" {
   if (typeof filters !== "object" || filters === null) fail("filters must be an object");
   const unknown = Object.keys(filters).filter((k) => !SUPPORTED.has(k) && filters[k] !== undefined);
-  if (unknown.length > 0) fail(`unsupported filter ${unknown.map((k) => `"${k}"`).join(", ")}; supported: ${SUPPORTED_FILTERS.join(", ")}`);
+  if (unknown.length > 0)
+    fail(`unsupported filter ${unknown.map((k) => `"${k}"`).join(", ")}; supported: ${SUPPORTED_FILTERS.join(", ")}`);
 
   const mode = filters.mode ?? "fts";
   if (mode !== "fts") fail(`mode "${String(mode)}" is not supported by sqlite-memory; use "fts"`);
@@ -79,13 +90,15 @@ export function buildQuery(filters: QueryFilters, now: number): BuiltQuery | "no
   if (tag != null) {
     // A string: the record carries that tag. An array: the record carries every tag listed.
     const tags = typeof tag === "string" ? [tag] : tag;
-    if (!Array.isArray(tags) || !tags.every((t) => typeof t === "string")) fail("domain_tag must be a string or an array of strings");
+    if (!Array.isArray(tags) || !tags.every((t) => typeof t === "string"))
+      fail("domain_tag must be a string or an array of strings");
     tags.forEach((t, i) => {
       where.push(`EXISTS (SELECT 1 FROM json_each(m.domain_tags) WHERE json_each.value = @tag${i})`);
       params[`tag${i}`] = t;
     });
   }
-  if (filters.include_expired != null && typeof filters.include_expired !== "boolean") fail("include_expired must be a boolean");
+  if (filters.include_expired != null && typeof filters.include_expired !== "boolean")
+    fail("include_expired must be a boolean");
   if (filters.include_expired !== true) where.push("(m.expires_at IS NULL OR m.expires_at > @now)");
 
   const filterSql = where.length > 0 ? where.join(" AND ") : "1";

@@ -3,7 +3,13 @@
  * curated field lives at the top level only, never also in `metadata`, so a write hoists curated
  * keys out of `metadata` and a read never puts them back there.
  */
-import { CURATED_MEMORY_FIELDS, isCuratedMemoryField, type CuratedMemoryField, type MemoryWrite, type PortableMemory } from "patchbay/plugin";
+import {
+  CURATED_MEMORY_FIELDS,
+  isCuratedMemoryField,
+  type CuratedMemoryField,
+  type MemoryWrite,
+  type PortableMemory,
+} from "patchbay/plugin";
 
 type Curated = CuratedMemoryField;
 
@@ -61,8 +67,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function toRow(record: MemoryWrite, newId: () => string): Row {
   if (!isPlainObject(record)) throw new Error("write(record): record must be an object");
   if (typeof record.summary !== "string") throw new Error("write(record): summary must be a string");
-  if (record.detail != null && typeof record.detail !== "string") throw new Error("write(record): detail must be a string");
-  if (record.metadata != null && !isPlainObject(record.metadata)) throw new Error("write(record): metadata must be an object");
+  if (record.detail != null && typeof record.detail !== "string")
+    throw new Error("write(record): detail must be a string");
+  if (record.metadata != null && !isPlainObject(record.metadata))
+    throw new Error("write(record): metadata must be an object");
 
   let id: string;
   if (record.id == null) id = newId();

@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS skills (
 const config = z.strictObject({
   path: z.string().min(1).meta({
     path: true,
-    description: 'The SQLite database file (its folder is created); ":memory:" keeps skills for the life of the instance only.',
+    description:
+      'The SQLite database file (its folder is created); ":memory:" keeps skills for the life of the instance only.',
   }),
 });
 
@@ -57,17 +58,25 @@ export default definePlugin({
         if (!inMemory) opened.pragma("journal_mode = WAL");
         opened.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
         const version = opened.pragma("user_version", { simple: true }) as number;
-        if (version > SCHEMA_VERSION) throw new Error(`the file was written by a newer sqlite-skill-store (schema ${version}; this plugin knows ${SCHEMA_VERSION})`);
+        if (version > SCHEMA_VERSION)
+          throw new Error(
+            `the file was written by a newer sqlite-skill-store (schema ${version}; this plugin knows ${SCHEMA_VERSION})`,
+          );
         if (version < SCHEMA_VERSION) {
           const handle = opened;
-          handle.transaction(() => {
-            handle.exec(DDL);
-            handle.pragma(`user_version = ${SCHEMA_VERSION}`);
-          }).immediate();
+          handle
+            .transaction(() => {
+              handle.exec(DDL);
+              handle.pragma(`user_version = ${SCHEMA_VERSION}`);
+            })
+            .immediate();
         }
       } catch (err) {
         opened?.close();
-        throw new Error(`sqlite-skill-store: cannot open ${inMemory ? ":memory:" : cfg.path}: ${(err as Error).message}`, { cause: err });
+        throw new Error(
+          `sqlite-skill-store: cannot open ${inMemory ? ":memory:" : cfg.path}: ${(err as Error).message}`,
+          { cause: err },
+        );
       }
       db = opened;
       return db;
@@ -84,7 +93,9 @@ export default definePlugin({
       },
 
       async get(name: string): Promise<SkillRecord | null> {
-        const row = open().prepare("SELECT name, body, created_at, updated_at FROM skills WHERE name = ?").get(name) as Row | undefined;
+        const row = open().prepare("SELECT name, body, created_at, updated_at FROM skills WHERE name = ?").get(name) as
+          | Row
+          | undefined;
         return row ? { name: row.name, body: row.body, created_at: row.created_at, updated_at: row.updated_at } : null;
       },
 

@@ -8,7 +8,13 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { pbError } from "../../errors.js";
-import { MODEL_APIS, type CertifyDriver, type CertifyWorld, type ModelApi, type StubCall } from "../../adapter-sdk/certify-driver.js";
+import {
+  MODEL_APIS,
+  type CertifyDriver,
+  type CertifyWorld,
+  type ModelApi,
+  type StubCall,
+} from "../../adapter-sdk/certify-driver.js";
 import { startMessagesStub, type StubBlock } from "./messages-stub.js";
 import { startResponsesStub, type ResponsesStep } from "./responses-stub.js";
 import { startGenerateContentStub, type GenerateStep } from "./generate-content-stub.js";
@@ -22,10 +28,18 @@ export interface DriveResult {
 type Script = (req: StubCall, index: number) => unknown[] | null;
 
 /** The stubs the host serves, by API: each keeps every request it answered. */
-const STUBS: Readonly<Record<ModelApi, (script: Script) => Promise<{ url: string; requests: StubCall[]; close(): Promise<void> }>>> = {
+const STUBS: Readonly<
+  Record<ModelApi, (script: Script) => Promise<{ url: string; requests: StubCall[]; close(): Promise<void> }>>
+> = {
   messages: async (script) => {
     const stub = await startMessagesStub((req, i) => script({ ...req, path: "/v1/messages" }, i) as StubBlock[] | null);
-    return { url: stub.url, get requests() { return stub.requests.map((r) => ({ ...r, path: "/v1/messages" })); }, close: () => stub.close() };
+    return {
+      url: stub.url,
+      get requests() {
+        return stub.requests.map((r) => ({ ...r, path: "/v1/messages" }));
+      },
+      close: () => stub.close(),
+    };
   },
   responses: (script) => startResponsesStub((req, i) => script(req, i) as ResponsesStep[] | null),
   "generate-content": (script) => startGenerateContentStub((req, i) => script(req, i) as GenerateStep[] | null),
@@ -37,13 +51,28 @@ export async function loadDriver(pluginDir: string, file: string, adapter: strin
   let mod: { driver?: Partial<CertifyDriver> };
   try {
     const { createJiti } = await import("jiti");
-    mod = await createJiti(full, { moduleCache: false }).import(full) as { driver?: Partial<CertifyDriver> };
+    mod = (await createJiti(full, { moduleCache: false }).import(full)) as { driver?: Partial<CertifyDriver> };
   } catch (err) {
-    throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `The certify driver ${full} of ${adapter} could not be loaded (${(err as Error).message.split("\n")[0]}).`, { adapter, file: full });
+    throw pbError(
+      "PB_ERR_ADAPTER_CERTIFY_FAILED",
+      `The certify driver ${full} of ${adapter} could not be loaded (${(err as Error).message.split("\n")[0]}).`,
+      { adapter, file: full },
+    );
   }
   const d = mod.driver;
-  if (!d || typeof d.prepare !== "function" || typeof d.script !== "function" || !Array.isArray(d.events) || !Array.isArray(d.denyEvents) || !(MODEL_APIS as readonly unknown[]).includes(d.api)) {
-    throw pbError("PB_ERR_ADAPTER_CERTIFY_FAILED", `${full} does not export a certify driver (driver.api one of ${MODEL_APIS.join(", ")}, events, denyEvents, prepare(), script()).`, { adapter, file: full });
+  if (
+    !d ||
+    typeof d.prepare !== "function" ||
+    typeof d.script !== "function" ||
+    !Array.isArray(d.events) ||
+    !Array.isArray(d.denyEvents) ||
+    !(MODEL_APIS as readonly unknown[]).includes(d.api)
+  ) {
+    throw pbError(
+      "PB_ERR_ADAPTER_CERTIFY_FAILED",
+      `${full} does not export a certify driver (driver.api one of ${MODEL_APIS.join(", ")}, events, denyEvents, prepare(), script()).`,
+      { adapter, file: full },
+    );
   }
   return d as CertifyDriver;
 }
@@ -67,7 +96,11 @@ export async function drive(driver: CertifyDriver, world: Omit<CertifyWorld, "st
     scriptOf = driver.script(full);
     const spec = driver.prepare(full);
     const run = await new Promise<{ exitCode: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(spec.command, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
       let stderr = "";
       child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
       const timer = setTimeout(() => child.kill("SIGKILL"), spec.timeoutMs ?? 180_000);

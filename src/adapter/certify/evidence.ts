@@ -51,24 +51,48 @@ export function checkCapability(capability: string, captures: readonly Capture[]
   switch (capability) {
     case "lifecycle.sessionStart":
     case "lifecycle.sessionEnd":
-      return first ? { pass: true, capture: first, notes: `${first.event} fired and normalized to ${first.kind}.` } : { pass: false, capture: null, notes: "the event never fired in the scripted turn." };
+      return first
+        ? { pass: true, capture: first, notes: `${first.event} fired and normalized to ${first.kind}.` }
+        : { pass: false, capture: null, notes: "the event never fired in the scripted turn." };
     case "context.startupInjection":
     case "context.beforeTurnInjection":
     case "context.safePointInjection":
     case "delivery.nextTurn": {
       const seen = related.find((c) => c.reaction.injectedReachedModel === true);
-      if (seen) return { pass: true, capture: seen, notes: `the adapter's injectOutcome on ${seen.event} reached the next model API request.` };
-      return { pass: false, capture: first, notes: first ? `injected text on ${first.event} never reached a request body.` : "no related event fired." };
+      if (seen)
+        return {
+          pass: true,
+          capture: seen,
+          notes: `the adapter's injectOutcome on ${seen.event} reached the next model API request.`,
+        };
+      return {
+        pass: false,
+        capture: first,
+        notes: first ? `injected text on ${first.event} never reached a request body.` : "no related event fired.",
+      };
     }
     case "guards.beforeWrite": {
       const blocked = related.find((c) => c.reaction.decision === "deny" && c.reaction.blocked === true);
-      if (blocked) return { pass: true, capture: blocked, notes: `${blocked.tool} into a protected folder: decide() denied, the client did not write the file and told the model.` };
+      if (blocked)
+        return {
+          pass: true,
+          capture: blocked,
+          notes: `${blocked.tool} into a protected folder: decide() denied, the client did not write the file and told the model.`,
+        };
       const tried = related.find((c) => c.reaction.decision !== undefined) ?? first;
-      return { pass: false, capture: tried, notes: tried ? `the deny on ${tried.event} ${tried.tool ?? ""} did not block the write.` : "no write reached PreToolUse." };
+      return {
+        pass: false,
+        capture: tried,
+        notes: tried
+          ? `the deny on ${tried.event} ${tried.tool ?? ""} did not block the write.`
+          : "no write reached PreToolUse.",
+      };
     }
     case "lifecycle.childSessions": {
       const child = related.find((c) => c.agentId !== null);
-      return child ? { pass: true, capture: child, notes: `${child.event} inside a subagent carried agent_id.` } : { pass: false, capture: null, notes: "no subagent call carried agent_id." };
+      return child
+        ? { pass: true, capture: child, notes: `${child.event} inside a subagent carried agent_id.` }
+        : { pass: false, capture: null, notes: "no subagent call carried agent_id." };
     }
     default:
       return { pass: false, capture: first, notes: `certify does not exercise ${capability}.` };

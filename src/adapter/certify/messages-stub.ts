@@ -9,7 +9,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type StubBlock = { type: "text"; text: string } | { type: "tool_use"; name: string; input: Record<string, unknown> };
+export type StubBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; name: string; input: Record<string, unknown> };
 
 export interface StubRequest {
   /** The parsed JSON body (model, system, messages, tools, ...). */
@@ -44,7 +46,12 @@ export async function startMessagesStub(script: StubScript): Promise<MessagesStu
       return;
     }
     if (req.method !== "POST" || url.pathname !== "/v1/messages") {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `stub: no ${req.method} ${url.pathname}` } }));
+      res.writeHead(404, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: { type: "not_found_error", message: `stub: no ${req.method} ${url.pathname}` },
+        }),
+      );
       return;
     }
     const text = await readBody(req);
@@ -60,24 +67,70 @@ export async function startMessagesStub(script: StubScript): Promise<MessagesStu
     const blocks = script({ body, text }, index) ?? [{ type: "text", text: "ok" }];
     const model = typeof body.model === "string" ? body.model : "stub";
     const hasTool = blocks.some((b) => b.type === "tool_use");
-    const events: [string, unknown][] = [["message_start", {
-      type: "message_start",
-      message: { id: `msg_stub_${index}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
-    }]];
+    const events: [string, unknown][] = [
+      [
+        "message_start",
+        {
+          type: "message_start",
+          message: {
+            id: `msg_stub_${index}`,
+            type: "message",
+            role: "assistant",
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
+        },
+      ],
+    ];
     blocks.forEach((block, i) => {
       if (block.type === "text") {
-        events.push(["content_block_start", { type: "content_block_start", index: i, content_block: { type: "text", text: "" } }]);
-        events.push(["content_block_delta", { type: "content_block_delta", index: i, delta: { type: "text_delta", text: block.text } }]);
+        events.push([
+          "content_block_start",
+          { type: "content_block_start", index: i, content_block: { type: "text", text: "" } },
+        ]);
+        events.push([
+          "content_block_delta",
+          { type: "content_block_delta", index: i, delta: { type: "text_delta", text: block.text } },
+        ]);
       } else {
         const id = `toolu_stub_${++toolIds}`;
-        events.push(["content_block_start", { type: "content_block_start", index: i, content_block: { type: "tool_use", id, name: block.name, input: {} } }]);
-        events.push(["content_block_delta", { type: "content_block_delta", index: i, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } }]);
+        events.push([
+          "content_block_start",
+          {
+            type: "content_block_start",
+            index: i,
+            content_block: { type: "tool_use", id, name: block.name, input: {} },
+          },
+        ]);
+        events.push([
+          "content_block_delta",
+          {
+            type: "content_block_delta",
+            index: i,
+            delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+          },
+        ]);
       }
       events.push(["content_block_stop", { type: "content_block_stop", index: i }]);
     });
-    events.push(["message_delta", { type: "message_delta", delta: { stop_reason: hasTool ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } }]);
+    events.push([
+      "message_delta",
+      {
+        type: "message_delta",
+        delta: { stop_reason: hasTool ? "tool_use" : "end_turn", stop_sequence: null },
+        usage: { output_tokens: 5 },
+      },
+    ]);
     events.push(["message_stop", { type: "message_stop" }]);
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "request-id": `req_stub_${index}` });
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      "request-id": `req_stub_${index}`,
+    });
     for (const [name, data] of events) res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
     res.end();
   }
@@ -89,10 +142,11 @@ export async function startMessagesStub(script: StubScript): Promise<MessagesStu
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -42,7 +42,9 @@ export async function serveStub(
     }
     if (!matches(req, url)) {
       await readBody(req).catch(() => "");
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: 404, message: `stub: no ${req.method} ${url.pathname}` } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { code: 404, message: `stub: no ${req.method} ${url.pathname}` } }));
       return;
     }
     const text = await readBody(req);
@@ -66,10 +68,11 @@ export async function serveStub(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -8,7 +8,17 @@
  *  - a merge file is never deleted unless Patchbay created it and nobody touched it since; otherwise its
  *    original bytes come back (exactly, when untouched) or Patchbay's entries are taken out of the user's edit.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import path from "node:path";
 import { pbError, toWire, type WireError } from "../../errors.js";
 import type { Artifact } from "../../adapter-sdk/contract.js";
@@ -55,7 +65,11 @@ function conflict(p: string, why: string) {
 }
 
 /** With `dryRun`, computes the same changes and writes nothing. */
-export function applyInstall(artifacts: readonly Artifact[], previous: AdapterRecord | undefined, dryRun: boolean): InstallResult {
+export function applyInstall(
+  artifacts: readonly Artifact[],
+  previous: AdapterRecord | undefined,
+  dryRun: boolean,
+): InstallResult {
   const changes: Change[] = [];
   const recorded: RecordedArtifact[] = [];
   for (const a of artifacts) {
@@ -71,15 +85,22 @@ export function applyInstall(artifacts: readonly Artifact[], previous: AdapterRe
   return { changes, recorded, error: null };
 }
 
-function installOne(a: Artifact, prev: RecordedArtifact | undefined, dryRun: boolean): { action: Change["action"]; record: RecordedArtifact | null } {
+function installOne(
+  a: Artifact,
+  prev: RecordedArtifact | undefined,
+  dryRun: boolean,
+): { action: Change["action"]; record: RecordedArtifact | null } {
   const on = kindOf(a.path);
   if (a.kind === "tree" || a.kind === "file") {
     const want = a.kind === "tree" ? plannedTreeHash(a.files) : sha256(Buffer.from(a.content, "utf8"));
     const have = a.kind === "tree" ? (on === "dir" ? treeHash(a.path) : null) : on === "file" ? fileHash(a.path) : null;
-    if (on !== "none" && have === null) throw conflict(a.path, `exists and is not a ${a.kind === "tree" ? "folder" : "regular file"}`);
+    if (on !== "none" && have === null)
+      throw conflict(a.path, `exists and is not a ${a.kind === "tree" ? "folder" : "regular file"}`);
     const createdDirs = prev?.createdDirs ?? missingDirs(path.dirname(a.path));
-    if (have === want) return { action: "unchanged", record: { kind: a.kind, path: a.path, sha256: want, createdDirs } };
-    if (have !== null && !(prev && prev.sha256 === have)) throw conflict(a.path, "exists with content Patchbay did not write (or it was edited since)");
+    if (have === want)
+      return { action: "unchanged", record: { kind: a.kind, path: a.path, sha256: want, createdDirs } };
+    if (have !== null && !(prev && prev.sha256 === have))
+      throw conflict(a.path, "exists with content Patchbay did not write (or it was edited since)");
     if (dryRun) return { action: have === null ? "create" : "update", record: null };
     if (a.kind === "tree") {
       if (have !== null) rmSync(a.path, { recursive: true });
@@ -89,7 +110,10 @@ function installOne(a: Artifact, prev: RecordedArtifact | undefined, dryRun: boo
       writeFileAtomic(a.path, a.content, a.mode ?? 0o644);
     }
     const after = a.kind === "tree" ? treeHash(a.path) : fileHash(a.path);
-    return { action: have === null ? "create" : "update", record: { kind: a.kind, path: a.path, sha256: after!, createdDirs } };
+    return {
+      action: have === null ? "create" : "update",
+      record: { kind: a.kind, path: a.path, sha256: after!, createdDirs },
+    };
   }
 
   // merge
@@ -100,7 +124,9 @@ function installOne(a: Artifact, prev: RecordedArtifact | undefined, dryRun: boo
   const prevMerge = prev?.kind === "merge" ? prev : undefined;
   const untouched = prevMerge !== undefined && prevMerge.sha256 === currentSha;
   // Entries a previous version of the plan owned and this one no longer declares come out first.
-  const stale = (prevMerge?.owned ?? []).filter((o) => !a.entries.some((e) => jsonEqual(e.at, o.at) && jsonEqual(e.append, o.append)));
+  const stale = (prevMerge?.owned ?? []).filter(
+    (o) => !a.entries.some((e) => jsonEqual(e.at, o.at) && jsonEqual(e.append, o.append)),
+  );
   if (text !== null && stale.length > 0) text = unmergeJson(text, stale as MergeEntry[], [], a.path).text;
   const merged = mergeJson(text, a.entries, a.path);
   const changed = merged.text !== onDisk;
@@ -113,15 +139,42 @@ function installOne(a: Artifact, prev: RecordedArtifact | undefined, dryRun: boo
     // Re-serialising must give the user's bytes back; when it would not, keep them (but never a copy that already holds our entries).
     const firstInstall = merged.added.length === a.entries.length;
     const roundTrip = unmergeJson(merged.text, a.entries, createdContainers, a.path).text;
-    original = roundTrip === text || !firstInstall ? { existed: true } : { existed: true, backup: Buffer.from(text, "utf8").toString("base64") };
+    original =
+      roundTrip === text || !firstInstall
+        ? { existed: true }
+        : { existed: true, backup: Buffer.from(text, "utf8").toString("base64") };
   }
   if (!changed) {
-    return { action: "unchanged", record: { kind: "merge", path: a.path, format: "json", sha256: currentSha!, original, owned: a.entries, createdContainers, createdDirs } };
+    return {
+      action: "unchanged",
+      record: {
+        kind: "merge",
+        path: a.path,
+        format: "json",
+        sha256: currentSha!,
+        original,
+        owned: a.entries,
+        createdContainers,
+        createdDirs,
+      },
+    };
   }
   if (dryRun) return { action: on === "none" ? "create" : "update", record: null };
   const mode = on === "file" ? statSync(a.path).mode & 0o777 : 0o644;
   writeFileAtomic(a.path, merged.text, mode);
-  return { action: on === "none" ? "create" : "update", record: { kind: "merge", path: a.path, format: "json", sha256: fileHash(a.path)!, original, owned: a.entries, createdContainers, createdDirs } };
+  return {
+    action: on === "none" ? "create" : "update",
+    record: {
+      kind: "merge",
+      path: a.path,
+      format: "json",
+      sha256: fileHash(a.path)!,
+      original,
+      owned: a.entries,
+      createdContainers,
+      createdDirs,
+    },
+  };
 }
 
 function union(a: readonly string[][], b: readonly string[][]): string[][] {
@@ -142,9 +195,13 @@ export interface UninstallResult {
 
 export function applyUninstall(entry: AdapterRecord, dryRun: boolean): UninstallResult {
   const out: UninstallResult = { removed: [], restored: [], kept: [], missing: [], unchanged: [], createdDirs: [] };
-  const keptTrees = entry.artifacts.filter((a) => a.kind === "tree" && kindOf(a.path) === "dir" && treeHash(a.path) !== a.sha256).map((a) => a.path);
+  const keptTrees = entry.artifacts
+    .filter((a) => a.kind === "tree" && kindOf(a.path) === "dir" && treeHash(a.path) !== a.sha256)
+    .map((a) => a.path);
   // Client configs first (unwire), then files, then trees: a config never points at a hook already deleted.
-  const order = [...entry.artifacts].sort((x, y) => ({ merge: 0, file: 1, tree: 2 })[x.kind] - ({ merge: 0, file: 1, tree: 2 })[y.kind]);
+  const order = [...entry.artifacts].sort(
+    (x, y) => ({ merge: 0, file: 1, tree: 2 })[x.kind] - { merge: 0, file: 1, tree: 2 }[y.kind],
+  );
   for (const a of order) {
     if (keptTrees.some((t) => isInside(a.path, t))) {
       out.kept.push(a.path);
@@ -179,9 +236,10 @@ export function applyUninstall(entry: AdapterRecord, dryRun: boolean): Uninstall
       out.createdDirs.push(...a.createdDirs);
       continue;
     }
-    const next = untouched && a.original.backup !== undefined
-      ? { text: Buffer.from(a.original.backup, "base64").toString("utf8"), changed: true }
-      : unmergeJson(text, a.owned as MergeEntry[], a.createdContainers, a.path);
+    const next =
+      untouched && a.original.backup !== undefined
+        ? { text: Buffer.from(a.original.backup, "base64").toString("utf8"), changed: true }
+        : unmergeJson(text, a.owned as MergeEntry[], a.createdContainers, a.path);
     if (!next.changed || next.text === text) {
       out.unchanged.push(a.path);
       continue;

@@ -36,19 +36,38 @@ const bare = (instance: string) => instance.replace(/^adapters\//, "");
 export async function installAdapter(opts: InstallOptions): Promise<InstallReport> {
   const env = opts.env ?? process.env;
   const session = await openAdapter({ config: opts.config, cwd: opts.cwd, env, instance: opts.instance });
-  const report: InstallReport = { instance: session.name, status: "failed", reason: null, client: null, changes: [], recordFile: null, error: null };
+  const report: InstallReport = {
+    instance: session.name,
+    status: "failed",
+    reason: null,
+    client: null,
+    changes: [],
+    recordFile: null,
+    error: null,
+  };
   try {
     const client = await detectClient(session, { useCache: false });
     report.client = { present: client.detect.present, version: client.detect.version, path: client.probe.path };
     if (!client.detect.present) {
-      const why = client.detect.diagnostics.map((d) => d.message).join(" ") || `${session.manifest.client.command} is not installed on this machine.`;
-      return { ...report, status: "skipped", reason: `${session.manifest.displayName} is not installed on this machine: ${why}` };
+      const why =
+        client.detect.diagnostics.map((d) => d.message).join(" ") ||
+        `${session.manifest.client.command} is not installed on this machine.`;
+      return {
+        ...report,
+        status: "skipped",
+        reason: `${session.manifest.displayName} is not installed on this machine: ${why}`,
+      };
     }
     const configFile = session.config.file;
-    if (!configFile) throw pbError("PB_ERR_USAGE", "adapter install needs a connectors.json file (hooks load it by path).", {});
+    if (!configFile)
+      throw pbError("PB_ERR_USAGE", "adapter install needs a connectors.json file (hooks load it by path).", {});
     assertRunner();
     const aEnv = adapterEnv(session, client);
-    const artifacts = composePlan(aEnv, await session.call("planInstall", [aEnv]), { instance: session.name, configFile, stateDir: session.stateDir });
+    const artifacts = composePlan(aEnv, await session.call("planInstall", [aEnv]), {
+      instance: session.name,
+      configFile,
+      stateDir: session.stateDir,
+    });
     const recordFile = installRecordPath(session.stateDir);
     report.recordFile = recordFile;
     const record = readRecord(recordFile);
@@ -60,7 +79,11 @@ export async function installAdapter(opts: InstallOptions): Promise<InstallRepor
       // Keep what an earlier install recorded and this plan did not reach (dropped artifacts, or ones after a failure).
       const carried = (previous?.artifacts ?? []).filter((p) => !result.recorded.some((r) => r.path === p.path));
       const artifactsNow: RecordedArtifact[] = [...result.recorded, ...carried];
-      record.adapters[session.name] = { plugin: session.plugin.name, adapterId: session.manifest.id, artifacts: artifactsNow };
+      record.adapters[session.name] = {
+        plugin: session.plugin.name,
+        adapterId: session.manifest.id,
+        artifacts: artifactsNow,
+      };
       writeRecord(recordFile, record);
     }
     if (result.error) return { ...report, status: "failed", error: result.error };

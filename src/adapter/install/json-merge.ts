@@ -31,7 +31,16 @@ export interface MergeResult {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === "object" && !Array.isArray(x)
+      ? Object.fromEntries(
+          Object.keys(x)
+            .sort()
+            .map((k) => [k, x[k]]),
+        )
+      : x,
+  );
 export const jsonEqual = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
 function detectFormat(text: string): JsonFormat {
@@ -48,10 +57,16 @@ function parseJsonObject(text: string, file: string): Record<string, Json> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw pbError("PB_ERR_INSTALL_CONFLICT", `${file} is not valid JSON (${(err as Error).message}); Patchbay edits only files it can parse.`, { file });
+    throw pbError(
+      "PB_ERR_INSTALL_CONFLICT",
+      `${file} is not valid JSON (${(err as Error).message}); Patchbay edits only files it can parse.`,
+      { file },
+    );
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) {
-    throw pbError("PB_ERR_INSTALL_CONFLICT", `${file} does not hold a JSON object; Patchbay edits only JSON objects.`, { file });
+    throw pbError("PB_ERR_INSTALL_CONFLICT", `${file} does not hold a JSON object; Patchbay edits only JSON objects.`, {
+      file,
+    });
   }
   return value as Record<string, Json>;
 }
@@ -93,7 +108,12 @@ export function mergeJson(text: string | null, entries: readonly MergeEntry[], f
  * Removes each owned entry (one deep-equal occurrence per entry) and every recorded container
  * that is now empty, deepest first. Returns the text unchanged when there is nothing to remove.
  */
-export function unmergeJson(text: string, owned: readonly MergeEntry[], createdContainers: readonly string[][], file: string): { text: string; changed: boolean } {
+export function unmergeJson(
+  text: string,
+  owned: readonly MergeEntry[],
+  createdContainers: readonly string[][],
+  file: string,
+): { text: string; changed: boolean } {
   const root = parseJsonObject(text, file);
   let changed = false;
   for (const entry of owned) {
@@ -109,7 +129,11 @@ export function unmergeJson(text: string, owned: readonly MergeEntry[], createdC
     const parent = at.length === 1 ? root : lookup(root, at.slice(0, -1));
     if (!parent || typeof parent !== "object" || Array.isArray(parent)) continue;
     const value = (parent as Record<string, Json>)[at[at.length - 1]];
-    const empty = Array.isArray(value) ? value.length === 0 : value && typeof value === "object" ? Object.keys(value).length === 0 : false;
+    const empty = Array.isArray(value)
+      ? value.length === 0
+      : value && typeof value === "object"
+        ? Object.keys(value).length === 0
+        : false;
     if (empty) {
       delete (parent as Record<string, Json>)[at[at.length - 1]];
       changed = true;
@@ -128,5 +152,9 @@ function lookup(root: Json, at: readonly string[]): Json | undefined {
 }
 
 function conflict(file: string, at: string[], what: string) {
-  return pbError("PB_ERR_INSTALL_CONFLICT", `${file}: ${at.map((k) => `["${k}"]`).join("")} is ${what}; Patchbay will not overwrite it.`, { file, at });
+  return pbError(
+    "PB_ERR_INSTALL_CONFLICT",
+    `${file}: ${at.map((k) => `["${k}"]`).join("")} is ${what}; Patchbay will not overwrite it.`,
+    { file, at },
+  );
 }

@@ -22,14 +22,22 @@ export interface ShimFacts {
 /** The runner a shim executes; install refuses when it is not there (a hook command that does not exist fails silently). */
 function runnerPaths(): { node: string; bin: string; main: string } {
   const root = packageRoot();
-  return { node: process.execPath, bin: path.join(root, "bin", "patchbay.mjs"), main: path.join(root, "dist", "cli", "main.js") };
+  return {
+    node: process.execPath,
+    bin: path.join(root, "bin", "patchbay.mjs"),
+    main: path.join(root, "dist", "cli", "main.js"),
+  };
 }
 
 export function assertRunner(): void {
   const r = runnerPaths();
   const missing = [r.node, r.bin, r.main].filter((p) => !existsSync(p));
   if (missing.length > 0) {
-    throw pbError("PB_ERR_INSTALL_RUNNER_MISSING", `refusing to install: the hook runner does not exist (${missing.join(", ")}).`, { missing });
+    throw pbError(
+      "PB_ERR_INSTALL_RUNNER_MISSING",
+      `refusing to install: the hook runner does not exist (${missing.join(", ")}).`,
+      { missing },
+    );
   }
 }
 
@@ -43,7 +51,11 @@ function shimArtifact(facts: ShimFacts): Artifact {
     `PATCHBAY_HOME=${q(facts.stateDir)} exec ${q(r.node)} ${q(r.bin)} hook ${q(facts.instance)} --config ${q(facts.configFile)} "$@"`,
     "",
   ].join("\n");
-  return { kind: "tree", path: shimDir(facts.stateDir, facts.instance), files: [{ path: "hook", content, mode: 0o755 }] };
+  return {
+    kind: "tree",
+    path: shimDir(facts.stateDir, facts.instance),
+    files: [{ path: "hook", content, mode: 0o755 }],
+  };
 }
 
 const ORDER: Record<Artifact["kind"], number> = { tree: 0, file: 1, merge: 2 };
@@ -56,21 +68,35 @@ const ORDER: Record<Artifact["kind"], number> = { tree: 0, file: 1, merge: 2 };
 export function composePlan(env: AdapterEnv, adapterPlan: unknown, facts: ShimFacts): Artifact[] {
   const parsed = InstallPlanSchema.safeParse(adapterPlan);
   if (!parsed.success) {
-    throw invalid(env, `planInstall() returned an invalid plan: ${parsed.error.issues.slice(0, 3).map((i) => `/${i.path.join("/")}: ${i.message}`).join("; ")}`);
+    throw invalid(
+      env,
+      `planInstall() returned an invalid plan: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `/${i.path.join("/")}: ${i.message}`)
+        .join("; ")}`,
+    );
   }
   const all = [shimArtifact(facts), ...parsed.data.artifacts];
   const roots = [env.home, env.projectDir, env.stateDir];
   for (const a of all) {
-    if (path.normalize(a.path) !== a.path || a.path.endsWith("/")) throw invalid(env, `${a.path} is not a normalized absolute path`);
+    if (path.normalize(a.path) !== a.path || a.path.endsWith("/"))
+      throw invalid(env, `${a.path} is not a normalized absolute path`);
     if (!roots.some((r) => isInside(a.path, r) && a.path !== r)) {
-      throw invalid(env, `${a.path} is outside the home (${env.home}), project (${env.projectDir}) and state (${env.stateDir}) folders`);
+      throw invalid(
+        env,
+        `${a.path} is outside the home (${env.home}), project (${env.projectDir}) and state (${env.stateDir}) folders`,
+      );
     }
-    if (a.kind === "tree" && new Set(a.files.map((f) => f.path)).size !== a.files.length) throw invalid(env, `tree ${a.path} lists a file twice`);
+    if (a.kind === "tree" && new Set(a.files.map((f) => f.path)).size !== a.files.length)
+      throw invalid(env, `tree ${a.path} lists a file twice`);
   }
   for (let i = 0; i < all.length; i++) {
     for (let j = i + 1; j < all.length; j++) {
       if (isInside(all[i].path, all[j].path) || isInside(all[j].path, all[i].path)) {
-        throw invalid(env, `artifacts ${all[i].path} and ${all[j].path} overlap (a tree is owned whole; nothing may sit inside it)`);
+        throw invalid(
+          env,
+          `artifacts ${all[i].path} and ${all[j].path} overlap (a tree is owned whole; nothing may sit inside it)`,
+        );
       }
     }
   }
@@ -78,5 +104,7 @@ export function composePlan(env: AdapterEnv, adapterPlan: unknown, facts: ShimFa
 }
 
 function invalid(env: AdapterEnv, message: string) {
-  return pbError("PB_ERR_INSTALL_PLAN_INVALID", `adapters/${env.instance}: ${message}.`, { instance: `adapters/${env.instance}` });
+  return pbError("PB_ERR_INSTALL_PLAN_INVALID", `adapters/${env.instance}: ${message}.`, {
+    instance: `adapters/${env.instance}`,
+  });
 }

@@ -34,7 +34,10 @@ const Recorded = z.discriminatedUnion("kind", [
 
 const InstallRecordSchema = z.strictObject({
   schemaVersion: z.literal(1),
-  adapters: z.record(z.string(), z.strictObject({ plugin: z.string(), adapterId: z.string(), artifacts: z.array(Recorded) })),
+  adapters: z.record(
+    z.string(),
+    z.strictObject({ plugin: z.string(), adapterId: z.string(), artifacts: z.array(Recorded) }),
+  ),
 });
 
 export type RecordedArtifact = z.output<typeof Recorded>;
@@ -51,21 +54,45 @@ export function readRecord(file: string): InstallRecord {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw pbError("PB_ERR_INSTALL_RECORD_CORRUPT", `The install record ${file} is not valid JSON (${(err as Error).message}); nothing was changed.`, { file });
+    throw pbError(
+      "PB_ERR_INSTALL_RECORD_CORRUPT",
+      `The install record ${file} is not valid JSON (${(err as Error).message}); nothing was changed.`,
+      { file },
+    );
   }
-  if (raw && typeof raw === "object" && "schemaVersion" in raw && (raw as { schemaVersion: unknown }).schemaVersion !== 1) {
-    throw pbError("PB_ERR_INSTALL_RECORD_CORRUPT", `The install record ${file} has unknown schemaVersion ${JSON.stringify((raw as { schemaVersion: unknown }).schemaVersion)}; nothing was changed.`, { file });
+  if (
+    raw &&
+    typeof raw === "object" &&
+    "schemaVersion" in raw &&
+    (raw as { schemaVersion: unknown }).schemaVersion !== 1
+  ) {
+    throw pbError(
+      "PB_ERR_INSTALL_RECORD_CORRUPT",
+      `The install record ${file} has unknown schemaVersion ${JSON.stringify((raw as { schemaVersion: unknown }).schemaVersion)}; nothing was changed.`,
+      { file },
+    );
   }
   const parsed = InstallRecordSchema.safeParse(raw);
   if (!parsed.success) {
-    const detail = parsed.error.issues.slice(0, 3).map((i) => `/${i.path.join("/")}: ${i.message}`).join("; ");
-    throw pbError("PB_ERR_INSTALL_RECORD_CORRUPT", `The install record ${file} is invalid (${detail}); nothing was changed.`, { file });
+    const detail = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `/${i.path.join("/")}: ${i.message}`)
+      .join("; ");
+    throw pbError(
+      "PB_ERR_INSTALL_RECORD_CORRUPT",
+      `The install record ${file} is invalid (${detail}); nothing was changed.`,
+      { file },
+    );
   }
   return parsed.data;
 }
 
 /** Sorted keys, two spaces, final newline: the same record always has the same bytes. */
 export function writeRecord(file: string, record: InstallRecord): void {
-  const sorted = Object.fromEntries(Object.keys(record.adapters).sort().map((k) => [k, record.adapters[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(record.adapters)
+      .sort()
+      .map((k) => [k, record.adapters[k]]),
+  );
   writeFileAtomic(file, JSON.stringify({ schemaVersion: 1, adapters: sorted }, null, 2) + "\n", 0o600);
 }

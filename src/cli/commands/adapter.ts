@@ -6,7 +6,12 @@ import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { certifyAdapter, type CertifyReport } from "../../adapter/certify/certify.js";
 import { adapterDoctor } from "../../adapter/doctor.js";
 import { inboxPath } from "../../adapter/hook-decide.js";
-import { installAdapter, uninstallAdapter, type InstallReport, type UninstallReport } from "../../adapter/install/index.js";
+import {
+  installAdapter,
+  uninstallAdapter,
+  type InstallReport,
+  type UninstallReport,
+} from "../../adapter/install/index.js";
 import { resolveAdapterInstance } from "../../adapter/session.js";
 import { openInboxStore } from "../../adapter-sdk/inbox.js";
 import { renderPeerMessage } from "../../adapter-sdk/render.js";
@@ -14,7 +19,12 @@ import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
 function instancesOf(args: ParsedArgs, command: string): string[] {
-  if (args.positionals.length === 0) throw pbError("PB_ERR_USAGE", `Usage: patchbay adapter ${command} <adapter> [<adapter> ...]${command.includes("install") ? " [--dry-run] [--json]" : " [--json]"}`, {});
+  if (args.positionals.length === 0)
+    throw pbError(
+      "PB_ERR_USAGE",
+      `Usage: patchbay adapter ${command} <adapter> [<adapter> ...]${command.includes("install") ? " [--dry-run] [--json]" : " [--json]"}`,
+      {},
+    );
   return args.positionals;
 }
 
@@ -22,7 +32,9 @@ export async function adapterInstallCommand(args: ParsedArgs, io: Output): Promi
   allowFlags(args, "adapter install", ["json", "dry-run"]);
   const reports: InstallReport[] = [];
   for (const instance of instancesOf(args, "install")) {
-    reports.push(await installAdapter({ config: flagString(args, "config"), instance, dryRun: args.flags["dry-run"] === true }));
+    reports.push(
+      await installAdapter({ config: flagString(args, "config"), instance, dryRun: args.flags["dry-run"] === true }),
+    );
   }
   const failed = reports.some((r) => r.status === "failed");
   if (args.flags.json) io.out(JSON.stringify({ ok: !failed, adapters: reports }, null, 2));
@@ -31,7 +43,11 @@ export async function adapterInstallCommand(args: ParsedArgs, io: Output): Promi
 }
 
 function renderInstall(r: InstallReport): string {
-  const client = r.client ? (r.client.present ? ` (client ${r.client.version ?? "version unknown"} at ${r.client.path})` : "") : "";
+  const client = r.client
+    ? r.client.present
+      ? ` (client ${r.client.version ?? "version unknown"} at ${r.client.path})`
+      : ""
+    : "";
   const lines = [`${r.instance}: ${r.status}${client}${r.reason ? ` — ${r.reason}` : ""}`];
   for (const c of r.changes) lines.push(`  ${c.action.padEnd(9)} ${c.kind.padEnd(5)} ${c.path}`);
   if (r.error) lines.push(`  error ${r.error.code}: ${r.error.message}`, `  hint: ${r.error.hint}`);
@@ -43,7 +59,9 @@ export async function adapterUninstallCommand(args: ParsedArgs, io: Output): Pro
   allowFlags(args, "adapter uninstall", ["json", "dry-run"]);
   const reports: UninstallReport[] = [];
   for (const instance of instancesOf(args, "uninstall")) {
-    reports.push(await uninstallAdapter({ config: flagString(args, "config"), instance, dryRun: args.flags["dry-run"] === true }));
+    reports.push(
+      await uninstallAdapter({ config: flagString(args, "config"), instance, dryRun: args.flags["dry-run"] === true }),
+    );
   }
   if (args.flags.json) {
     io.out(JSON.stringify({ ok: true, adapters: reports }, null, 2));
@@ -51,8 +69,15 @@ export async function adapterUninstallCommand(args: ParsedArgs, io: Output): Pro
   }
   for (const r of reports) {
     const lines = [`${r.instance}: ${r.status}`];
-    for (const [label, list] of [["removed", r.removed], ["restored", r.restored], ["kept", r.kept], ["missing", r.missing], ["unchanged", r.unchanged]] as const) {
-      for (const p of list) lines.push(`  ${label.padEnd(9)} ${p}${label === "kept" ? "  (edited since install: left for you)" : ""}`);
+    for (const [label, list] of [
+      ["removed", r.removed],
+      ["restored", r.restored],
+      ["kept", r.kept],
+      ["missing", r.missing],
+      ["unchanged", r.unchanged],
+    ] as const) {
+      for (const p of list)
+        lines.push(`  ${label.padEnd(9)} ${p}${label === "kept" ? "  (edited since install: left for you)" : ""}`);
     }
     if (r.status === "planned") lines.push("  (dry run: nothing was changed)");
     io.out(lines.join("\n"));
@@ -62,10 +87,15 @@ export async function adapterUninstallCommand(args: ParsedArgs, io: Output): Pro
 
 export async function adapterDoctorCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "adapter doctor", ["json"]);
-  const report = await adapterDoctor({ config: flagString(args, "config"), instances: args.positionals.length ? args.positionals : undefined });
+  const report = await adapterDoctor({
+    config: flagString(args, "config"),
+    instances: args.positionals.length ? args.positionals : undefined,
+  });
   const ok = report.checks.every((c) => c.ok);
   if (args.flags.json) io.out(JSON.stringify({ ok, ...report }, null, 2));
-  else for (const c of report.checks) io.out(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail.split("\n").join("\n       ")}`);
+  else
+    for (const c of report.checks)
+      io.out(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail.split("\n").join("\n       ")}`);
   return ok ? EXIT.OK : EXIT.UNHEALTHY;
 }
 
@@ -75,20 +105,37 @@ export async function adapterInboxCommand(args: ParsedArgs, io: Output): Promise
   const [instance] = args.positionals;
   if (!instance) throw pbError("PB_ERR_USAGE", "Usage: patchbay adapter inbox <adapter> [--message ID] [--json]", {});
   const found = await resolveAdapterInstance({ config: flagString(args, "config"), instance });
-  if (!found.standard.inbox) throw pbError("PB_ERR_INBOX_NOT_CONFIGURED", `${found.id} has no "inbox" in its config.`, { instance: found.id });
+  if (!found.standard.inbox)
+    throw pbError("PB_ERR_INBOX_NOT_CONFIGURED", `${found.id} has no "inbox" in its config.`, { instance: found.id });
   const store = openInboxStore(inboxPath(found));
   const recipient = found.standard.recipient ?? found.name;
   try {
     const id = flagString(args, "message");
     if (id) {
       const m = store.get(id);
-      if (!m || m.agentId !== recipient) throw pbError("PB_ERR_INBOX_MESSAGE_NOT_FOUND", `No message ${JSON.stringify(id)} for ${recipient} in ${store.file}.`, { id });
+      if (!m || m.agentId !== recipient)
+        throw pbError(
+          "PB_ERR_INBOX_MESSAGE_NOT_FOUND",
+          `No message ${JSON.stringify(id)} for ${recipient} in ${store.file}.`,
+          { id },
+        );
       store.markDelivered(recipient, [id], "cli");
       io.out(args.flags.json ? JSON.stringify(m, null, 2) : renderPeerMessage(m).trimEnd());
       return EXIT.OK;
     }
     const pending = store.pending(recipient, 1000);
-    if (args.flags.json) io.out(JSON.stringify({ recipient, ...store.counts(recipient), messages: pending.map(({ body, ...rest }) => ({ ...rest, bytes: Buffer.byteLength(body) })) }, null, 2));
+    if (args.flags.json)
+      io.out(
+        JSON.stringify(
+          {
+            recipient,
+            ...store.counts(recipient),
+            messages: pending.map(({ body, ...rest }) => ({ ...rest, bytes: Buffer.byteLength(body) })),
+          },
+          null,
+          2,
+        ),
+      );
     else {
       io.out(`${recipient}: ${pending.length} pending`);
       for (const m of pending) io.out(`  ${m.id}  from ${m.from}  ${m.type}  ${Buffer.byteLength(m.body)} bytes`);
@@ -100,14 +147,31 @@ export async function adapterInboxCommand(args: ParsedArgs, io: Output): Promise
 }
 
 /** `patchbay adapter certify <adapter> --client <path-or-binary> [--dry-run] [--json]`. */
-export async function adapterCertifyCommand(args: Pick<ParsedArgs, "positionals" | "flags">, io: Output): Promise<ExitCode> {
+export async function adapterCertifyCommand(
+  args: Pick<ParsedArgs, "positionals" | "flags">,
+  io: Output,
+): Promise<ExitCode> {
   allowFlags(args, "adapter certify", ["json", "dry-run", "client"]);
   const [adapter, ...extra] = args.positionals;
   const client = flagString(args, "client");
-  if (!adapter || extra.length > 0 || !client) throw pbError("PB_ERR_USAGE", "Usage: patchbay adapter certify <adapter> --client <path-or-binary> [--dry-run] [--json]", {});
-  const report = await certifyAdapter({ adapter, client, config: flagString(args, "config"), env: process.env, dryRun: args.flags["dry-run"] === true });
+  if (!adapter || extra.length > 0 || !client)
+    throw pbError(
+      "PB_ERR_USAGE",
+      "Usage: patchbay adapter certify <adapter> --client <path-or-binary> [--dry-run] [--json]",
+      {},
+    );
+  const report = await certifyAdapter({
+    adapter,
+    client,
+    config: flagString(args, "config"),
+    env: process.env,
+    dryRun: args.flags["dry-run"] === true,
+  });
   const ok = report.entries.length > 0 && report.entries.every((e) => e.result === "pass");
-  const shown = { ...report, captures: report.captures.map(({ file, event, kind, sha256 }) => ({ file, event, kind, sha256 })) };
+  const shown = {
+    ...report,
+    captures: report.captures.map(({ file, event, kind, sha256 }) => ({ file, event, kind, sha256 })),
+  };
   if (args.flags.json) io.out(JSON.stringify({ ok, ...shown }, null, 2));
   else io.out(renderCertify(shown));
   return ok ? EXIT.OK : EXIT.UNHEALTHY;
@@ -116,9 +180,15 @@ export async function adapterCertifyCommand(args: Pick<ParsedArgs, "positionals"
 function renderCertify(r: CertifyReport): string {
   const lines = [`${r.adapter}: ${r.client} ${r.version} on ${r.platform}, ${r.captures.length} captures`];
   for (const e of r.entries) {
-    lines.push(`  ${e.result.padEnd(4)} ${e.capability.padEnd(28)} ${e.fixture}${e.sha256 ? ` sha256:${e.sha256.slice(0, 12)}` : ""}`);
+    lines.push(
+      `  ${e.result.padEnd(4)} ${e.capability.padEnd(28)} ${e.fixture}${e.sha256 ? ` sha256:${e.sha256.slice(0, 12)}` : ""}`,
+    );
     if (e.notes) lines.push(`       ${e.notes}`);
   }
-  lines.push(r.written ? `  written to ${r.target}/certification.json` : `  (dry run: would write these entries to ${r.target}/certification.json)`);
+  lines.push(
+    r.written
+      ? `  written to ${r.target}/certification.json`
+      : `  (dry run: would write these entries to ${r.target}/certification.json)`,
+  );
   return lines.join("\n");
 }

@@ -13,7 +13,11 @@ import { renderError, renderReport, type Output } from "../render.js";
  * than `afterMs`, one line per instance as it becomes ready (or fails), earlier ones first.
  * Quiet for --json, pipes and quick boots, so scripts and logs see only the report.
  */
-export function progressPrinter(write: (line: string) => void, enabled: boolean, afterMs = 800): { onProgress?: CreateHostOptions["onProgress"]; done(): void } {
+export function progressPrinter(
+  write: (line: string) => void,
+  enabled: boolean,
+  afterMs = 800,
+): { onProgress?: CreateHostOptions["onProgress"]; done(): void } {
   if (!enabled) return { done: () => {} };
   const held: string[] = [];
   let live = false;
@@ -36,7 +40,13 @@ export function progressPrinter(write: (line: string) => void, enabled: boolean,
 export async function bootCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   allowFlags(args, "boot", ["json"]);
   const progress = progressPrinter(io.err, !args.flags.json && process.stderr.isTTY === true);
-  const host = await createHost({ config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "warn", onProgress: progress.onProgress }).finally(progress.done);
+  const host = await createHost({
+    config: flagString(args, "config"),
+    collect: true,
+    prettyLogs: !args.flags.json,
+    logLevel: io.verbose ? "debug" : "warn",
+    onProgress: progress.onProgress,
+  }).finally(progress.done);
   io.scrubber.absorb(host.scrubber);
   try {
     return reportOutcome(host, args, io);
@@ -49,7 +59,18 @@ function reportOutcome(host: Host, args: ParsedArgs, io: Output): ExitCode {
   const report = host.report();
   const failure = bootFailure(report);
   if (args.flags.json) {
-    io.out(JSON.stringify({ ...report, error: failure ? { code: failure.code, message: failure.message, hint: failure.hint, retryable: isRetryable(failure.code) } : null }, null, 2));
+    io.out(
+      JSON.stringify(
+        {
+          ...report,
+          error: failure
+            ? { code: failure.code, message: failure.message, hint: failure.hint, retryable: isRetryable(failure.code) }
+            : null,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     io.out(renderReport(report));
     if (failure) io.err(renderError(failure, io.verbose));

@@ -27,13 +27,36 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   const { config, discovery } = inspection;
   const blocked = Object.keys(config.blocked).length;
   // A problem inside one instance's entry blocks only that instance: it is reported below with the others.
-  checks.push({ check: "connectors.json", ok: true, detail: `${config.file ?? "(object)"}: ${blocked ? `${config.instances.length} instances, ${blocked} with config problems of their own (below)` : `valid, ${config.instances.length} instances`}`, error: null });
-  for (const dir of config.pluginDirsDeclared ? discovery.missingDirs : []) checks.push({ check: "plugin folder", ok: true, detail: `warning: ${dir} does not exist (bundled plugins are still found)`, error: null });
-  checks.push({ check: "plugins", ok: discovery.errors.length === 0, detail: `${discovery.plugins.size} plugins discovered`, error: null });
-  for (const err of discovery.errors) checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
-  for (const w of trustWarnings(config, discovery)) checks.push({ check: `${w.instance} trust`, ok: false, warn: true, detail: w.message, error: null });
+  checks.push({
+    check: "connectors.json",
+    ok: true,
+    detail: `${config.file ?? "(object)"}: ${blocked ? `${config.instances.length} instances, ${blocked} with config problems of their own (below)` : `valid, ${config.instances.length} instances`}`,
+    error: null,
+  });
+  for (const dir of config.pluginDirsDeclared ? discovery.missingDirs : [])
+    checks.push({
+      check: "plugin folder",
+      ok: true,
+      detail: `warning: ${dir} does not exist (bundled plugins are still found)`,
+      error: null,
+    });
+  checks.push({
+    check: "plugins",
+    ok: discovery.errors.length === 0,
+    detail: `${discovery.plugins.size} plugins discovered`,
+    error: null,
+  });
+  for (const err of discovery.errors)
+    checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
+  for (const w of trustWarnings(config, discovery))
+    checks.push({ check: `${w.instance} trust`, ok: false, warn: true, detail: w.message, error: null });
 
-  const host = await createHost({ config: configPath, collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "silent" });
+  const host = await createHost({
+    config: configPath,
+    collect: true,
+    prettyLogs: !args.flags.json,
+    logLevel: io.verbose ? "debug" : "silent",
+  });
   io.scrubber.absorb(host.scrubber);
   let report;
   try {
@@ -44,7 +67,13 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   for (const i of report.instances) {
     const detail = i.error ? `${i.state}${i.required ? "" : " (optional)"}` : `${i.state}, health ${i.healthMs} ms`;
     // A degraded optional instance does not fail the boot: it is a warning, with the same fix.
-    checks.push({ check: `${i.id} (${i.plugin}@${i.version})`, ok: i.error === null, warn: i.error !== null && !i.required, detail, error: i.error });
+    checks.push({
+      check: `${i.id} (${i.plugin}@${i.version})`,
+      ok: i.error === null,
+      warn: i.error !== null && !i.required,
+      detail,
+      error: i.error,
+    });
   }
   // Adapters: the installed client's version, and declared vs effective (certified) capabilities.
   if (config.instances.some((i) => i.section === "adapters")) {
@@ -58,7 +87,8 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   } else {
     for (const c of checks) {
       io.out(`${c.ok ? "ok  " : c.warn ? "warn" : "FAIL"} ${c.check}: ${c.detail}`);
-      if (c.error) io.out(`       ${c.error.code}: ${c.error.message.split("\n").join("\n       ")}\n       fix: ${c.error.hint}`);
+      if (c.error)
+        io.out(`       ${c.error.code}: ${c.error.message.split("\n").join("\n       ")}\n       fix: ${c.error.hint}`);
     }
     io.out(exit === EXIT.OK ? "doctor: everything required is healthy." : `doctor: problems found (exit ${exit}).`);
   }

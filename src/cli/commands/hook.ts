@@ -10,7 +10,6 @@ import { flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { readStdin, write } from "../hook-stdin.js";
 
-
 export async function hookCommand(args: ParsedArgs, _io: Output): Promise<ExitCode> {
   const [adapter = "", event = null] = args.positionals;
   const raw = flagString(args, "timeout-ms");
@@ -19,20 +18,28 @@ export async function hookCommand(args: ParsedArgs, _io: Output): Promise<ExitCo
 }
 
 /** The full runner for a payload the fast path (src/cli/hook-fast.ts) already read, or failed to read. */
-export function hookWithPayload(args: { adapter: string; event: string | null; config?: string; timeoutMs?: number }, payload: string | Error): Promise<ExitCode> {
+export function hookWithPayload(
+  args: { adapter: string; event: string | null; config?: string; timeoutMs?: number },
+  payload: string | Error,
+): Promise<ExitCode> {
   return runAndWrite(args, () => (payload instanceof Error ? Promise.reject(payload) : Promise.resolve(payload)));
 }
 
-async function runAndWrite(args: { adapter: string; event: string | null; config?: string; timeoutMs?: number }, readPayload: () => Promise<string>): Promise<ExitCode> {
+async function runAndWrite(
+  args: { adapter: string; event: string | null; config?: string; timeoutMs?: number },
+  readPayload: () => Promise<string>,
+): Promise<ExitCode> {
   const { adapter, event, config, timeoutMs } = args;
   const result = await runHook({ adapter, event, readPayload, config, env: process.env, timeoutMs, startedAt: 0 });
   const { stdout, stderr, exitCode } = result.outcome;
   if (stdout) await write(process.stdout, stdout);
   if (stderr) await write(process.stderr, stderr);
   if (result.decision === "fail-open") {
-    await write(process.stderr, `patchbay hook ${adapter || "(no adapter)"}: failed open (${result.reason}): ${result.message}${result.logFile ? `; log: ${result.logFile}` : ""}\n`);
+    await write(
+      process.stderr,
+      `patchbay hook ${adapter || "(no adapter)"}: failed open (${result.reason}): ${result.message}${result.logFile ? `; log: ${result.logFile}` : ""}\n`,
+    );
   }
   await result.finish();
   return (result.decision === "fail-open" ? EXIT.OK : exitCode) as ExitCode;
 }
-

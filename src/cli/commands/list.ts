@@ -23,22 +23,44 @@ export async function listCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     return exit;
   }
   io.out(`config: ${doc.configFile ?? "(object)"}\n\nplugins:`);
-  io.out(table([["NAME", "KIND", "VERSION", "CAPABILITIES", "FOLDER"], ...doc.plugins.map((p) => [
-    p.name, p.kind, p.version, p.capabilities.join(",") || "-",
-    `${p.folder}${p.bundled ? " (bundled)" : ""}${p.shadows ? ` (shadows bundled ${p.shadows})` : ""}`,
-  ])]));
+  io.out(
+    table([
+      ["NAME", "KIND", "VERSION", "CAPABILITIES", "FOLDER"],
+      ...doc.plugins.map((p) => [
+        p.name,
+        p.kind,
+        p.version,
+        p.capabilities.join(",") || "-",
+        `${p.folder}${p.bundled ? " (bundled)" : ""}${p.shadows ? ` (shadows bundled ${p.shadows})` : ""}`,
+      ]),
+    ]),
+  );
   io.out("\ninstances:");
-  io.out(table([["INSTANCE", "PLUGIN", "STATE", "REQUIRED", "NOTE"], ...doc.instances.map((i) => [
-    i.id, i.capabilities.plugin ?? i.plugin, i.capabilities.state, i.required ? "yes" : "no",
-    [
-      i.aliases.length ? `aliases: ${i.aliases.join(", ")}` : "",
-      i.capabilities.modes ? `modes: ${i.capabilities.modes.join(",")}` : "",
-      i.allowed_tools ? `allowed_tools: ${i.allowed_tools.join(",") || "(none)"}` : "",
-      i.capabilities.tools ? `tools: ${i.capabilities.tools.map((t) => t.name).join(",") || "(none)"}` : "",
-      i.capabilities.agents ? `agents: ${i.capabilities.agents.join(",") || "(none)"}` : "",
-      i.error ? `${i.error.code}: ${i.error.message}` : i.capabilities.error ? `${i.capabilities.error.code}: ${i.capabilities.error.message}` : "",
-    ].filter(Boolean).join("; "),
-  ])]));
+  io.out(
+    table([
+      ["INSTANCE", "PLUGIN", "STATE", "REQUIRED", "NOTE"],
+      ...doc.instances.map((i) => [
+        i.id,
+        i.capabilities.plugin ?? i.plugin,
+        i.capabilities.state,
+        i.required ? "yes" : "no",
+        [
+          i.aliases.length ? `aliases: ${i.aliases.join(", ")}` : "",
+          i.capabilities.modes ? `modes: ${i.capabilities.modes.join(",")}` : "",
+          i.allowed_tools ? `allowed_tools: ${i.allowed_tools.join(",") || "(none)"}` : "",
+          i.capabilities.tools ? `tools: ${i.capabilities.tools.map((t) => t.name).join(",") || "(none)"}` : "",
+          i.capabilities.agents ? `agents: ${i.capabilities.agents.join(",") || "(none)"}` : "",
+          i.error
+            ? `${i.error.code}: ${i.error.message}`
+            : i.capabilities.error
+              ? `${i.capabilities.error.code}: ${i.capabilities.error.message}`
+              : "",
+        ]
+          .filter(Boolean)
+          .join("; "),
+      ]),
+    ]),
+  );
   for (const p of doc.problems) io.out(`problem ${p.code}: ${p.message}`);
   return exit;
 }

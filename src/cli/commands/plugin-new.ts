@@ -26,20 +26,36 @@ export async function pluginNewCommand(args: ParsedArgs, io: Output): Promise<Ex
   const advice = vitestAdvice(vitestSetup(scanned.base));
 
   if (args.flags.json) {
-    io.out(JSON.stringify({
-      ok: true, kind: result.kind, name: result.name, section: result.section, dir: result.dir, files: result.files,
-      connectors_entry: next.entry, plugins_dir: next.pluginsDir, next_steps: next.steps, ...(advice ? { vitest_note: advice } : {}),
-    }, null, 2));
+    io.out(
+      JSON.stringify(
+        {
+          ok: true,
+          kind: result.kind,
+          name: result.name,
+          section: result.section,
+          dir: result.dir,
+          files: result.files,
+          connectors_entry: next.entry,
+          plugins_dir: next.pluginsDir,
+          next_steps: next.steps,
+          ...(advice ? { vitest_note: advice } : {}),
+        },
+        null,
+        2,
+      ),
+    );
     return EXIT.OK;
   }
   const shown = path.relative(cwd, result.dir) || ".";
-  io.out([
-    `Created ${shown.startsWith("..") ? result.dir : shown}: plugin "${result.name}", kind ${result.kind}.`,
-    ...result.files.map((f) => `  ${f}`),
-    "",
-    "Next steps:",
-    ...next.steps.map((s, i) => `  ${i + 1}. ${s}`),
-    ...(advice ? ["", `note: ${advice}`] : []),
-  ].join("\n"));
+  io.out(
+    [
+      `Created ${shown.startsWith("..") ? result.dir : shown}: plugin "${result.name}", kind ${result.kind}.`,
+      ...result.files.map((f) => `  ${f}`),
+      "",
+      "Next steps:",
+      ...next.steps.map((s, i) => `  ${i + 1}. ${s}`),
+      ...(advice ? ["", `note: ${advice}`] : []),
+    ].join("\n"),
+  );
   return EXIT.OK;
 }

@@ -42,7 +42,9 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
     // A broken connectors.json found by search (say, another instance's unset variable) must not
     // stop testing a plugin: its own fixture serves, and the user is told why.
     if (explicit !== undefined || !isPatchbayError(err) || !err.code.startsWith("PB_ERR_CONFIG_")) throw err;
-    io.err(`note: connectors.json could not be loaded (${err.code}), so the plugin is tested with its own ${FIXTURE_FILE}; \`patchbay doctor\` shows the problem.`);
+    io.err(
+      `note: connectors.json could not be loaded (${err.code}), so the plugin is tested with its own ${FIXTURE_FILE}; \`patchbay doctor\` shows the problem.`,
+    );
     return null;
   });
   if (connectors) io.scrubber.addAll(connectors.secrets);
@@ -56,15 +58,39 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
   const spared = connectors?.instances.filter((i) => i.plugin === name).map((i) => i.id) ?? [];
   const claims = await run();
   const ok = claims.every((c) => c.ok);
-  const summary = { passed: claims.filter((c) => c.ok && !c.skipped).length, skipped: claims.filter((c) => c.skipped).length, failed: claims.filter((c) => !c.ok).length };
+  const summary = {
+    passed: claims.filter((c) => c.ok && !c.skipped).length,
+    skipped: claims.filter((c) => c.skipped).length,
+    failed: claims.filter((c) => !c.ok).length,
+  };
 
   if (args.flags.json) {
-    io.out(JSON.stringify({ ok, plugin: { name, kind, version: read.plugin.version, dir: folder }, config_from: source, instances_not_used: spared, summary, claims }, null, 2));
+    io.out(
+      JSON.stringify(
+        {
+          ok,
+          plugin: { name, kind, version: read.plugin.version, dir: folder },
+          config_from: source,
+          instances_not_used: spared,
+          summary,
+          claims,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
-    const untouched = spared.length > 0 ? `\n        (not ${spared.join(", ")} from connectors.json: the kit writes, and that store is live)` : "";
-    io.out(`${name}@${read.plugin.version} (${kind}) from ${shownPath(folder)}\nconfig: ${relativePaths(source)}, in a throwaway folder${untouched}\n`);
+    const untouched =
+      spared.length > 0
+        ? `\n        (not ${spared.join(", ")} from connectors.json: the kit writes, and that store is live)`
+        : "";
+    io.out(
+      `${name}@${read.plugin.version} (${kind}) from ${shownPath(folder)}\nconfig: ${relativePaths(source)}, in a throwaway folder${untouched}\n`,
+    );
     for (const c of claims) io.out(row(c));
-    io.out(`\n${ok ? "ok" : "FAILED"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped (${Math.round(performance.now() - started)} ms)`);
+    io.out(
+      `\n${ok ? "ok" : "FAILED"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped (${Math.round(performance.now() - started)} ms)`,
+    );
   }
   return ok ? EXIT.OK : EXIT.UNHEALTHY;
 }
@@ -72,7 +98,9 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
 function row(c: ClaimResult): string {
   if (c.skipped) return `  -  ${c.claim}\n       skipped: ${c.reason ?? ""}`;
   if (c.ok) return `  ✓  ${c.claim} (${c.ms} ms)`;
-  return `  ✗  ${c.claim}\n       ${relativePaths(c.reason ?? "failed").split("\n").join("\n       ")}`;
+  return `  ✗  ${c.claim}\n       ${relativePaths(c.reason ?? "failed")
+    .split("\n")
+    .join("\n       ")}`;
 }
 
 /** The connectors.json the host would use, or null when there is none (only then: a broken one is an error). */
@@ -101,11 +129,19 @@ function locatePlugin(target: string, connectors: ResolvedConfig | null, cwd: st
   const discovery = scanPlugins(dirs, bundledPluginsDir());
   const found = discovery.plugins.get(target);
   // A plugin that exists but cannot load (API range, entry, manifest) deserves its own error, not "not found".
-  const broken = discovery.errors.find((e) => e.data.plugin === target || (typeof e.data.file === "string" && path.basename(path.dirname(e.data.file)) === target));
+  const broken = discovery.errors.find(
+    (e) =>
+      e.data.plugin === target ||
+      (typeof e.data.file === "string" && path.basename(path.dirname(e.data.file)) === target),
+  );
   if (!found && broken) throw broken;
   if (!found) {
     const close = suggest(target, [...discovery.plugins.keys()]);
-    throw pbError("PB_ERR_PLUGIN_NOT_FOUND", `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.${close ? ` Did you mean "${close}"?` : ""}`, { plugin: target, searched: dirs, ...(close ? { suggestion: close } : {}) });
+    throw pbError(
+      "PB_ERR_PLUGIN_NOT_FOUND",
+      `No plugin named "${target}" in ${[...dirs, "the bundled plugins"].join(", ")}.${close ? ` Did you mean "${close}"?` : ""}`,
+      { plugin: target, searched: dirs, ...(close ? { suggestion: close } : {}) },
+    );
   }
   return found.dir;
 }
@@ -118,7 +154,11 @@ interface Planned {
 
 /** A connector kind's kit, with the fixture's config; the kit runs it in a temp folder it removes. */
 function kitRun(kind: KitKind, folder: string, name: string): Planned {
-  if (!(KIT_KINDS as readonly string[]).includes(kind)) throw pbError("PB_ERR_USAGE", `Plugin "${name}" is of kind ${kind}, which has no conformance kit.`, { plugin: name, kind });
+  if (!(KIT_KINDS as readonly string[]).includes(kind))
+    throw pbError("PB_ERR_USAGE", `Plugin "${name}" is of kind ${kind}, which has no conformance kit.`, {
+      plugin: name,
+      kind,
+    });
   const fixture = readTestFixture(folder, kind);
   const config = requireConfig(fixture, folder, name);
   const options = { plugin: folder, ...fixture!.options, config } as ConformanceOptions;
@@ -129,10 +169,17 @@ function kitRun(kind: KitKind, folder: string, name: string): Planned {
 function adapterRun(folder: string, name: string): Planned {
   const fixture = readTestFixture(folder, "adapter");
   const config = requireConfig(fixture, folder, name);
-  return { source: fixture!.file, run: () => runAdapterConformance({ ...fixture!.options, pluginDir: folder, config }) };
+  return {
+    source: fixture!.file,
+    run: () => runAdapterConformance({ ...fixture!.options, pluginDir: folder, config }),
+  };
 }
 
-function requireConfig(fixture: ReturnType<typeof readTestFixture>, folder: string, name: string): Record<string, unknown> {
+function requireConfig(
+  fixture: ReturnType<typeof readTestFixture>,
+  folder: string,
+  name: string,
+): Record<string, unknown> {
   if (fixture?.config) return fixture.config;
   throw pbError(
     "PB_ERR_PLUGIN_TEST_FIXTURE",

@@ -17,8 +17,10 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   allowFlags(args, "serve", ["mcp", "http", "host", "port", "stateless", "watch", "json"]);
   const mcp = args.flags.mcp === true;
   const http = args.flags.http === true;
-  if (mcp && args.flags.json) throw pbError("PB_ERR_USAGE", "serve --mcp does not take --json: stdout is the MCP stream.", { flag: "json" });
-  if (!http && (args.flags.host !== undefined || args.flags.port !== undefined || args.flags.stateless !== undefined)) throw pbError("PB_ERR_USAGE", "--host, --port and --stateless go with --http.", {});
+  if (mcp && args.flags.json)
+    throw pbError("PB_ERR_USAGE", "serve --mcp does not take --json: stdout is the MCP stream.", { flag: "json" });
+  if (!http && (args.flags.host !== undefined || args.flags.port !== undefined || args.flags.stateless !== undefined))
+    throw pbError("PB_ERR_USAGE", "--host, --port and --stateless go with --http.", {});
   const port = parsePort(flagString(args, "port"));
   // With --mcp, stdout is the protocol: everything human goes to stderr.
   const say = (line: string) => io.err(line);
@@ -31,7 +33,14 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   // spawns `serve --mcp` gets its initialize answered (and tools/list from the last boot's
   // catalog) while the boot runs; calls wait for it.
   let early: Promise<Serving> | null = null;
-  const options = { mcp, http: http ? { host: flagString(args, "host") ?? "127.0.0.1", port, stateless: args.flags.stateless === true } : null, say, watch: args.flags.watch === true };
+  const options = {
+    mcp,
+    http: http
+      ? { host: flagString(args, "host") ?? "127.0.0.1", port, stateless: args.flags.stateless === true }
+      : null,
+    say,
+    watch: args.flags.watch === true,
+  };
   const closeEarly = async () => {
     const s = await early?.catch(() => null);
     await s?.close();
@@ -56,12 +65,18 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   });
   try {
     host = await createHost({
-      config: flagString(args, "config"), collect: true, prettyLogs: !args.flags.json, logLevel: io.verbose ? "debug" : "info",
+      config: flagString(args, "config"),
+      collect: true,
+      prettyLogs: !args.flags.json,
+      logLevel: io.verbose ? "debug" : "info",
       onCreated: (h) => {
         booting = h;
         io.scrubber.absorb(h.scrubber);
         early = startServing(h, options);
-        early.then((s) => (gateway = s.gateway), () => undefined); // awaited after the boot
+        early.then(
+          (s) => (gateway = s.gateway),
+          () => undefined,
+        ); // awaited after the boot
         if (gone) void leave(gone);
       },
       // Each instance's tools reach clients as soon as it is ready, not when the last one is.
@@ -76,7 +91,14 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   io.scrubber.absorb(host.scrubber);
   const report = host.report();
   const failure = bootFailure(report);
-  if (args.flags.json) io.out(JSON.stringify({ ...report, error: failure ? { code: failure.code, message: failure.message, hint: failure.hint } : null }, null, 2));
+  if (args.flags.json)
+    io.out(
+      JSON.stringify(
+        { ...report, error: failure ? { code: failure.code, message: failure.message, hint: failure.hint } : null },
+        null,
+        2,
+      ),
+    );
   else (mcp ? say : io.out)(renderReport(report));
   if (failure) {
     if (!args.flags.json) say(renderError(failure, io.verbose));
@@ -93,7 +115,9 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
     await host.close();
     throw err;
   }
-  say(`patchbay: serving ${host.instanceIds().length} instances, ${serving.gateway.toolNames().length} gateway tools${mcp ? " over stdio" : ""}; status: \`patchbay status\`; press Ctrl-C to stop.`);
+  say(
+    `patchbay: serving ${host.instanceIds().length} instances, ${serving.gateway.toolNames().length} gateway tools${mcp ? " over stdio" : ""}; status: \`patchbay status\`; press Ctrl-C to stop.`,
+  );
   const why = await Promise.race([stopped, serving.stdioClosed.then(() => "the MCP client closed stdin")]);
   say(`patchbay: ${why}, stopping every instance...`);
   await serving.close();
@@ -106,7 +130,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
 function stdinClosed(): Promise<string> {
   return new Promise((resolve) => {
     const done = () => resolve("the MCP client closed stdin");
-    // The head start (mcp-front.ts) may have read stdin to its end before this module loaded.
+    // The head start (gateway/stdio-front.ts) may have read stdin to its end before this module loaded.
     if (process.stdin.readableEnded) return done();
     process.stdin.once("end", done);
     process.stdin.once("close", done);
@@ -116,6 +140,11 @@ function stdinClosed(): Promise<string> {
 function parsePort(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PORT;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw pbError("PB_ERR_USAGE", `--port must be a port number 0-65535 (0: any free port), not ${JSON.stringify(value)}.`, { flag: "port" });
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw pbError(
+      "PB_ERR_USAGE",
+      `--port must be a port number 0-65535 (0: any free port), not ${JSON.stringify(value)}.`,
+      { flag: "port" },
+    );
   return n;
 }

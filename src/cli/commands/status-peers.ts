@@ -12,7 +12,9 @@ import { table, type Output } from "../render.js";
 
 const PEER_TIMEOUT_MS = 5_000;
 
-export type PeerAnswer = { url: string; ok: true; status: StatusDocument } | { url: string; ok: false; error: WireError };
+export type PeerAnswer =
+  | { url: string; ok: true; status: StatusDocument }
+  | { url: string; ok: false; error: WireError };
 
 export interface PeerTotals {
   replicas: number;
@@ -30,15 +32,23 @@ export function statusUrl(peer: string): string {
   try {
     url = new URL(peer.includes("://") ? peer : `http://${peer}`);
   } catch {
-    throw pbError("PB_ERR_USAGE", `--peers: ${JSON.stringify(peer.slice(0, 100))} is not a URL (expected e.g. http://10.0.0.5:7777).`, { flag: "peers" });
+    throw pbError(
+      "PB_ERR_USAGE",
+      `--peers: ${JSON.stringify(peer.slice(0, 100))} is not a URL (expected e.g. http://10.0.0.5:7777).`,
+      { flag: "peers" },
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw pbError("PB_ERR_USAGE", `--peers: ${url.protocol} is not http: or https:.`, { flag: "peers" });
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw pbError("PB_ERR_USAGE", `--peers: ${url.protocol} is not http: or https:.`, { flag: "peers" });
   url.pathname = url.pathname.replace(/\/(mcp|status)?\/?$/, "") + "/status";
   return url.toString();
 }
 
 /** The token to present: PATCHBAY_TOKEN, else the token file next to this config, else none. */
-export function peerToken(configFile: string | null, env: Record<string, string | undefined> = process.env): string | null {
+export function peerToken(
+  configFile: string | null,
+  env: Record<string, string | undefined> = process.env,
+): string | null {
   const fromEnv = env.PATCHBAY_TOKEN?.trim();
   if (fromEnv) return fromEnv;
   if (!configFile) return null;
@@ -50,24 +60,45 @@ export function peerToken(configFile: string | null, env: Record<string, string 
 }
 
 export async function askPeers(peers: readonly string[], token: string | null): Promise<PeerAnswer[]> {
-  return Promise.all(peers.map(async (peer): Promise<PeerAnswer> => {
-    const url = statusUrl(peer);
-    const unreachable = (why: string): PeerAnswer => ({ url, ok: false, error: toWire(pbError("PB_ERR_GATEWAY_PEER_UNREACHABLE", `${url}: ${why}.`, { url })) });
-    try {
-      const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(PEER_TIMEOUT_MS) });
-      if (!res.ok) return unreachable(`HTTP ${res.status}${res.status === 401 ? " (the token is not this replica's)" : ""}`);
-      const doc = (await res.json()) as StatusDocument;
-      if (!doc || typeof doc !== "object" || !Array.isArray(doc.instances)) return unreachable("the answer is not a patchbay status document");
-      return { url, ok: true, status: doc };
-    } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      return unreachable(e.name === "TimeoutError" ? `no answer within ${PEER_TIMEOUT_MS} ms` : (e.cause?.code ?? e.message));
-    }
-  }));
+  return Promise.all(
+    peers.map(async (peer): Promise<PeerAnswer> => {
+      const url = statusUrl(peer);
+      const unreachable = (why: string): PeerAnswer => ({
+        url,
+        ok: false,
+        error: toWire(pbError("PB_ERR_GATEWAY_PEER_UNREACHABLE", `${url}: ${why}.`, { url })),
+      });
+      try {
+        const res = await fetch(url, {
+          headers: token ? { Authorization: `Bearer ${token}` } : {},
+          signal: AbortSignal.timeout(PEER_TIMEOUT_MS),
+        });
+        if (!res.ok)
+          return unreachable(`HTTP ${res.status}${res.status === 401 ? " (the token is not this replica's)" : ""}`);
+        const doc = (await res.json()) as StatusDocument;
+        if (!doc || typeof doc !== "object" || !Array.isArray(doc.instances))
+          return unreachable("the answer is not a patchbay status document");
+        return { url, ok: true, status: doc };
+      } catch (err) {
+        const e = err as Error & { cause?: { code?: string } };
+        return unreachable(
+          e.name === "TimeoutError" ? `no answer within ${PEER_TIMEOUT_MS} ms` : (e.cause?.code ?? e.message),
+        );
+      }
+    }),
+  );
 }
 
 export function totalsOf(answers: readonly PeerAnswer[]): PeerTotals {
-  const t: PeerTotals = { replicas: answers.length, answering: 0, sessions: 0, instances: 0, healthy: 0, calls: 0, errors: 0 };
+  const t: PeerTotals = {
+    replicas: answers.length,
+    answering: 0,
+    sessions: 0,
+    instances: 0,
+    healthy: 0,
+    calls: 0,
+    errors: 0,
+  };
   for (const a of answers) {
     if (!a.ok) continue;
     t.answering++;
@@ -80,7 +111,12 @@ export function totalsOf(answers: readonly PeerAnswer[]): PeerTotals {
   return t;
 }
 
-export async function peersStatus(peers: readonly string[], token: string | null, asJson: boolean, io: Output): Promise<ExitCode> {
+export async function peersStatus(
+  peers: readonly string[],
+  token: string | null,
+  asJson: boolean,
+  io: Output,
+): Promise<ExitCode> {
   const answers = await askPeers(peers, token);
   const totals = totalsOf(answers);
   const code = totals.answering === totals.replicas ? EXIT.OK : EXIT.UNHEALTHY;
@@ -95,13 +131,33 @@ export async function peersStatus(peers: readonly string[], token: string | null
     const calls = s.instances.reduce((n, i) => n + (i.calls ?? 0), 0);
     const errors = s.instances.reduce((n, i) => n + (i.errors ?? 0), 0);
     const healthy = s.instances.filter((i) => i.healthy).length;
-    return [a.url, `pid ${s.pid}, up ${up(s.startedAt)}`, s.httpSessions?.mode ?? "-", String(s.httpSessions?.open ?? 0), `${healthy}/${s.instances.length}`, String(s.tools), String(calls), String(errors)];
+    return [
+      a.url,
+      `pid ${s.pid}, up ${up(s.startedAt)}`,
+      s.httpSessions?.mode ?? "-",
+      String(s.httpSessions?.open ?? 0),
+      `${healthy}/${s.instances.length}`,
+      String(s.tools),
+      String(calls),
+      String(errors),
+    ];
   });
-  io.out(table([
-    ["REPLICA", "SERVER", "MODE", "SESSIONS", "HEALTHY", "TOOLS", "CALLS", "ERRORS"],
-    ...rows,
-    [`total (${totals.answering}/${totals.replicas} answering)`, "", "", String(totals.sessions), `${totals.healthy}/${totals.instances}`, "", String(totals.calls), String(totals.errors)],
-  ]));
+  io.out(
+    table([
+      ["REPLICA", "SERVER", "MODE", "SESSIONS", "HEALTHY", "TOOLS", "CALLS", "ERRORS"],
+      ...rows,
+      [
+        `total (${totals.answering}/${totals.replicas} answering)`,
+        "",
+        "",
+        String(totals.sessions),
+        `${totals.healthy}/${totals.instances}`,
+        "",
+        String(totals.calls),
+        String(totals.errors),
+      ],
+    ]),
+  );
   for (const a of answers) if (!a.ok) io.out(`  [${a.error.code}] ${a.error.message}`);
   return code;
 }

@@ -18,8 +18,16 @@ export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitC
   allowFlags(args, "status", ["json", "peers"]);
   const peers = flagString(args, "peers");
   if (peers !== undefined) {
-    const list = peers.split(",").map((p) => p.trim()).filter(Boolean);
-    if (list.length === 0) throw pbError("PB_ERR_USAGE", "--peers needs at least one URL (e.g. --peers http://10.0.0.5:7777,http://10.0.0.6:7777).", { flag: "peers" });
+    const list = peers
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean);
+    if (list.length === 0)
+      throw pbError(
+        "PB_ERR_USAGE",
+        "--peers needs at least one URL (e.g. --peers http://10.0.0.5:7777,http://10.0.0.6:7777).",
+        { flag: "peers" },
+      );
     let file: string | null = null;
     try {
       file = resolveConfigPath({ config: flagString(args, "config") }).file;
@@ -32,7 +40,11 @@ export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitC
   const dir = stateDir(file);
   const answer = await askServer(dir, { op: "status" });
   if (!answer) {
-    throw pbError("PB_ERR_SERVER_NOT_RUNNING", `No \`patchbay serve\` is running for ${file} (nothing answers on ${path.join(dir, "serve.sock")}).`, { file, exit: EXIT.UNHEALTHY });
+    throw pbError(
+      "PB_ERR_SERVER_NOT_RUNNING",
+      `No \`patchbay serve\` is running for ${file} (nothing answers on ${path.join(dir, "serve.sock")}).`,
+      { file, exit: EXIT.UNHEALTHY },
+    );
   }
   if (!answer.ok) throw fromWire(answer.error as WireError);
   const doc = answer.value as StatusDocument;
@@ -42,13 +54,29 @@ export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitC
   }
   const ago = (t: number | null) => (t === null ? "-" : `${Math.max(0, Math.round((Date.now() - t) / 1000))}s ago`);
   const ms = (v: number | null) => (v === null ? "-" : `${v}ms`);
-  io.out(`patchbay serve (pid ${doc.pid}) for ${doc.configFile ?? "an object config"}, up ${ago(doc.startedAt).replace(" ago", "")}${doc.booting ? ", booting" : ""}; ${doc.tools} gateway tools; transports: ${[doc.transports.mcp ? "stdio" : null, doc.transports.http].filter(Boolean).join(", ") || "none (control only)"}`);
-  io.out(table([
-    ["INSTANCE", "STATE", "HEALTH", "CHECKED", "CALLS", "ERRORS", "P50", "P99", "RESTARTS"],
-    ...doc.instances.map((i) => [i.id, i.state, i.healthy ? "healthy" : "unhealthy", ago(i.lastHealthAt), String(i.calls), String(i.errors), ms(i.p50Ms), ms(i.p99Ms), String(i.restarts)]),
-  ]));
+  io.out(
+    `patchbay serve (pid ${doc.pid}) for ${doc.configFile ?? "an object config"}, up ${ago(doc.startedAt).replace(" ago", "")}${doc.booting ? ", booting" : ""}; ${doc.tools} gateway tools; transports: ${[doc.transports.mcp ? "stdio" : null, doc.transports.http].filter(Boolean).join(", ") || "none (control only)"}`,
+  );
+  io.out(
+    table([
+      ["INSTANCE", "STATE", "HEALTH", "CHECKED", "CALLS", "ERRORS", "P50", "P99", "RESTARTS"],
+      ...doc.instances.map((i) => [
+        i.id,
+        i.state,
+        i.healthy ? "healthy" : "unhealthy",
+        ago(i.lastHealthAt),
+        String(i.calls),
+        String(i.errors),
+        ms(i.p50Ms),
+        ms(i.p99Ms),
+        String(i.restarts),
+      ]),
+    ]),
+  );
   for (const i of doc.instances) if (i.error) io.out(`  ${i.id}: [${i.error.code}] ${i.error.message}`);
   // Only for instances whose upstream server asked anything (sampling, elicitation, roots).
-  for (const i of doc.instances) if (i.clientRequests) io.out(`  ${i.id}: server requests ${i.clientRequests.served} served, ${i.clientRequests.refused} refused`);
+  for (const i of doc.instances)
+    if (i.clientRequests)
+      io.out(`  ${i.id}: server requests ${i.clientRequests.served} served, ${i.clientRequests.refused} refused`);
   return EXIT.OK;
 }

@@ -21,10 +21,17 @@ async function agentId(kit: KitContext): Promise<string> {
 
 function augment(kit: KitContext): OutgoingPayload {
   return {
-    kind: "augment", content: `conformance ${kit.token}`, format: "text",
-    meta: { origin: { skill_name: "kit-skill", entry_skill_name: "kit-entry", trigger_kind: "cron" }, event_type: "kit.check" },
-    source_skill: "kit-skill", triggered_by: { source: "cron", name: "0 8 * * *", fired_at_ms: Date.now() },
-    delivery_context: "A conformance check; nothing to do.", templates: ["kit-follow-up"],
+    kind: "augment",
+    content: `conformance ${kit.token}`,
+    format: "text",
+    meta: {
+      origin: { skill_name: "kit-skill", entry_skill_name: "kit-entry", trigger_kind: "cron" },
+      event_type: "kit.check",
+    },
+    source_skill: "kit-skill",
+    triggered_by: { source: "cron", name: "0 8 * * *", fired_at_ms: Date.now() },
+    delivery_context: "A conformance check; nothing to do.",
+    templates: ["kit-follow-up"],
   };
 }
 
@@ -36,7 +43,10 @@ async function deliverChecked(kit: KitContext, payload: OutgoingPayload): Promis
   const record = records.at(-1);
   ensure(record, "host.receipts() has no record of the delivery");
   ensure(record.ok && record.delivered_at === receipt.delivered_at, `the recorded receipt differs: ${preview(record)}`);
-  ensure(receipt.delivered_at >= record.sent_at, `delivered_at ${receipt.delivered_at} is before sent_at ${record.sent_at}`);
+  ensure(
+    receipt.delivered_at >= record.sent_at,
+    `delivered_at ${receipt.delivered_at} is before sent_at ${record.sent_at}`,
+  );
   ensure(record.lag_ms !== null && record.lag_ms >= 0, `lag_ms is ${record.lag_ms}`);
 }
 
@@ -46,10 +56,18 @@ export const agentClaims: Claim[] = [
     async run(kit) {
       const agents = await attempt("list_agents", () => kit.call<AgentDescriptor[]>("list_agents"));
       ensure(Array.isArray(agents), `list_agents answered ${preview(agents)}`);
-      for (const a of agents) ensure(typeof a?.agent_id === "string" && a.agent_id.length > 0, `list_agents answered a descriptor without an agent_id: ${preview(a)}`);
+      for (const a of agents)
+        ensure(
+          typeof a?.agent_id === "string" && a.agent_id.length > 0,
+          `list_agents answered a descriptor without an agent_id: ${preview(a)}`,
+        );
       const twice = agents.map((a) => a.agent_id).filter((id, i, all) => all.indexOf(id) !== i);
       ensure(twice.length === 0, `list_agents names ${twice.map((id) => `"${id}"`).join(", ")} twice`);
-      if (kit.opts.agent?.agentId) ensure(agents.some((a) => a.agent_id === kit.opts.agent!.agentId), `list_agents does not list "${kit.opts.agent.agentId}"`);
+      if (kit.opts.agent?.agentId)
+        ensure(
+          agents.some((a) => a.agent_id === kit.opts.agent!.agentId),
+          `list_agents does not list "${kit.opts.agent.agentId}"`,
+        );
     },
   },
   {
@@ -58,13 +76,21 @@ export const agentClaims: Claim[] = [
   },
   {
     name: "deliver of a template payload answers delivered_at ≥ sent_at, recorded in receipts",
-    run: (kit) => deliverChecked(kit, { kind: "template", prompt: `Run the kit check ${kit.token}.`, meta: { origin: { skill_name: "kit-template", trigger_kind: "agent", caller_agent_id: "kit-caller" } } }),
+    run: (kit) =>
+      deliverChecked(kit, {
+        kind: "template",
+        prompt: `Run the kit check ${kit.token}.`,
+        meta: { origin: { skill_name: "kit-template", trigger_kind: "agent", caller_agent_id: "kit-caller" } },
+      }),
   },
   {
     name: "the host fills DeliveryMeta: a fresh dispatch_id per call; a caller's dispatch_id and sent_at are replaced",
     async run(kit) {
       const agent = await agentId(kit);
-      const forged = { ...augment(kit), meta: { origin: { skill_name: "kit", trigger_kind: "inline" }, dispatch_id: "forged", sent_at: 1 } } as unknown as OutgoingPayload;
+      const forged = {
+        ...augment(kit),
+        meta: { origin: { skill_name: "kit", trigger_kind: "inline" }, dispatch_id: "forged", sent_at: 1 },
+      } as unknown as OutgoingPayload;
       const before = Date.now();
       await attempt("deliver", () => kit.call("deliver", agent, forged));
       await attempt("deliver", () => kit.call("deliver", agent, forged));
@@ -79,7 +105,9 @@ export const agentClaims: Claim[] = [
     name: "wake answers woken_at",
     async run(kit) {
       const agent = await agentId(kit);
-      const receipt = await attempt("wake", () => kit.call<{ woken_at: number }>("wake", agent, { context: "conformance check", when: "immediate" }));
+      const receipt = await attempt("wake", () =>
+        kit.call<{ woken_at: number }>("wake", agent, { context: "conformance check", when: "immediate" }),
+      );
       ensure(receipt.woken_at > 0, `wake answered ${preview(receipt)}`);
     },
   },
@@ -89,11 +117,19 @@ export const agentClaims: Claim[] = [
       const agent = await agentId(kit);
       const correlation_id = `kit-${randomUUID()}`;
       try {
-        const reply = await kit.call<AgentResponse>("request_response", agent, { kind: "augment", content: `ping ${kit.token}` }, { correlation_id, timeout_ms: kit.opts.timeoutMs ?? 10_000 });
+        const reply = await kit.call<AgentResponse>(
+          "request_response",
+          agent,
+          { kind: "augment", content: `ping ${kit.token}` },
+          { correlation_id, timeout_ms: kit.opts.timeoutMs ?? 10_000 },
+        );
         ensure(reply.correlation_id === correlation_id, `the reply's correlation_id is ${reply.correlation_id}`);
       } catch (err) {
         const wire = toWire(err);
-        ensure(wire.code === "PB_ERR_NOT_IMPLEMENTED", `request_response failed with ${wire.code}: ${wire.message} (throw NotImplementedError when the substrate has no reply path)`);
+        ensure(
+          wire.code === "PB_ERR_NOT_IMPLEMENTED",
+          `request_response failed with ${wire.code}: ${wire.message} (throw NotImplementedError when the substrate has no reply path)`,
+        );
       }
     },
   },
@@ -102,7 +138,10 @@ export const agentClaims: Claim[] = [
     skip: (kit) => (declares(kit, "agent_status") ? null : "the plugin does not declare agent_status"),
     async run(kit) {
       const status = await attempt("agent_status", async () => kit.call("agent_status", await agentId(kit)));
-      ensure(["active", "idle", "asleep", "unknown"].includes(status as string), `agent_status answered ${preview(status)}`);
+      ensure(
+        ["active", "idle", "asleep", "unknown"].includes(status as string),
+        `agent_status answered ${preview(status)}`,
+      );
     },
   },
   {
@@ -113,7 +152,10 @@ export const agentClaims: Claim[] = [
       const mine = result.deliveries.find((d) => d.instance === kit.id);
       ensure(mine?.ok, `the broadcast did not deliver through ${kit.id}: ${preview(mine ?? result)}`);
       const recorded = kit.host.receipts({ dispatch_id: result.dispatch_id });
-      ensure(recorded.length === result.deliveries.length && recorded.every((r) => r.sent_at === result.sent_at), `receipts of the broadcast: ${preview(recorded)}`);
+      ensure(
+        recorded.length === result.deliveries.length && recorded.every((r) => r.sent_at === result.sent_at),
+        `receipts of the broadcast: ${preview(recorded)}`,
+      );
     },
   },
 ];

@@ -13,7 +13,10 @@ export const commonClaims: Claim[] = [
   {
     name: "boots with the valid config and reports ready",
     async run(kit) {
-      ensure(kit.report.state === "ready", `state is ${kit.report.state}${kit.report.error ? `: ${kit.report.error.code}: ${kit.report.error.message}` : ""}`);
+      ensure(
+        kit.report.state === "ready",
+        `state is ${kit.report.state}${kit.report.error ? `: ${kit.report.error.code}: ${kit.report.error.message}` : ""}`,
+      );
     },
   },
   {
@@ -27,7 +30,10 @@ export const commonClaims: Claim[] = [
         healthy = await kit.host.call(kit.id, "health_check", [], { timeoutMs: limit });
       } catch (err) {
         const wire = toWire(err);
-        ensure(wire.code !== "PB_ERR_CALL_TIMEOUT", `health_check() did not answer within health_timeout_ms (${limit} ms)`);
+        ensure(
+          wire.code !== "PB_ERR_CALL_TIMEOUT",
+          `health_check() did not answer within health_timeout_ms (${limit} ms)`,
+        );
         throw new ClaimFailure(`health_check() failed: ${wire.code}: ${wire.message}`);
       }
       ensure(healthy === true, `health_check() answered ${preview(healthy)}`);
@@ -35,7 +41,10 @@ export const commonClaims: Claim[] = [
   },
   {
     name: "the invalid config makes health_check answer false (no hang, no throw)",
-    skip: (kit) => (kit.opts.invalidConfig === null ? `no invalid config: ${kit.opts.invalidConfigReason ?? "the plugin has no substrate to break"}` : null),
+    skip: (kit) =>
+      kit.opts.invalidConfig === null
+        ? `no invalid config: ${kit.opts.invalidConfigReason ?? "the plugin has no substrate to break"}`
+        : null,
     async run(kit) {
       const result = await kit.invalidHealth();
       if (result.outcome === "false") return;
@@ -43,9 +52,13 @@ export const commonClaims: Claim[] = [
         true: "the invalid config must point at a broken substrate, and health_check must notice",
         threw: "health_check must catch the substrate's error and answer false",
         hung: "health_check must bound its own probe (ctx.remainingMs(), ctx.signal) and answer false",
-        "not-started": "give an invalid config that passes the plugin's config schema (a dead port, an unwritable folder); create() must not fail on an unreachable substrate",
+        "not-started":
+          "give an invalid config that passes the plugin's config schema (a dead port, an unwritable folder); create() must not fail on an unreachable substrate",
       };
-      ensure(false, `health_check ${result.outcome === "not-started" ? "was never reached" : `answered ${result.outcome}`} after ${result.ms} ms (${result.detail}); ${hints[result.outcome]}`);
+      ensure(
+        false,
+        `health_check ${result.outcome === "not-started" ? "was never reached" : `answered ${result.outcome}`} after ${result.ms} ms (${result.detail}); ${hints[result.outcome]}`,
+      );
     },
   },
   {
@@ -70,10 +83,18 @@ export const commonClaims: Claim[] = [
       ensure(caps.kind === kit.kind, `kind is ${caps.kind}, expected ${kit.kind}`);
       ensure(caps.plugin === `${kit.manifest.name}@${kit.manifest.version}`, `plugin is ${caps.plugin}`);
       ensure(caps.state === "ready", `state is ${caps.state}`);
-      for (const m of METHODS[kit.kind].required.filter((r) => r !== "health_check")) ensure(caps.methods?.includes(m), `methods lacks required ${m}`);
-      for (const m of kit.manifest.capabilities) ensure(caps.methods?.includes(m) && caps.optional?.includes(m), `declared optional method ${m} is not reported`);
+      for (const m of METHODS[kit.kind].required.filter((r) => r !== "health_check"))
+        ensure(caps.methods?.includes(m), `methods lacks required ${m}`);
+      for (const m of kit.manifest.capabilities)
+        ensure(
+          caps.methods?.includes(m) && caps.optional?.includes(m),
+          `declared optional method ${m} is not reported`,
+        );
       const listed = await kit.host.list(kit.id.split("/")[0] as never);
-      ensure(listed.some((c) => c.id === kit.id), `host.list() does not include ${kit.id}`);
+      ensure(
+        listed.some((c) => c.id === kit.id),
+        `host.list() does not include ${kit.id}`,
+      );
     },
   },
 ];

@@ -27,6 +27,9 @@ export const skillStoreKit = (): Claim[] => [...commonClaims, ...skillStoreClaim
 /** The claims of `kind`'s kit, in the order they run. */
 export function conformanceKit(kind: KitKind): Claim[] {
   const claims = BY_KIND[kind];
-  if (!claims) throw new Error(`patchbay/testing: no conformance kit for kind "${String(kind)}" (kits: ${Object.keys(BY_KIND).join(", ")})`);
+  if (!claims)
+    throw new Error(
+      `patchbay/testing: no conformance kit for kind "${String(kind)}" (kits: ${Object.keys(BY_KIND).join(", ")})`,
+    );
   return [...commonClaims, ...claims];
 }

@@ -21,10 +21,19 @@ export const localModelClaims: Claim[] = [
   {
     name: "run accepts its options (model, max_tokens, temperature, timeout_ms) and refuses a misspelt one",
     async run(kit) {
-      const opts = { max_tokens: 16, temperature: 0, timeout_ms: kit.opts.timeoutMs ?? 10_000, ...(kit.opts.localModel?.model ? { model: kit.opts.localModel.model } : {}) };
+      const opts = {
+        max_tokens: 16,
+        temperature: 0,
+        timeout_ms: kit.opts.timeoutMs ?? 10_000,
+        ...(kit.opts.localModel?.model ? { model: kit.opts.localModel.model } : {}),
+      };
       const text = await attempt("run with options", () => kit.call("run", prompt(kit), opts));
       ensure(typeof text === "string", `run answered ${preview(text)}`);
-      await refused(kit.call("run", prompt(kit), { max_token: 16 }), "PB_ERR_CONTRACT_ARGS", "run with a misspelt option");
+      await refused(
+        kit.call("run", prompt(kit), { max_token: 16 }),
+        "PB_ERR_CONTRACT_ARGS",
+        "run with a misspelt option",
+      );
     },
   },
   {
@@ -36,7 +45,10 @@ export const localModelClaims: Claim[] = [
       const dim = first[0].length;
       ensure(dim > 0 && first[1].length === dim, `embed answered dimensions ${first.map((v) => v.length).join(", ")}`);
       const second = await attempt("embed again", () => kit.call<number[][]>("embed", ["gamma"]));
-      ensure(second.length === 1 && second[0].length === dim, `a second embed answered dimension ${second[0]?.length}, the first ${dim}`);
+      ensure(
+        second.length === 1 && second[0].length === dim,
+        `a second embed answered dimension ${second[0]?.length}, the first ${dim}`,
+      );
     },
   },
 ];

@@ -10,12 +10,19 @@
 import { NARROW_INSTANCE } from "../boot.js";
 import { attempt, ensure, preview, refused } from "../assert.js";
 import type { Claim, KitContext, ToolCall } from "../types.js";
-import type { GetPromptResult, PromptDescriptor, ReadResourceResult, ResourceDescriptor, ToolDescriptor } from "../../contract/types.js";
+import type {
+  GetPromptResult,
+  PromptDescriptor,
+  ReadResourceResult,
+  ResourceDescriptor,
+  ToolDescriptor,
+} from "../../contract/types.js";
 
 const needsCall = (kit: KitContext) => (kit.opts.mcp?.call ? null : "no mcp.call option (a tool call that succeeds)");
 const call = (kit: KitContext): ToolCall => kit.opts.mcp!.call;
 const narrowId = (kit: KitContext) => `${kit.id.split("/")[0]}/${NARROW_INSTANCE}`;
-const declares = (method: string) => (kit: KitContext) => (kit.manifest.capabilities.includes(method) ? null : `the plugin does not declare ${method}`);
+const declares = (method: string) => (kit: KitContext) =>
+  kit.manifest.capabilities.includes(method) ? null : `the plugin does not declare ${method}`;
 /** How many listed resources / prompts a claim reads back (a server may list thousands). */
 const SAMPLE = 5;
 
@@ -25,18 +32,28 @@ export const mcpClaims: Claim[] = [
     async run(kit) {
       const tools = await attempt("list_tools", () => kit.call<ToolDescriptor[]>("list_tools"));
       ensure(tools.length > 0, "list_tools answered no tools");
-      for (const t of tools) ensure(typeof t.name === "string" && t.name.length > 0, `list_tools answered a tool without a name: ${preview(t)}`);
+      for (const t of tools)
+        ensure(
+          typeof t.name === "string" && t.name.length > 0,
+          `list_tools answered a tool without a name: ${preview(t)}`,
+        );
       const twice = tools.map((t) => t.name).filter((n, i, all) => all.indexOf(n) !== i);
       ensure(twice.length === 0, `list_tools names ${twice.map((n) => `"${n}"`).join(", ")} twice`);
       const c = kit.opts.mcp?.call;
-      if (c) ensure(tools.some((t) => t.name === c.tool), `list_tools does not list the call tool "${c.tool}" (tools: ${tools.map((t) => t.name).join(", ")})`);
+      if (c)
+        ensure(
+          tools.some((t) => t.name === c.tool),
+          `list_tools does not list the call tool "${c.tool}" (tools: ${tools.map((t) => t.name).join(", ")})`,
+        );
     },
   },
   {
     name: "an allowed call succeeds and answers MCP's result shape",
     skip: needsCall,
     async run(kit) {
-      const result = await attempt(`call "${call(kit).tool}"`, () => kit.call<{ content?: unknown; isError?: boolean }>("call", call(kit).tool, call(kit).args));
+      const result = await attempt(`call "${call(kit).tool}"`, () =>
+        kit.call<{ content?: unknown; isError?: boolean }>("call", call(kit).tool, call(kit).args),
+      );
       ensure(result && typeof result === "object", `call answered ${preview(result)}`);
       ensure(Array.isArray(result.content), `call answered no content array: ${preview(result)}`);
     },
@@ -46,10 +63,22 @@ export const mcpClaims: Claim[] = [
     skip: needsCall,
     async run(kit) {
       const id = narrowId(kit);
-      const tools = await attempt("list_tools (narrow)", () => kit.host.call(id, "list_tools") as Promise<ToolDescriptor[]>);
-      ensure(tools.length === 1 && tools[0].name === call(kit).tool, `with allowed_tools ["${call(kit).tool}"], list_tools answered ${tools.map((t) => t.name).join(", ") || "nothing"}`);
-      await attempt(`call "${call(kit).tool}" (narrow)`, () => kit.host.call(id, "call", [call(kit).tool, call(kit).args]));
-      await refused(kit.host.call(id, "call", ["pb-kit-not-allowed", {}]), "PB_ERR_TOOL_DENIED", "a tool outside allowed_tools");
+      const tools = await attempt(
+        "list_tools (narrow)",
+        () => kit.host.call(id, "list_tools") as Promise<ToolDescriptor[]>,
+      );
+      ensure(
+        tools.length === 1 && tools[0].name === call(kit).tool,
+        `with allowed_tools ["${call(kit).tool}"], list_tools answered ${tools.map((t) => t.name).join(", ") || "nothing"}`,
+      );
+      await attempt(`call "${call(kit).tool}" (narrow)`, () =>
+        kit.host.call(id, "call", [call(kit).tool, call(kit).args]),
+      );
+      await refused(
+        kit.host.call(id, "call", ["pb-kit-not-allowed", {}]),
+        "PB_ERR_TOOL_DENIED",
+        "a tool outside allowed_tools",
+      );
     },
   },
   {
@@ -69,9 +98,14 @@ export const mcpClaims: Claim[] = [
     async run(kit) {
       const resources = await attempt("list_resources", () => kit.call<ResourceDescriptor[]>("list_resources"));
       for (const r of resources.slice(0, SAMPLE)) {
-        const read = await attempt(`read_resource "${r.uri}"`, () => kit.call<ReadResourceResult>("read_resource", r.uri));
+        const read = await attempt(`read_resource "${r.uri}"`, () =>
+          kit.call<ReadResourceResult>("read_resource", r.uri),
+        );
         ensure(read.contents.length > 0, `read_resource "${r.uri}" answered no contents`);
-        ensure(read.contents.every((c) => typeof c.uri === "string"), `read_resource "${r.uri}" answered a content without a uri: ${preview(read.contents)}`);
+        ensure(
+          read.contents.every((c) => typeof c.uri === "string"),
+          `read_resource "${r.uri}" answered a content without a uri: ${preview(read.contents)}`,
+        );
       }
     },
   },
@@ -94,7 +128,10 @@ export const mcpClaims: Claim[] = [
     async run(kit) {
       const info = await attempt("server_info", () => kit.call<Record<string, unknown>>("server_info"));
       for (const k of ["name", "version", "title", "instructions"]) {
-        ensure(info[k] === undefined || typeof info[k] === "string", `server_info.${k} is not a string: ${preview(info[k])}`);
+        ensure(
+          info[k] === undefined || typeof info[k] === "string",
+          `server_info.${k} is not a string: ${preview(info[k])}`,
+        );
       }
     },
   },

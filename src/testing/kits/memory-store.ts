@@ -12,15 +12,19 @@ import { attempt, ensure, preview, refused } from "../assert.js";
 import type { Claim, KitContext } from "../types.js";
 import { declares } from "./common.js";
 
-const needs = (...methods: string[]) => (kit: KitContext) => {
-  const missing = methods.filter((m) => !declares(kit, m));
-  return missing.length ? `the plugin does not declare ${missing.join(" and ")}` : null;
-};
+const needs =
+  (...methods: string[]) =>
+  (kit: KitContext) => {
+    const missing = methods.filter((m) => !declares(kit, m));
+    return missing.length ? `the plugin does not declare ${missing.join(" and ")}` : null;
+  };
 
 const firstMode = (kit: KitContext) => declaredModes(kit.manifest)[0];
 
 /** Curated fields compared as written: lists are compared as sets, and the store assigns created_at. */
-const SCALAR_CURATED = CURATED_MEMORY_FIELDS.filter((f) => f !== "domain_tags" && f !== "recipients" && f !== "created_at");
+const SCALAR_CURATED = CURATED_MEMORY_FIELDS.filter(
+  (f) => f !== "domain_tags" && f !== "recipients" && f !== "created_at",
+);
 
 /** A record using every seed field a store is asked to keep. */
 function fullRecord(kit: KitContext, n: number): MemoryWrite {
@@ -48,27 +52,47 @@ export const memoryStoreClaims: Claim[] = [
       // An empty answer proves nothing about the records a mode answers: a store that can write is
       // given one record first, whose summary is then the query, and every mode must answer it.
       const summary = `conformance ${kit.token} every mode`;
-      const seeded = declares(kit, "write") ? await attempt("write", () => kit.call<{ id: string }>("write", { summary, domain_tags: ["conformance"] })) : null;
+      const seeded = declares(kit, "write")
+        ? await attempt("write", () => kit.call<{ id: string }>("write", { summary, domain_tags: ["conformance"] }))
+        : null;
       for (const mode of declaredModes(kit.manifest)) {
-        const records = await attempt(`query mode "${mode}"`, () => kit.call<PortableMemory[]>("query", { query: seeded ? summary : kit.token, limit: 5, mode }));
+        const records = await attempt(`query mode "${mode}"`, () =>
+          kit.call<PortableMemory[]>("query", { query: seeded ? summary : kit.token, limit: 5, mode }),
+        );
         ensure(Array.isArray(records), `query mode "${mode}" answered ${preview(records)}`);
         ensure(records.length <= 5, `query mode "${mode}" with limit 5 answered ${records.length} records`);
-        for (const record of records) ensure(PortableMemorySchema.safeParse(record).success, `query mode "${mode}" answered a record that is not a PortableMemory: ${preview(record)}`);
-        if (seeded) ensure(records.length > 0, `query mode "${mode}" answered no records, though the store holds one ("${seeded.id}") whose summary is the query`);
+        for (const record of records)
+          ensure(
+            PortableMemorySchema.safeParse(record).success,
+            `query mode "${mode}" answered a record that is not a PortableMemory: ${preview(record)}`,
+          );
+        if (seeded)
+          ensure(
+            records.length > 0,
+            `query mode "${mode}" answered no records, though the store holds one ("${seeded.id}") whose summary is the query`,
+          );
       }
     },
   },
   {
     name: "an undeclared query mode is refused with PB_ERR_MODE_UNDECLARED",
     async run(kit) {
-      const err = await refused(kit.call("query", { query: "x", limit: 1, mode: "pb-kit-undeclared" }), "PB_ERR_MODE_UNDECLARED", "query with an undeclared mode");
+      const err = await refused(
+        kit.call("query", { query: "x", limit: 1, mode: "pb-kit-undeclared" }),
+        "PB_ERR_MODE_UNDECLARED",
+        "query with an undeclared mode",
+      );
       ensure(err.message.includes("pb-kit-undeclared"), `the error does not name the mode: ${err.message}`);
     },
   },
   {
     name: "an undeclared filter key is refused with PB_ERR_FILTER_UNDECLARED",
     async run(kit) {
-      const err = await refused(kit.call("query", { query: "x", limit: 1, mode: firstMode(kit), pb_kit_undeclared: 1 }), "PB_ERR_FILTER_UNDECLARED", "query with an undeclared filter");
+      const err = await refused(
+        kit.call("query", { query: "x", limit: 1, mode: firstMode(kit), pb_kit_undeclared: 1 }),
+        "PB_ERR_FILTER_UNDECLARED",
+        "query with an undeclared filter",
+      );
       ensure(err.message.includes("pb_kit_undeclared"), `the error does not name the filter: ${err.message}`);
     },
   },
@@ -82,15 +106,26 @@ export const memoryStoreClaims: Claim[] = [
       const got = await attempt("get", () => kit.call<PortableMemory | null>("get", written.id));
       ensure(got, `get("${written.id}") answered null right after write`);
       for (const key of ["summary", "detail", ...SCALAR_CURATED] as const) {
-        ensure(JSON.stringify(got[key]) === JSON.stringify(input[key]), `get() answered ${key} ${preview(got[key])}, written ${preview(input[key])}`);
+        ensure(
+          JSON.stringify(got[key]) === JSON.stringify(input[key]),
+          `get() answered ${key} ${preview(got[key])}, written ${preview(input[key])}`,
+        );
       }
       for (const key of ["domain_tags", "recipients"] as const) {
-        ensure(JSON.stringify([...(got[key] ?? [])].sort()) === JSON.stringify([...(input[key] ?? [])].sort()), `get() answered ${key} ${preview(got[key])}, written ${preview(input[key])}`);
+        ensure(
+          JSON.stringify([...(got[key] ?? [])].sort()) === JSON.stringify([...(input[key] ?? [])].sort()),
+          `get() answered ${key} ${preview(got[key])}, written ${preview(input[key])}`,
+        );
       }
       ensure(got.metadata?.source === "patchbay-kit", `get() lost metadata.source: ${preview(got.metadata)}`);
       ensure(typeof got.created_at === "number", `get() answered no created_at`);
-      const found = await attempt("query", () => kit.call<PortableMemory[]>("query", { query: kit.token, limit: 10, mode: firstMode(kit) }));
-      ensure(found.some((r) => r.id === written.id), `query for the written record's words did not find it (ids: ${found.map((r) => r.id).join(", ") || "none"})`);
+      const found = await attempt("query", () =>
+        kit.call<PortableMemory[]>("query", { query: kit.token, limit: 10, mode: firstMode(kit) }),
+      );
+      ensure(
+        found.some((r) => r.id === written.id),
+        `query for the written record's words did not find it (ids: ${found.map((r) => r.id).join(", ") || "none"})`,
+      );
     },
   },
   {
@@ -98,9 +133,13 @@ export const memoryStoreClaims: Claim[] = [
     skip: needs("write"),
     async run(kit) {
       for (let n = 2; n <= 4; n++) await attempt("write", () => kit.call("write", fullRecord(kit, n)));
-      const one = await attempt("query", () => kit.call<PortableMemory[]>("query", { query: kit.token, limit: 1, mode: firstMode(kit) }));
+      const one = await attempt("query", () =>
+        kit.call<PortableMemory[]>("query", { query: kit.token, limit: 1, mode: firstMode(kit) }),
+      );
       ensure(one.length === 1, `query with limit 1 answered ${one.length} records (at least 3 match)`);
-      const three = await attempt("query", () => kit.call<PortableMemory[]>("query", { query: kit.token, limit: 3, mode: firstMode(kit) }));
+      const three = await attempt("query", () =>
+        kit.call<PortableMemory[]>("query", { query: kit.token, limit: 3, mode: firstMode(kit) }),
+      );
       ensure(three.length === 3, `query with limit 3 answered ${three.length} records (at least 3 match)`);
     },
   },
@@ -108,7 +147,12 @@ export const memoryStoreClaims: Claim[] = [
     name: "a curated field written inside metadata never comes back duplicated there",
     skip: needs("write", "get"),
     async run(kit) {
-      const written = await attempt("write", () => kit.call<{ id: string }>("write", { summary: `kit ${kit.token} curated`, metadata: { vault: "kit-vault", pinned: false, keep: "me" } }));
+      const written = await attempt("write", () =>
+        kit.call<{ id: string }>("write", {
+          summary: `kit ${kit.token} curated`,
+          metadata: { vault: "kit-vault", pinned: false, keep: "me" },
+        }),
+      );
       // The guard refuses a duplicated record (PB_ERR_CONTRACT_VIOLATION), so attempt() names it.
       const got = await attempt("get", () => kit.call<PortableMemory | null>("get", written.id));
       ensure(got, `get("${written.id}") answered null`);

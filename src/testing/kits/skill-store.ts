@@ -9,7 +9,18 @@ import type { Claim } from "../types.js";
 
 const BODY = "# Kit skill\n\nUnicode kept: café, 日本語, emoji 🎛️, a tab\tand CRLF\r\nend.\n";
 
-const HOSTILE = ["../escape", "..", "a/b", "a\\b", "/etc/passwd", "nul\u0000byte", "line\nbreak", "C:evil", ".hidden", "con"];
+const HOSTILE = [
+  "../escape",
+  "..",
+  "a/b",
+  "a\\b",
+  "/etc/passwd",
+  "nul\u0000byte",
+  "line\nbreak",
+  "C:evil",
+  ".hidden",
+  "con",
+];
 
 export const skillStoreClaims: Claim[] = [
   {
@@ -22,9 +33,15 @@ export const skillStoreClaims: Claim[] = [
       ensure(got.body === BODY, `get() answered a different body: ${preview(got.body)}`);
       const names = await attempt("list", () => kit.call<string[]>("list"));
       ensure(names.includes(name), `list does not include "${name}": ${preview(names)}`);
-      ensure((await attempt("delete", () => kit.call("delete", name))) === true, "delete of an existing skill did not answer true");
+      ensure(
+        (await attempt("delete", () => kit.call("delete", name))) === true,
+        "delete of an existing skill did not answer true",
+      );
       ensure((await attempt("get", () => kit.call("get", name))) === null, "get after delete did not answer null");
-      ensure(!(await attempt("list", () => kit.call<string[]>("list"))).includes(name), "list still includes the deleted skill");
+      ensure(
+        !(await attempt("list", () => kit.call<string[]>("list"))).includes(name),
+        "list still includes the deleted skill",
+      );
     },
   },
   {
@@ -41,15 +58,25 @@ export const skillStoreClaims: Claim[] = [
   {
     name: "get of an unknown skill answers null; delete of it answers false",
     async run(kit) {
-      ensure((await attempt("get", () => kit.call("get", `kit-${kit.token}-missing`))) === null, "get of an unknown skill did not answer null");
-      ensure((await attempt("delete", () => kit.call("delete", `kit-${kit.token}-missing`))) === false, "delete of an unknown skill did not answer false");
+      ensure(
+        (await attempt("get", () => kit.call("get", `kit-${kit.token}-missing`))) === null,
+        "get of an unknown skill did not answer null",
+      );
+      ensure(
+        (await attempt("delete", () => kit.call("delete", `kit-${kit.token}-missing`))) === false,
+        "delete of an unknown skill did not answer false",
+      );
     },
   },
   {
     name: "traversal, separator and control-character names are refused before the plugin sees them",
     async run(kit) {
       for (const name of HOSTILE) {
-        for (const [method, args] of [["get", [name]], ["write", [name, "x"]], ["delete", [name]]] as const) {
+        for (const [method, args] of [
+          ["get", [name]],
+          ["write", [name, "x"]],
+          ["delete", [name]],
+        ] as const) {
           await refused(kit.call(method, ...args), "PB_ERR_NAME_INVALID", `${method}(${JSON.stringify(name)})`);
         }
       }

@@ -62,12 +62,22 @@ export default defineAdapter({
         let wired: string[] = [];
         try {
           const hooks = (JSON.parse(readFileSync(file, "utf8")) as Obj).hooks;
-          wired = WIRED.filter((e) => isObj(hooks) && Array.isArray(hooks[e]) && (hooks[e] as Obj[]).some((h) => h?.command === `${env.hookCommand} ${e}`));
+          wired = WIRED.filter(
+            (e) =>
+              isObj(hooks) &&
+              Array.isArray(hooks[e]) &&
+              (hooks[e] as Obj[]).some((h) => h?.command === `${env.hookCommand} ${e}`),
+          );
         } catch {
           // absent or unreadable: reported below
         }
         const missing = WIRED.filter((e) => !wired.includes(e));
-        if (missing.length > 0) diagnostics.push({ level: "warn", code: "not-wired", message: `${file} does not run Patchbay for ${missing.join(", ")}; run \`patchbay adapter install ${env.instance}\`.` });
+        if (missing.length > 0)
+          diagnostics.push({
+            level: "warn",
+            code: "not-wired",
+            message: `${file} does not run Patchbay for ${missing.join(", ")}; run \`patchbay adapter install ${env.instance}\`.`,
+          });
         return { ok: true, diagnostics };
       },
 
@@ -75,7 +85,9 @@ export default defineAdapter({
         if (!isObj(payload)) throw new Error(`${CLIENT} hook payload is not a JSON object`);
         const name = payload.event ?? event;
         if (event !== null && payload.event !== undefined && payload.event !== event) {
-          throw new Error(`${CLIENT} hook was wired for ${nameOf(event)} but the payload says ${nameOf(payload.event)}`);
+          throw new Error(
+            `${CLIENT} hook was wired for ${nameOf(event)} but the payload says ${nameOf(payload.event)}`,
+          );
         }
         const kind = typeof name === "string" && Object.hasOwn(EVENTS, name) ? EVENTS[name] : null;
         if (!kind) throw new Error(`unrecognised ${CLIENT} hook event ${nameOf(name)}`);
@@ -88,7 +100,13 @@ export default defineAdapter({
         const target = toolName && WRITE_TOOLS.has(toolName) ? str(input.path) : null;
         // A whitelist: the prompt, the transcript and the tool's content are never read.
         return normalizedEvent({
-          kind, sessionId, cwd, model: str(payload.model), parentSessionId: str(payload.parent_session), tool: toolName, targets: target ? [target] : [],
+          kind,
+          sessionId,
+          cwd,
+          model: str(payload.model),
+          parentSessionId: str(payload.parent_session),
+          tool: toolName,
+          targets: target ? [target] : [],
         });
       },
 
@@ -99,8 +117,13 @@ export default defineAdapter({
         return {
           artifacts: [
             {
-              kind: "merge", path: hooksFile(env), format: "json",
-              entries: WIRED.map((e) => ({ at: ["hooks", e], append: { command: `${env.hookCommand} ${e}`, timeout: 10 } })),
+              kind: "merge",
+              path: hooksFile(env),
+              format: "json",
+              entries: WIRED.map((e) => ({
+                at: ["hooks", e],
+                append: { command: `${env.hookCommand} ${e}`, timeout: 10 },
+              })),
             },
             { kind: "tree", path: path.join(dir, "skills", "patchbay"), files: [{ path: "SKILL.md", content: SKILL }] },
             { kind: "file", path: path.join(dir, "rules", "patchbay.md"), content: RULE },

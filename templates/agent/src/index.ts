@@ -13,7 +13,15 @@
  */
 import { definePlugin, portableNameProblem, z } from "patchbay/plugin";
 import type {
-  AgentConnector, AgentDescriptor, AgentResponse, AgentStatus, DeliveryPayload, DeliveryReceipt, RequestResponseOpts, WakeOpts, WakeReceipt,
+  AgentConnector,
+  AgentDescriptor,
+  AgentResponse,
+  AgentStatus,
+  DeliveryPayload,
+  DeliveryReceipt,
+  RequestResponseOpts,
+  WakeOpts,
+  WakeReceipt,
 } from "patchbay/plugin";
 
 const agentId = z.string().superRefine((value, issue) => {
@@ -30,7 +38,12 @@ const config = z.strictObject({
     .refine((ids) => new Set(ids).size === ids.length, "agent ids must be unique")
     .default(["default"])
     .meta({ description: "The agents this connector reaches; list_agents() returns them." }),
-  inbox_limit: z.number().int().positive().default(1000).meta({ description: "Deliveries kept per agent; the oldest are dropped first." }),
+  inbox_limit: z
+    .number()
+    .int()
+    .positive()
+    .default(1000)
+    .meta({ description: "Deliveries kept per agent; the oldest are dropped first." }),
 });
 
 interface Delivery {
@@ -47,7 +60,8 @@ export default definePlugin({
 
     function inboxOf(agent_id: string): Delivery[] {
       const inbox = inboxes.get(agent_id);
-      if (!inbox) throw new Error(`unknown agent ${JSON.stringify(agent_id)}; this connector reaches: ${cfg.agents.join(", ")}`);
+      if (!inbox)
+        throw new Error(`unknown agent ${JSON.stringify(agent_id)}; this connector reaches: ${cfg.agents.join(", ")}`);
       return inbox;
     }
 
@@ -84,7 +98,11 @@ export default definePlugin({
         return { woken_at: Date.now() };
       },
 
-      async request_response(agent_id: string, payload: DeliveryPayload, opts: RequestResponseOpts): Promise<AgentResponse> {
+      async request_response(
+        agent_id: string,
+        payload: DeliveryPayload,
+        opts: RequestResponseOpts,
+      ): Promise<AgentResponse> {
         // SUBSTRATE: deliver, then wait for the agent's reply (until ctx.signal aborts, or
         // opts.timeout_ms); the reply must carry opts.correlation_id. Agents that cannot answer
         // may `throw new NotImplementedError("request_response")` instead.

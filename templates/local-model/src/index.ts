@@ -15,8 +15,18 @@ import type { LocalModel, RunOptions } from "patchbay/plugin";
 // SUBSTRATE: your server's settings, e.g. base_url (a default keeps the two-line connectors.json
 // entry bootable), the model tag, an API key marked .meta({ secret: true }).
 const config = z.strictObject({
-  model: z.string().min(1).default("echo").meta({ description: "The model run() uses unless a call passes opts.model." }),
-  dimensions: z.number().int().min(2).max(4096).default(64).meta({ description: "Length of every vector embed() returns." }),
+  model: z
+    .string()
+    .min(1)
+    .default("echo")
+    .meta({ description: "The model run() uses unless a call passes opts.model." }),
+  dimensions: z
+    .number()
+    .int()
+    .min(2)
+    .max(4096)
+    .default(64)
+    .meta({ description: "Length of every vector embed() returns." }),
 });
 
 export default definePlugin({

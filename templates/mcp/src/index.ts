@@ -21,7 +21,11 @@ import type { McpConnector, McpDispatchCtx, ToolDescriptor } from "patchbay/plug
 // .meta({ secret: true }) is scrubbed from every log line, error and report.
 const config = z.strictObject({
   greeting: z.string().default("hello").meta({ description: "What the echo tool puts before the text." }),
-  token: z.string().min(1).optional().meta({ secret: true, description: "An example secret: never printed by Patchbay." }),
+  token: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ secret: true, description: "An example secret: never printed by Patchbay." }),
 });
 
 /** The tools this connector offers. SUBSTRATE: list your server's tools instead (tools/list). */
@@ -84,9 +88,13 @@ export default definePlugin({
         // SUBSTRATE: forward to your server, passing ctx.signal and ctx.remainingMs() so the
         // request ends with the host's deadline, e.g.
         //   return client.callTool({ name: tool, arguments: args }, undefined, { signal: ctx.signal, timeout: ctx.remainingMs() });
-        if (!Object.hasOwn(ARGS, tool)) return toolError(`unknown tool "${tool}" (tools: ${TOOLS.map((t) => t.name).join(", ")})`);
+        if (!Object.hasOwn(ARGS, tool))
+          return toolError(`unknown tool "${tool}" (tools: ${TOOLS.map((t) => t.name).join(", ")})`);
         const parsed = ARGS[tool as keyof typeof ARGS].safeParse(args);
-        if (!parsed.success) return toolError(`${tool}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "args"}: ${i.message}`).join("; ")}`);
+        if (!parsed.success)
+          return toolError(
+            `${tool}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "args"}: ${i.message}`).join("; ")}`,
+          );
         ctx.log.debug("tool call", { tool, agentId: ctxOverrides?.agentId });
         switch (tool) {
           case "echo": {

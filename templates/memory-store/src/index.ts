@@ -49,7 +49,9 @@ export default definePlugin({
         const terms = words(filters.query);
         const scored: PortableMemory[] = [];
         for (const record of records.values()) {
-          const text = new Set(words(`${record.summary} ${record.detail ?? ""} ${(record.domain_tags ?? []).join(" ")}`));
+          const text = new Set(
+            words(`${record.summary} ${record.detail ?? ""} ${(record.domain_tags ?? []).join(" ")}`),
+          );
           const hits = terms.filter((t) => text.has(t)).length;
           // An empty query lists the most recent records; otherwise a record must match a word.
           if (terms.length > 0 && hits === 0) continue;
@@ -85,7 +87,6 @@ export default definePlugin({
     };
   },
 });
-
 
 /** Lower-case words of letters and digits: the whole "full-text index" of this example. */
 function words(text: string): string[] {

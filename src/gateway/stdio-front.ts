@@ -38,12 +38,16 @@ let front: { quieted: Promise<void>; handover(): FrontStreams } | null = null;
 export function frontStamp(file: string, text: string, env: Record<string, string | undefined>): string {
   const names = [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]))].sort();
   const version = readVersion();
-  return createHash("sha256").update(JSON.stringify([version, file, text, names.map((n) => [n, env[n] ?? null])])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([version, file, text, names.map((n) => [n, env[n] ?? null])]))
+    .digest("hex");
 }
 
 function readVersion(): string {
   try {
-    return String(JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")).version);
+    return String(
+      JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")).version,
+    );
   } catch {
     return "?";
   }
@@ -68,7 +72,13 @@ function load(argv: string[], env: Record<string, string | undefined>): FrontAns
     const cache = path.join(path.dirname(file), ".patchbay", "catalog.json");
     if (statSync(cache).size > MAX_CACHE_BYTES) return null;
     const answers = (JSON.parse(readFileSync(cache, "utf8")) as { front?: FrontAnswers }).front;
-    if (!answers || !Array.isArray(answers.tools) || !Array.isArray(answers.protocolVersions) || typeof answers.initialize?.capabilities !== "object") return null;
+    if (
+      !answers ||
+      !Array.isArray(answers.tools) ||
+      !Array.isArray(answers.protocolVersions) ||
+      typeof answers.initialize?.capabilities !== "object"
+    )
+      return null;
     return answers.stamp === frontStamp(file, readFileSync(file, "utf8"), env) ? answers : null;
   } catch {
     return null;
@@ -99,7 +109,8 @@ export function startFront(argv: string[], env: Record<string, string | undefine
   let initRequest: Record<string, unknown> | null = null;
   const pending: string[] = [];
   let pass: PassThrough | null = null;
-  const reply = (id: unknown, result: unknown) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`);
+  const reply = (id: unknown, result: unknown) =>
+    process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`);
   const take = (line: string): void => {
     let msg: Record<string, unknown> | null = null;
     try {
@@ -119,11 +130,16 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       // A client may wait for all its lists before it offers any tool to its model. Prompts and
       // resources come from live connectors only: empty for now, list_changed when the boot settles.
       const caps = answers.initialize.capabilities;
-      const list = msg.method === "tools/list" ? { tools: answers.tools }
-        : msg.method === "prompts/list" && caps.prompts ? { prompts: [] }
-        : msg.method === "resources/list" && caps.resources ? { resources: [] }
-        : msg.method === "resources/templates/list" && caps.resources ? { resourceTemplates: [] }
-        : null;
+      const list =
+        msg.method === "tools/list"
+          ? { tools: answers.tools }
+          : msg.method === "prompts/list" && caps.prompts
+            ? { prompts: [] }
+            : msg.method === "resources/list" && caps.resources
+              ? { resources: [] }
+              : msg.method === "resources/templates/list" && caps.resources
+                ? { resourceTemplates: [] }
+                : null;
       if (list) {
         reply(msg.id, list);
         return answered(String(msg.method));
