@@ -161,8 +161,9 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
     const hooks = path.join(plugins, "codex", "src", "hooks.ts");
     writeFileSync(
       hooks,
+      // Matched by shape, not layout: the formatter may wrap the declaration.
       readFileSync(hooks, "utf8").replace(
-        'const envelope = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } };',
+        /const envelope = \{\s*hookSpecificOutput: \{[^}]*permissionDecision: "deny"[^}]*\},?\s*\};/,
         'const envelope = { decision: "deny", reason };',
       ),
     );

@@ -81,22 +81,18 @@ describe("agent contract, enforced by the host", () => {
       code: "PB_ERR_CONTRACT_ARGS",
     });
     await expect(
-      host
-        .agent("echo")
-        .deliver("perry", {
-          kind: "augment",
-          content: "x",
-          meta: { origin: { skill_name: "s", trigger_kind: "cron" }, urgency: 9 },
-        } as never),
+      host.agent("echo").deliver("perry", {
+        kind: "augment",
+        content: "x",
+        meta: { origin: { skill_name: "s", trigger_kind: "cron" }, urgency: 9 },
+      } as never),
     ).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS", message: expect.stringContaining("urgency") });
     await expect(
-      host
-        .agent("echo")
-        .deliver("perry", {
-          kind: "augment",
-          content: "x",
-          triggered_by: { source: "telepathy", name: "n", fired_at_ms: 1 },
-        } as never),
+      host.agent("echo").deliver("perry", {
+        kind: "augment",
+        content: "x",
+        triggered_by: { source: "telepathy", name: "n", fired_at_ms: 1 },
+      } as never),
     ).rejects.toMatchObject({ code: "PB_ERR_CONTRACT_ARGS" });
   });
 
@@ -110,13 +106,11 @@ describe("agent contract, enforced by the host", () => {
   });
 
   it("records every delivery with sent_at and delivered_at, so queue lag is observable", async () => {
-    const receipt = await host
-      .agent("echo")
-      .deliver("perry", {
-        kind: "augment",
-        content: "lag",
-        meta: { origin: { skill_name: "s", trigger_kind: "cli" }, correlation_id: "c-1" },
-      });
+    const receipt = await host.agent("echo").deliver("perry", {
+      kind: "augment",
+      content: "lag",
+      meta: { origin: { skill_name: "s", trigger_kind: "cli" }, correlation_id: "c-1" },
+    });
     const record = host.receipts({ instance: "agentConnectors/echo", dispatch_id: seen(receipt).meta.dispatch_id })[0];
     expect(record).toMatchObject({
       agent_id: "perry",

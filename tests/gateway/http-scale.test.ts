@@ -28,9 +28,7 @@ const headers = (token: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-async function statusDoc(
-  s: HttpServe,
-): Promise<{
+async function statusDoc(s: HttpServe): Promise<{
   httpSessions: { mode: string; open: number; evicted: number };
   instances: { id: string; calls: number }[];
 }> {

@@ -14,14 +14,11 @@ import type { AgentConnector, DeliveryPayload, WakeOpts } from "patchbay/plugin"
 import { openInboxStore, type InboxStore } from "patchbay/adapter";
 
 const config = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .meta({
-      path: true,
-      description:
-        "The inbox's SQLite file (relative to connectors.json); adapters name this instance in their config.inbox.",
-    }),
+  path: z.string().min(1).meta({
+    path: true,
+    description:
+      "The inbox's SQLite file (relative to connectors.json); adapters name this instance in their config.inbox.",
+  }),
   agents: z
     .array(z.string().min(1).max(200))
     .min(1)

@@ -38,13 +38,10 @@ const WIRED: readonly { event: string; matcher?: string }[] = [
 const clientTimeoutS = (hookTimeoutMs: number) => Math.ceil(hookTimeoutMs / 1000) + 5;
 
 const config = z.strictObject({
-  scope: z
-    .enum(["local", "project", "user"])
-    .default("local")
-    .meta({
-      description:
-        'Which settings file install edits: "local" .claude/settings.local.json, "project" .claude/settings.json, "user" ~/.claude/settings.json.',
-    }),
+  scope: z.enum(["local", "project", "user"]).default("local").meta({
+    description:
+      'Which settings file install edits: "local" .claude/settings.local.json, "project" .claude/settings.json, "user" ~/.claude/settings.json.',
+  }),
 });
 
 type Scope = z.output<typeof config>["scope"];

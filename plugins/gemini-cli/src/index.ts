@@ -29,13 +29,10 @@ const WIRED: readonly { event: string; matcher?: string }[] = [
 const clientTimeoutMs = (hookTimeoutMs: number) => hookTimeoutMs + 5_000;
 
 const config = z.strictObject({
-  scope: z
-    .enum(["project", "user"])
-    .default("project")
-    .meta({
-      description:
-        'Which settings file install edits: "project" .gemini/settings.json next to connectors.json, "user" ~/.gemini/settings.json.',
-    }),
+  scope: z.enum(["project", "user"]).default("project").meta({
+    description:
+      'Which settings file install edits: "project" .gemini/settings.json next to connectors.json, "user" ~/.gemini/settings.json.',
+  }),
 });
 
 type Scope = z.output<typeof config>["scope"];

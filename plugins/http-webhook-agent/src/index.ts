@@ -36,15 +36,11 @@ const config = z.strictObject({
     )
     .refine((a) => Object.keys(a).length > 0, "name at least one agent")
     .meta({ description: "Agent id → its endpoint." }),
-  secret: z
-    .string()
-    .min(16)
-    .optional()
-    .meta({
-      secret: true,
-      description:
-        "HMAC-SHA256 key (at least 16 characters); when set every request carries X-Patchbay-Timestamp and X-Patchbay-Signature.",
-    }),
+  secret: z.string().min(16).optional().meta({
+    secret: true,
+    description:
+      "HMAC-SHA256 key (at least 16 characters); when set every request carries X-Patchbay-Timestamp and X-Patchbay-Signature.",
+  }),
   signature_header: z
     .string()
     .regex(/^[A-Za-z0-9-]+$/)

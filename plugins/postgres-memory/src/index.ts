@@ -27,14 +27,10 @@ const config = z.strictObject({
     .regex(identifier, "table must be a lower-case SQL identifier (letters, digits, _; at most 63)")
     .default("patchbay_memories")
     .meta({ description: "The table holding the records (created on first use, with its indexes)." }),
-  text_search_config: z
-    .string()
-    .regex(identifier)
-    .default("english")
-    .meta({
-      description:
-        "PostgreSQL text search configuration for stemming (english, simple, ...). Fixed when the table is created.",
-    }),
+  text_search_config: z.string().regex(identifier).default("english").meta({
+    description:
+      "PostgreSQL text search configuration for stemming (english, simple, ...). Fixed when the table is created.",
+  }),
   pool_max: z.number().int().min(1).max(100).default(4).meta({ description: "Connections in the pool." }),
   connect_timeout_ms: z
     .number()
