@@ -2,6 +2,9 @@
  * Run-time schemas of every contract method: arguments (checked before a call crosses the
  * boundary) and results (checked when it comes back). One table, used only by guard/guard.ts, so
  * nothing is validated twice.
+ *
+ * Longer than 300 lines on purpose: it is the single declaration every contract form derives from
+ * (types via drift.ts, fast and wire checks via the property test); one file keeps it one source.
  */
 import { z } from "zod";
 import type { Kind } from "./kinds.js";
