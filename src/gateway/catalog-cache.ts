@@ -12,7 +12,7 @@
  * hashes resolved config values, secrets included). A missing, unreadable, oversized or malformed
  * file is no cache: the gateway then holds the first tools/list for the boot instead.
  */
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Host } from "../host/api.js";
@@ -41,8 +41,8 @@ export interface Provisional {
   complete: boolean;
 }
 
-/** Each planned, exposed instance's fingerprint (instances that cannot start are left out). */
-export function exposedFingerprints(host: Host, expose: Expose): Map<string, string> {
+/** Each planned, exposed instance's fingerprint, keyed (stdio-front.ts stampKey; instances that cannot start are left out). */
+export function exposedFingerprints(host: Host, expose: Expose, key: Buffer): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of host.registryForReload.all()) {
     const planned = e.planned;
@@ -61,7 +61,7 @@ export function exposedFingerprints(host: Host, expose: Expose): Map<string, str
       planned.identity ?? null,
       expose[e.id] ?? null,
     ]);
-    out.set(e.id, createHash("sha256").update(what).digest("hex"));
+    out.set(e.id, createHmac("sha256", key).update(what).digest("hex"));
   }
   return out;
 }

@@ -14,7 +14,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { frontStamp, type FrontAnswers } from "./stdio-front.js";
+import { frontStamp, stampKey, type FrontAnswers } from "./stdio-front.js";
 import { pbError, toWire, type PatchbayError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
@@ -79,6 +79,8 @@ export class Gateway {
   private provisional: { tools: Map<string, CatalogTool>; complete: boolean } = { tools: new Map(), complete: false };
   private fingerprints = new Map<string, string>();
   private readonly stateDir: string | null;
+  /** Keys catalog.json's stamps (null without a state folder, or when it cannot be written). */
+  private readonly stampKey: Buffer | null;
   private readonly holdMs: number;
   /** The head start's answers in the cache are from before this boot. */
   private frontStale = true;
@@ -91,8 +93,9 @@ export class Gateway {
     this.stateDir = opts.stateDir ?? null;
     this.holdMs = opts.holdMs ?? DEFAULT_HOLD_MS;
     this.routes = new PassthroughRoutes(host, () => this.catalog.passthrough);
-    if (this.stateDir) {
-      this.fingerprints = exposedFingerprints(host, this.expose);
+    this.stampKey = this.stateDir ? stampKey(this.stateDir, true) : null;
+    if (this.stateDir && this.stampKey) {
+      this.fingerprints = exposedFingerprints(host, this.expose, this.stampKey);
       this.provisional = loadProvisional(this.stateDir, this.fingerprints);
     }
     // What clients are first told is the cached list: the live one is announced only if it differs.
@@ -152,7 +155,7 @@ export class Gateway {
   /** After a hot reload: the gateway section now in force. */
   setExpose(expose: GatewayOptions["expose"]): void {
     this.expose = expose;
-    if (this.stateDir) this.fingerprints = exposedFingerprints(this.host, expose);
+    if (this.stampKey) this.fingerprints = exposedFingerprints(this.host, expose, this.stampKey);
   }
 
   toolNames(): string[] {
@@ -354,12 +357,12 @@ export class Gateway {
   /** What gateway/stdio-front.ts may answer before the next start's CLI has loaded (null: no config file). */
   private frontAnswers(): FrontAnswers | undefined {
     const file = this.host.config?.file;
-    if (!file) return undefined;
+    if (!file || !this.stampKey) return undefined;
     try {
       const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
       const probe = describeCapabilities(offers);
       return {
-        stamp: frontStamp(file, readFileSync(file, "utf8"), process.env),
+        stamp: frontStamp(file, readFileSync(file, "utf8"), process.env, this.stampKey),
         protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
         initialize: {
           capabilities: probe.capabilities,

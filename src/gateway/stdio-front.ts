@@ -9,8 +9,8 @@
  * client's `initialize` is replayed to it (its answer dropped, the client already has one) and
  * the buffered messages follow in order. Anything unexpected: no head start, the gateway answers.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { createHmac, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -34,11 +34,36 @@ export interface FrontStreams {
 
 let front: { quieted: Promise<void>; handover(): FrontStreams } | null = null;
 
+/**
+ * The key of every stamp and fingerprint in catalog.json (`<state dir>/catalog.key`, 0600). They
+ * cover resolved config and env values, secrets included: a plain hash would let whoever reads
+ * catalog.json test guesses of a weak secret offline; under a key that never leaves this folder it
+ * says nothing. `create`: the gateway makes one when it first saves; the head start only reads.
+ */
+export function stampKey(stateDir: string, create: boolean): Buffer | null {
+  const file = path.join(stateDir, "catalog.key");
+  try {
+    const key = Buffer.from(readFileSync(file, "utf8").trim(), "hex");
+    if (key.length === 32) return key;
+  } catch {
+    // missing or unreadable: made below when allowed
+  }
+  if (!create) return null;
+  const key = randomBytes(32);
+  try {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    writeFileSync(file, key.toString("hex"), { mode: 0o600 });
+    return key;
+  } catch {
+    return null;
+  }
+}
+
 /** What must be unchanged for the last boot's answers to hold: the config text, the values it reads, Patchbay's version. */
-export function frontStamp(file: string, text: string, env: Record<string, string | undefined>): string {
+export function frontStamp(file: string, text: string, env: Record<string, string | undefined>, key: Buffer): string {
   const names = [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]))].sort();
   const version = readVersion();
-  return createHash("sha256")
+  return createHmac("sha256", key)
     .update(JSON.stringify([version, file, text, names.map((n) => [n, env[n] ?? null])]))
     .digest("hex");
 }
@@ -79,7 +104,8 @@ function load(argv: string[], env: Record<string, string | undefined>): FrontAns
       typeof answers.initialize?.capabilities !== "object"
     )
       return null;
-    return answers.stamp === frontStamp(file, readFileSync(file, "utf8"), env) ? answers : null;
+    const key = stampKey(path.dirname(cache), false);
+    return key && answers.stamp === frontStamp(file, readFileSync(file, "utf8"), env, key) ? answers : null;
   } catch {
     return null;
   }

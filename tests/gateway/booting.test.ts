@@ -5,6 +5,9 @@
  * exit code. And resources/read and prompts/get routed by URI and name with no prior list.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN, cleanupTempDirs, runCli, writeConfig } from "../helpers.js";
 import { childEnv, connectStdio, gatewayConfig } from "./_gateway.js";
@@ -50,6 +53,15 @@ describe("serve while the instances boot", () => {
     // The first boot settles (the slow store's health check times out) before its client leaves.
     while (JSON.parse((await runCli(["status", "--json", "--config", file], { cwd: dir })).stdout).booting !== false);
     await first.close();
+    // Its stamps cover resolved config and env values (secrets too), so they are keyed: no plain
+    // SHA-256 of what they cover stands in the file, and the key stays in the 0600 key file.
+    const cache = readFileSync(path.join(dir, ".patchbay", "catalog.json"), "utf8");
+    const text = readFileSync(file, "utf8");
+    expect(cache).not.toContain(createHash("sha256").update(text).digest("hex"));
+    const front = (JSON.parse(cache) as { front?: { stamp?: string } }).front;
+    expect(front?.stamp).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(path.join(dir, ".patchbay", "catalog.key")).mode & 0o777).toBe(0o600);
+    expect(cache).not.toContain(readFileSync(path.join(dir, ".patchbay", "catalog.key"), "utf8").trim());
     const again = await connectStdio(file);
     try {
       const early = (await again.client.listTools()).tools.map((t) => t.name).sort();
