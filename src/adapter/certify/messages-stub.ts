@@ -6,65 +6,30 @@
  * or text), and every request body is kept so a test can see what the client sent next — this
  * is how "injected context reaches the model" is checked: by the bytes of the next request.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
+import { type ModelStub, type StubRequest, serveStub } from "./stub-server.js";
+
+export type { StubRequest } from "./stub-server.js";
 
 export type StubBlock =
   | { type: "text"; text: string }
   | { type: "tool_use"; name: string; input: Record<string, unknown> };
 
-export interface StubRequest {
-  /** The parsed JSON body (model, system, messages, tools, ...). */
-  body: Record<string, unknown>;
-  /** The raw body text, for substring checks. */
-  text: string;
-}
-
 /** What to answer a request with; `null` = a plain "ok" text. */
 export type StubScript = (req: StubRequest, index: number) => StubBlock[] | null;
 
-export interface MessagesStub {
-  url: string;
-  requests: StubRequest[];
-  close(): Promise<void>;
-}
-
-const MAX_BODY = 32 * 1024 * 1024;
+export type MessagesStub = ModelStub;
 
 export async function startMessagesStub(script: StubScript): Promise<MessagesStub> {
-  const requests: StubRequest[] = [];
   let toolIds = 0;
-  const server: Server = createServer((req, res) => {
-    void handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (req.method === "HEAD" || (req.method === "GET" && url.pathname === "/")) {
-      res.writeHead(200).end();
-      return;
-    }
-    if (req.method !== "POST" || url.pathname !== "/v1/messages") {
-      res.writeHead(404, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          type: "error",
-          error: { type: "not_found_error", message: `stub: no ${req.method} ${url.pathname}` },
-        }),
-      );
-      return;
-    }
-    const text = await readBody(req);
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    const index = requests.length;
-    requests.push({ body, text });
-    const blocks = script({ body, text }, index) ?? [{ type: "text", text: "ok" }];
+  return serveStub(
+    (req, url) => req.method === "POST" && url.pathname === "/v1/messages",
+    (request, index, res) => answer(request, index, res),
+    (message) => ({ type: "error", error: { type: "not_found_error", message } }),
+  );
+  function answer(request: StubRequest, index: number, res: ServerResponse): void {
+    const { body } = request;
+    const blocks = script(request, index) ?? [{ type: "text", text: "ok" }];
     const model = typeof body.model === "string" ? body.model : "stub";
     const hasTool = blocks.some((b) => b.type === "tool_use");
     const events: [string, unknown][] = [
@@ -134,32 +99,4 @@ export async function startMessagesStub(script: StubScript): Promise<MessagesStu
     for (const [name, data] of events) res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
     res.end();
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) req.destroy(new Error("request body too large"));
-      else chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }

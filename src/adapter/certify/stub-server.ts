@@ -27,6 +27,8 @@ const MAX_BODY = 32 * 1024 * 1024;
 export async function serveStub(
   matches: (req: IncomingMessage, url: URL) => boolean,
   answer: (request: StubRequest, index: number, res: ServerResponse) => void,
+  /** The 404 body in the API's own error shape (clients may parse it). */
+  notFound: (message: string) => unknown = (message) => ({ error: { code: 404, message } }),
 ): Promise<ModelStub> {
   const requests: StubRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -44,7 +46,7 @@ export async function serveStub(
       await readBody(req).catch(() => "");
       res
         .writeHead(404, { "content-type": "application/json" })
-        .end(JSON.stringify({ error: { code: 404, message: `stub: no ${req.method} ${url.pathname}` } }));
+        .end(JSON.stringify(notFound(`stub: no ${req.method} ${url.pathname}`)));
       return;
     }
     const text = await readBody(req);
