@@ -105,6 +105,10 @@ export function jitiCacheDir(): string | false {
   return false;
 }
 
+let version: string | null = null;
+
+/** Patchbay's version (read once: every gateway server names it, and HTTP makes one per request). */
 export function packageVersion(): string {
-  return String(JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")).version);
+  version ??= String(JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")).version);
+  return version;
 }

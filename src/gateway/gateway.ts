@@ -210,7 +210,13 @@ export class Gateway {
     if (!live) offers.subscribe = false;
     const server = new Server(
       { name: "patchbay", version: packageVersion() },
-      { ...describeCapabilities(offers, { notify: live }), instructions: INSTRUCTIONS },
+      {
+        ...describeCapabilities(offers, { notify: live }),
+        instructions: INSTRUCTIONS,
+        // One validator for all: the SDK otherwise builds (and compiles the meta-schemas of) an Ajv
+        // per server, and HTTP makes a server per request.
+        jsonSchemaValidator: this.ajv,
+      },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       // While booting: the cached list at once when it covers every exposed instance; otherwise
