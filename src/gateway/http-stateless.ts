@@ -8,7 +8,7 @@
  * has no headers before its answer, so a replica that dies mid-call leaves the balancer nothing
  * sent and the client gets a prompt 502 it can retry, where a broken event stream (which has no
  * resume point here) would leave the call waiting for its timeout. Stateful sessions answer
- * their plain requests the same way (answerableAlone).
+ * the same way; their requests that ask for progress come here (wantsOwnStream).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -66,23 +66,20 @@ export async function answerAlone(
   await transport.handleRequest(req, res, parsed);
 }
 
-/** Methods that belong to a session's own server (its state: initialization, subscriptions, log level). */
-const SESSION_METHODS = new Set(["initialize", "resources/subscribe", "resources/unsubscribe", "logging/setLevel"]);
-
 /**
- * Whether a stateful session's POST can be answered alone, as plain JSON: one request that needs
- * nothing of the session and no event stream (no progress). A replica that dies mid-call then
- * leaves the balancer nothing sent, and the client a prompt error instead of a broken stream.
+ * Whether a stateful session's POST needs a server of its own: one request that asked for
+ * progress. The session's transport answers in plain JSON (see startHttpGateway), which cannot
+ * carry progress notifications; such a request gets its own server and an event stream.
  */
-export function answerableAlone(body: unknown): body is { id: string | number; method: string } {
+export function wantsOwnStream(body: unknown): body is { id: string | number; method: string } {
   if (!body || typeof body !== "object" || Array.isArray(body)) return false;
   const m = body as { jsonrpc?: unknown; id?: unknown; method?: unknown };
   return (
     m.jsonrpc === "2.0" &&
     (typeof m.id === "string" || typeof m.id === "number") &&
     typeof m.method === "string" &&
-    !SESSION_METHODS.has(m.method) &&
-    !wantsProgress(body)
+    m.method !== "initialize" &&
+    wantsProgress(body)
   );
 }
 

@@ -20,7 +20,7 @@ import { allowedHostnames, checkHostAndOrigin } from "./origin.js";
 import { bearerMatches } from "./state-dir.js";
 import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
 import { MAX_SESSIONS, SessionTable } from "./http-sessions.js";
-import { answerAlone, answerableAlone, handleStateless, readJson } from "./http-stateless.js";
+import { answerAlone, handleStateless, readJson, wantsOwnStream } from "./http-stateless.js";
 
 export { MAX_BODY } from "./http-replies.js";
 
@@ -93,8 +93,8 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       if (req.method !== "POST") return withdrawOnHangup(transport, req, res);
       const parsed = await readJson(req, res);
       if (parsed === undefined) return;
-      if (answerableAlone(parsed)) {
-        // Plain JSON, not the session's event stream: see answerableAlone.
+      if (wantsOwnStream(parsed)) {
+        // Its progress needs an event stream, which the session's JSON replies cannot carry.
         const slot = `${sessionId}\0${String(parsed.id)}`;
         res.once("close", () => alone.delete(slot));
         return answerAlone(gateway, req, res, parsed, (cancel) => alone.set(slot, cancel));
@@ -115,9 +115,15 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
         `Too many busy sessions (${MAX_SESSIONS}, each with a request open); retry shortly.`,
       );
     // A new session: the transport answers 400 itself when the body is not an initialize request.
+    // Its replies are plain JSON, sent whole when the answer is ready: a replica that dies mid-call
+    // has sent nothing, so a balancer gives the client a prompt 502 rather than a broken stream
+    // (which has no resume point here) that would hold the call until its timeout. One server
+    // and transport per session answer all of its requests; only a request that asks for
+    // progress gets its own (wantsOwnStream).
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id): void => sessions.add(id, transport),
+      enableJsonResponse: true,
       maxRequestBodySize: MAX_BODY,
     });
     const server = gateway.createServer();
