@@ -10,7 +10,7 @@ import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import type { InstanceTask } from "../contract/rpc.js";
 import { portTransport } from "../rpc/client.js";
 import { groupEntryPath } from "../paths.js";
-import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
+import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB, type WorkerRuntime } from "./runtime.js";
 
 /** What group-entry.ts posts before the thread dies of an uncaught error. */
 interface CulpritMessage {
@@ -76,7 +76,10 @@ export class WorkerGroup {
   private startThread(): Generation {
     const worker = new Worker(groupEntryPath(), {
       env: { ...this.env },
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(64, this.maxMemoryMb) },
+      resourceLimits: {
+        maxOldGenerationSizeMb: Math.max(64, this.maxMemoryMb),
+        maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+      },
       stdout: false,
       stderr: false,
     });

@@ -7,7 +7,7 @@ import { Tinypool } from "tinypool";
 import type { InstanceTask, ServeTask } from "../contract/rpc.js";
 import { portTransport } from "../rpc/client.js";
 import { workerEntryPath } from "../paths.js";
-import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
+import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB, type WorkerRuntime } from "./runtime.js";
 
 export interface ThreadRuntimeOptions {
   task: InstanceTask;
@@ -29,7 +29,7 @@ export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
     isolateWorkers: false,
     idleTimeout: 2 ** 31 - 1,
     env: opts.env,
-    resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb },
+    resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     // No terminateTimeout: tinypool's destroy() does not await the promise that timeout rejects, so
     // a thread slower to terminate than the timeout (a loaded machine, a blocking syscall) became an
     // unhandled rejection that killed the host process after a clean boot. destroy() below bounds the wait.
