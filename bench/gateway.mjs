@@ -1,17 +1,19 @@
 // Gateway benchmark: a tools/call through `patchbay serve --mcp` (stdio → the gateway →
 // the boundary → mcp-remote → an MCP server on stdio) against a direct SDK client → the same
-// server, interleaved in the same run; and gateway calls/s with 64 calls in flight. Needs
-// `npm run build`. Goal: sequential ratio ≤ 1.5x (the gateway adds one hop and the boundary).
+// server, interleaved in the same run; gateway calls/s with 64 calls in flight; and how soon a
+// spawned `serve --mcp` answers `initialize` against a bare SDK stdio server. Needs `npm run build`.
+// Goals: a call ≤ 2x a direct client's; initialize ≤ 1.5x the bare server's.
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createHost } from "../dist/index.js";
+import { figure, median } from "./figures.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const SEQ = Number(process.env.BENCH_GATEWAY_SEQ ?? 1000);
@@ -74,7 +76,24 @@ function echoHops() {
   };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Milliseconds from spawning a stdio MCP server to its answer to `initialize`. */
+async function initializeMs(args) {
+  const t = performance.now();
+  const child = spawn(process.execPath, args, { env, stdio: ["pipe", "pipe", "ignore"] });
+  const request = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } };
+  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: request })}\n`);
+  let out = "";
+  for await (const chunk of child.stdout) {
+    out += chunk;
+    if (out.includes('"id":1')) break;
+  }
+  const ms = performance.now() - t;
+  child.stdin.end();
+  child.kill();
+  await once(child, "exit").catch(() => undefined);
+  if (!out.includes('"result"')) throw new Error(`${args.join(" ")}: no initialize result: ${out.slice(0, 300)}`);
+  return ms;
+}
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "pb-bench-gw-"));
 const config = path.join(dir, "connectors.json");
@@ -118,7 +137,7 @@ try {
     "\nGateway: tools/call over stdio through `patchbay serve --mcp` → mcp-remote → MCP server, vs a direct SDK client → same server\n",
   );
   console.log(
-    `sequential:        direct ${median(d).toFixed(1)} µs/call, gateway ${median(g).toFixed(1)} µs/call, ratio ${(median(g) / median(d)).toFixed(2)}x (goal ≤ 1.5x)`,
+    `sequential:        direct ${median(d).toFixed(1)} µs/call, gateway ${median(g).toFixed(1)} µs/call, ratio ${(median(g) / median(d)).toFixed(2)}x (goal ≤ 2x)`,
   );
   console.log(
     `attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`,
@@ -129,6 +148,8 @@ try {
   console.log(
     `${IN_FLIGHT} in flight:      direct ${median(dr).toFixed(0)} calls/s, gateway ${median(gr).toFixed(0)} calls/s`,
   );
+  figure("stdio tools/call via serve --mcp (× direct SDK client)", median(g) / median(d), 2, "×");
+  figure("stdio calls/s with 64 in flight (direct ÷ serve --mcp)", median(dr) / median(gr), Infinity, "×");
   // `patchbay call` while this serve runs: it goes through the serve's control socket, no boot.
   const wall = (args) => {
     const t = performance.now();
@@ -156,6 +177,28 @@ try {
   console.log(
     `patchbay call with a serve up: ${median(call).toFixed(0)} ms wall vs node -e 0 ${median(floor).toFixed(0)} ms = ${(median(call) / median(floor)).toFixed(2)}x`,
   );
+  figure("patchbay call with a serve up (× node -e 0)", median(call) / median(floor), Infinity, "×");
+
+  // initialize: a client spawning `serve --mcp` (with the last boot's catalog, and with none: a
+  // first start or an edited config) against one spawning a bare SDK server, interleaved.
+  const serveArgs = [path.join(root, "bin", "patchbay.mjs"), "serve", "--mcp", "--config", config];
+  const catalogFile = path.join(dir, ".patchbay", "catalog.json");
+  const catalog = readFileSync(catalogFile); // saved by the serve measured above
+  const bare = [];
+  const warm = [];
+  const cold = [];
+  for (let i = 0; i < Math.max(ROUNDS, 7); i++) {
+    bare.push(await initializeMs([path.join(root, "bench", "bare-sdk-server.mjs")]));
+    writeFileSync(catalogFile, catalog);
+    warm.push(await initializeMs(serveArgs));
+    rmSync(catalogFile, { force: true });
+    cold.push(await initializeMs(serveArgs));
+  }
+  console.log(
+    `initialize:        bare SDK server ${median(bare).toFixed(0)} ms, serve --mcp ${median(warm).toFixed(0)} ms with the last boot's catalog, ${median(cold).toFixed(0)} ms without`,
+  );
+  figure("stdio initialize, catalog kept (× bare SDK server)", median(warm) / median(bare), 1.5, "×");
+  figure("stdio initialize, first start (× bare SDK server)", median(cold) / median(bare), 1.5, "×");
 } finally {
   await direct.close();
   await gateway.close();

@@ -7,6 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { figure } from "./figures.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = path.join(root, "bin", "patchbay.mjs");
@@ -96,4 +97,5 @@ for (const c of CLIENTS) {
   console.log(
     `\nhook deny path (${c.adapter} ${c.event}, certified): first run ${first.ms.toFixed(0)} ms (full path, builds the cache); p50 ${h.toFixed(1)} ms vs node -e 0 p50 ${b.toFixed(1)} ms, ratio ${(h / b).toFixed(2)}x (goal ≤ 3x)`,
   );
+  figure(`hook deny path, ${c.adapter} (× node -e 0)`, h / b, 3, "×");
 }

@@ -4,6 +4,7 @@
 // 5,000-long alias chain, load + plan (goal < 2 s). Skips the sandbox with the reason when bwrap
 // cannot run here. Needs `npm run build`.
 import { fileURLToPath } from "node:url";
+import { figure } from "./figures.mjs";
 import { createHost } from "../dist/index.js";
 import { sandboxProblem } from "../dist/spawn/sandbox-runtime.js";
 import { loadConfig } from "../dist/config/load.js";
@@ -61,6 +62,7 @@ if (problem) {
   console.log(
     `call, small, seq    process ${cp.toFixed(1)} µs   sandbox ${cs.toFixed(1)} µs   ratio ${(cs / cp).toFixed(2)}x (goal ≤ 1.20x)`,
   );
+  figure("sandbox call, small, seq (× process isolation)", cs / cp, 1.2, "×");
 }
 
 {
@@ -77,4 +79,5 @@ if (problem) {
   console.log(
     `\nconfig scale: 10,000 instances + a 5,000-long alias chain loaded and planned in ${ms.toFixed(0)} ms (goal < 2000 ms; ${plan.instances.length} planned)`,
   );
+  figure("config of 10,000 instances loaded and planned", ms / 1000, 2, " s");
 }

@@ -6,12 +6,13 @@
 // Topic benchmarks live in bench/<topic>.mjs and are run from the TOPICS list at the bottom,
 // one line each, in a fresh node process so they cannot disturb each other's figures.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { createHost } from "../dist/index.js";
+import { figure as print, median } from "../bench/figures.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const SEQ = Number(process.env.BENCH_SEQ ?? 3000);
@@ -20,13 +21,12 @@ const ONLY = process.env.BENCH_ONLY?.split(",");
 const PIPE = 64;
 const small = { text: "hi" };
 const big = { text: "x".repeat(64 * 1024) };
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 
 /** One printed figure: value is a ratio (×) or MiB; goal is its upper bound. */
 function figure(name, value, goal, unit, detail = "") {
   rows.push({ name, value, goal, unit, detail });
-  console.error(`  ${name}: ${value.toFixed(2)}${unit} (goal ≤ ${goal}${unit}) ${detail}`);
+  print(name, value, goal, unit, detail);
 }
 
 // --- floors ---------------------------------------------------------------------------------
@@ -269,19 +269,34 @@ if (want("cli")) {
 }
 
 // --- topic benchmarks: one line each, `bench/<topic>.mjs`, run in their own process -----------
-const TOPICS = ["bench/hook.mjs", "bench/sandbox.mjs", "bench/gateway.mjs"];
+const TOPICS = ["bench/hook.mjs", "bench/sandbox.mjs", "bench/gateway.mjs", "bench/peers.mjs"];
 
 for (const topic of TOPICS) {
   if (!want(path.basename(topic, ".mjs"))) continue;
   console.error(`\n${topic}`);
-  execFileSync(process.execPath, ["--expose-gc", path.join(root, topic)], { stdio: "inherit", cwd: root });
+  // A topic's figures come back through a JSON-lines file (bench/figures.mjs), for the table below.
+  const file = path.join(os.tmpdir(), `pb-bench-figures-${process.pid}-${path.basename(topic, ".mjs")}.jsonl`);
+  rmSync(file, { force: true });
+  execFileSync(process.execPath, ["--expose-gc", path.join(root, topic)], {
+    stdio: "inherit",
+    cwd: root,
+    env: { ...process.env, PATCHBAY_BENCH_FIGURES: file },
+  });
+  if (existsSync(file)) {
+    for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+      const r = JSON.parse(line);
+      rows.push({ ...r, goal: r.goal ?? Infinity });
+    }
+    rmSync(file, { force: true });
+  }
 }
 
 console.log("\nPatchbay performance, ratios to floors measured in the same run (median of rounds)\n");
-console.log(`${"figure".padEnd(52)}${"value".padStart(12)}${"goal".padStart(12)}  met`);
+console.log(`${"figure".padEnd(58)}${"value".padStart(12)}${"goal".padStart(12)}  met`);
 for (const r of rows) {
   const goal = Number.isFinite(r.goal) ? `≤ ${r.goal}${r.unit}` : "–";
+  const met = Number.isFinite(r.goal) ? (r.value <= r.goal ? "yes" : "NO") : "";
   console.log(
-    `${r.name.padEnd(52)}${(r.value.toFixed(2) + r.unit).padStart(12)}${goal.padStart(12)}  ${Number.isFinite(r.goal) ? (r.value <= r.goal ? "yes" : "NO") : ""}`,
+    `${r.name.padEnd(58)}${(r.value.toFixed(2) + r.unit).padStart(12)}${goal.padStart(12)}  ${met}  ${r.detail}`,
   );
 }
