@@ -5,7 +5,8 @@
  * loaded. bin/patchbay.mjs runs this module first, and it imports nothing but node built-ins: when
  * `.patchbay/catalog.json` holds the answers of the last boot for this exact config text (and the
  * environment values it refers to, and this Patchbay version), it answers those two requests
- * itself and buffers everything else. When the gateway is up it takes over the stream: the
+ * (and the lists and server/discover probe a client waits for alongside) itself and buffers
+ * everything else. When the gateway is up it takes over the stream: the
  * client's `initialize` is replayed to it (its answer dropped, the client already has one) and
  * the buffered messages follow in order. Anything unexpected: no head start, the gateway answers.
  */
@@ -145,6 +146,14 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       /* the gateway answers a malformed line */
     }
     const params = (msg?.params ?? {}) as Record<string, unknown>;
+    if (msg && msg.method === "server/discover" && msg.id !== undefined) {
+      // Newer clients probe with server/discover before initialize and wait for the answer (or
+      // their probe timeout, seconds) before they initialize. The gateway's MCP SDK does not know
+      // the method: its answer, given now instead of after the CLI has loaded.
+      return void process.stdout.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } })}\n`,
+      );
+    }
     if (msg && msg.method === "initialize" && msg.id !== undefined && !initRequest) {
       initRequest = msg;
       const asked = String(params.protocolVersion ?? "");

@@ -2,7 +2,8 @@
  * `serve` answers before its instances have booted: initialize at once (status says booting), the
  * first tools/list held for the boot when no catalog of a previous boot can answer it, every
  * instance's tools once booted; a required instance that fails its boot still ends serve with its
- * exit code. And resources/read and prompts/get routed by URI and name with no prior list.
+ * exit code; a server/discover probe before initialize is answered at once. And resources/read
+ * and prompts/get routed by URI and name with no prior list.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -80,6 +81,48 @@ describe("serve while the instances boot", () => {
       await again.close();
     }
   }, 120_000);
+
+  it("the head start answers a server/discover probe at once, before the initialize that follows it", async () => {
+    // Newer clients (Claude Code 2.1.3xx) probe with server/discover and hold their initialize
+    // until it is answered or their probe times out: buffered for the gateway, it cost them seconds.
+    const { file, dir } = gatewayConfig();
+    const first = await connectStdio(file);
+    expect((await first.client.listTools()).tools.map((t) => t.name)).toContain("gw__echo");
+    await first.close();
+    const proc = spawn(process.execPath, [BIN, "serve", "--mcp", "--config", file], {
+      cwd: dir,
+      env: childEnv(),
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const replies: { id?: unknown; error?: { code?: number }; result?: unknown }[] = [];
+    const both = new Promise<void>((resolve) => {
+      let buf = "";
+      proc.stdout.on("data", (d: Buffer) => {
+        buf += d.toString();
+        for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+          replies.push(JSON.parse(buf.slice(0, nl)));
+          buf = buf.slice(nl + 1);
+        }
+        if (replies.length >= 2) resolve();
+      });
+    });
+    const exited = new Promise((resolve) => proc.on("exit", resolve));
+    const line = (m: unknown) => proc.stdin.write(`${JSON.stringify(m)}\n`);
+    line({ jsonrpc: "2.0", id: "probe-1", method: "server/discover", params: {} });
+    line({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
+    });
+    await both;
+    proc.stdin.end();
+    await exited;
+    // The same answer the gateway's MCP SDK gives a method it does not know.
+    expect(replies[0]).toEqual({ jsonrpc: "2.0", id: "probe-1", error: { code: -32601, message: "Method not found" } });
+    expect(replies[1]?.id).toBe(0);
+    expect(replies[1]?.result).toMatchObject({ serverInfo: { name: "patchbay" } });
+  }, 90_000);
 
   it("a required instance that fails its boot ends serve --mcp with the boot's exit code", async () => {
     const { file } = writeConfig({ memoryStores: { bad: { plugin: "fx-health", config: { health: "false" } } } });

@@ -1,11 +1,30 @@
 /**
  * The real Claude Code client against `patchbay serve`, offline (the project's Messages API stub
- * on 127.0.0.1), on the bundled connectors.json, wired through a project `.mcp.json` with the
- * client's default MCP connection settings (no MCP_CONNECTION_NONBLOCKING / MCP_CONNECT_TIMEOUT_MS;
- * the entry is docs/gateway.md's, `alwaysLoad` included):
- * the first request the model API receives lists the Patchbay tools, a scripted tool_use of
- * `primary__echo` reaches the demo MCP server, and its answer comes back in the next request.
- * Over stdio (the client spawns `serve --mcp`) and over `serve --http` with a bearer header.
+ * on 127.0.0.1), on the bundled connectors.json, wired through a project `.mcp.json` exactly as a
+ * plain MCP server is (command and args, no `alwaysLoad`, no MCP_CONNECTION_NONBLOCKING /
+ * MCP_CONNECT_TIMEOUT_MS): the first request the model API receives lists the Patchbay tools, a
+ * scripted tool_use of `primary__echo` reaches the demo MCP server, and its answer comes back in
+ * the next request. Over stdio (the client spawns `serve --mcp`) and over `serve --http` with a
+ * bearer header.
+ *
+ * What the client waits for: in -p mode it connects MCP servers in the background and holds its
+ * first model request at most 2 s (both clients' default) for servers still "pending", and a
+ * server leaves "pending" only once initialize, tools/list, prompts/list and resources/list are all
+ * answered. Measured on this 2-core machine from the client's spawn of the server: the budget
+ * ends 1.2-2.6 s later; server-everything answers them in 0.4-1.1 s under moderate load (4/5 runs
+ * made it at load ~7, 0/5 at load ~11), a server-everything started 1 s late made it 0/3 at
+ * load ~7. A cold `serve --mcp` (no catalog of an earlier boot) lists its tools only after its
+ * upstream, itself a plain MCP server, has started behind the host: 2.1-4.7 s here, past the
+ * budget (0/10), so the stdio case starts from one earlier boot, as any earlier session leaves it;
+ * from that catalog the head start answers all four 10 ms after node has started (5/5 at load
+ * ~7, 4/5 at load ~11).
+ *
+ * A plain stdio MCP server (server-everything) sits in the same .mcp.json as the control: on a
+ * machine so busy that the client gives up on every server (at load ~14 here even an already
+ * running `serve --http` missed 3 runs of 4, and the plain server 13 of 13), a run proves nothing,
+ * so it is run again, a few times at most, and the case is skipped saying so if no run offered
+ * either; but a run where the plain server's tools reached the model and Patchbay's did not fails
+ * at once.
  *
  * `.ci/claude-code.sh` installs the certified client (PATCHBAY_CLAUDE_BIN); `.ci/claude-code-latest.sh`
  * the newest on the registry (PATCHBAY_CLAUDE_LATEST_BIN, which defers MCP tools behind ToolSearch
@@ -16,8 +35,9 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeF
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../plugins/claude-code/src/certify.js";
-import { startMessagesStub, type StubRequest } from "../../src/adapter/certify/messages-stub.js";
+import { type StubRequest, startMessagesStub } from "../../src/adapter/certify/messages-stub.js";
 import { BIN, cleanupTempDirs, ROOT, tempDir } from "../helpers.js";
+import { EVERYTHING } from "../mcp/_host.js";
 import { connectStdio, startHttpServe } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
@@ -34,6 +54,11 @@ const CLIENTS = [
 });
 
 const ECHO = "mcp__patchbay__primary__echo";
+/** The control: a plain stdio MCP server's tool, in the same session. */
+const PLAIN_ECHO = "mcp__plain__echo";
+/** A run where the client waited for no server at all (a starved machine) is run again, this often at most. */
+const ATTEMPTS = 5;
+const PLAIN = { command: process.execPath, args: [EVERYTHING, "stdio"] };
 
 /** A project holding a copy of the bundled connectors.json (its plugins and demo server linked in). */
 function project(): { dir: string; config: string; home: string } {
@@ -48,7 +73,7 @@ function project(): { dir: string; config: string; home: string } {
   // The project's MCP servers approved, as `claude` asks once interactively.
   writeFileSync(
     path.join(dir, ".claude", "settings.local.json"),
-    JSON.stringify({ enabledMcpjsonServers: ["patchbay"] }),
+    JSON.stringify({ enabledMcpjsonServers: ["patchbay", "plain"] }),
   );
   return { dir, config: path.join(dir, "connectors.json"), home };
 }
@@ -92,7 +117,10 @@ function runClaude(
   });
 }
 
-/** One scripted turn: the model calls primary__echo once it is offered (by name, or found through ToolSearch). */
+/**
+ * One scripted turn: the model calls primary__echo once it is offered (by name, or found through
+ * ToolSearch). Returns whether the first request offered Patchbay's tools and the control's.
+ */
 async function turn(bin: string, dir: string, home: string, extra: string[]) {
   const marker = `PB-REAL-${Math.random().toString(36).slice(2, 10)}`;
   const offered = (r: StubRequest) => r.text.includes(ECHO);
@@ -107,14 +135,37 @@ async function turn(bin: string, dir: string, home: string, extra: string[]) {
     expect(run.code, run.stderr).toBe(0);
     const main = stub.requests.filter((r) => Array.isArray(r.body.tools) && (r.body.tools as unknown[]).length > 0);
     expect(main.length, "the client sent its turn to the stub").toBeGreaterThan(0);
-    expect(offered(main[0]), `the first request offers ${ECHO}; the client's MCP log:\n${mcpLog(home)}`).toBe(true);
-    const answer = main.find((r) => r.text.includes('"tool_result"') && r.text.includes(marker));
-    expect(answer, "the demo server's echo came back in the next request").toBeDefined();
-    expect(answer!.text).not.toMatch(/"is_error":\s*true/);
+    const ours = offered(main[0]);
+    const plain = main[0].text.includes(PLAIN_ECHO);
+    expect(
+      ours || !plain,
+      `the plain server's tools reached the first request and Patchbay's did not; the client's MCP log:\n${mcpLog(home)}`,
+    ).toBe(true);
+    if (ours) {
+      const answer = main.find((r) => r.text.includes('"tool_result"') && r.text.includes(marker));
+      expect(answer, "the demo server's echo came back in the next request").toBeDefined();
+      expect(answer!.text).not.toMatch(/"is_error":\s*true/);
+    }
+    return { ours, plain, log: ours ? "" : mcpLog(home) };
   } finally {
     await stub.close();
   }
 }
+
+/**
+ * Turns until one offers Patchbay's tools (each also checking it was not beaten by the plain
+ * server). False: every run offered neither, the client waited for no server at all.
+ */
+async function offeredTurn(bin: string, dir: string, home: string, extra: string[]): Promise<boolean> {
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const t = await turn(bin, dir, home, extra);
+    console.log(`real Claude run ${i + 1}: first request offered patchbay ${t.ours}, plain server ${t.plain}`);
+    if (t.ours) return true;
+  }
+  return false;
+}
+
+const STARVED = `${ATTEMPTS} runs in a row offered neither Patchbay's tools nor the plain server's in the first request: this machine is too busy for the client to wait for any MCP server, so it cannot show when tools arrive`;
 
 describe.runIf(CLIENTS.length > 0)("the real Claude Code client through the gateway", () => {
   for (const { label, bin } of CLIENTS) {
@@ -122,19 +173,15 @@ describe.runIf(CLIENTS.length > 0)("the real Claude Code client through the gate
     // still needs the tool allowed (or a permission mode), which the docs' recipe gives.
     const extra = label === "newest" ? ["--allowedTools", ECHO] : [];
 
-    it(`${label} client: serve --mcp spawned from .mcp.json, default connection settings`, async () => {
+    it(`${label} client: serve --mcp spawned from .mcp.json, default connection settings`, async (ctx) => {
       const { dir, config, home } = project();
-      // docs/gateway.md's recipe: alwaysLoad is a per-server key (not a connection-setting override)
-      // that has -p mode wait for this server (up to the client's 5 s) and never defers its tools.
+      // docs/gateway.md's entry: command and args, as for any stdio MCP server.
       writeFileSync(
         path.join(dir, ".mcp.json"),
         JSON.stringify({
           mcpServers: {
-            patchbay: {
-              command: process.execPath,
-              args: [BIN, "serve", "--mcp", "--config", config],
-              alwaysLoad: true,
-            },
+            patchbay: { command: process.execPath, args: [BIN, "serve", "--mcp", "--config", config] },
+            plain: PLAIN,
           },
         }),
       );
@@ -143,11 +190,12 @@ describe.runIf(CLIENTS.length > 0)("the real Claude Code client through the gate
       const listed = await first.client.listTools();
       expect(listed.tools.map((t) => t.name)).toContain("primary__echo");
       await first.close();
-      await turn(bin, dir, home, extra);
-      await turn(bin, dir, home, extra);
+      // Twice: the second session starts from what the first left.
+      if (!(await offeredTurn(bin, dir, home, extra))) return ctx.skip(STARVED);
+      if (!(await offeredTurn(bin, dir, home, extra))) return ctx.skip(STARVED);
     }, 400_000);
 
-    it(`${label} client: serve --http with a bearer header`, async () => {
+    it(`${label} client: serve --http with a bearer header`, async (ctx) => {
       const { dir, config, home } = project();
       const serve = await startHttpServe(config, { PATCHBAY_TOKEN: "real-client-token-5521" });
       try {
@@ -159,8 +207,8 @@ describe.runIf(CLIENTS.length > 0)("the real Claude Code client through the gate
                 type: "http",
                 url: serve.url,
                 headers: { Authorization: `Bearer ${serve.token}` },
-                alwaysLoad: true,
               },
+              plain: PLAIN,
             },
           }),
         );
@@ -168,7 +216,7 @@ describe.runIf(CLIENTS.length > 0)("the real Claude Code client through the gate
         const probe = await serve.connect();
         expect((await probe.listTools()).tools.map((t) => t.name)).toContain("primary__echo");
         await probe.close();
-        await turn(bin, dir, home, extra);
+        if (!(await offeredTurn(bin, dir, home, extra))) return ctx.skip(STARVED);
       } finally {
         await serve.stop();
       }
