@@ -6,7 +6,10 @@
 import { symlinkOutOf } from "./symlinks.js";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import semver from "semver";
+// The three functions only: the package's index loads all of its ~45 modules, on every boot.
+import ltr from "semver/ranges/ltr.js";
+import validRange from "semver/ranges/valid.js";
+import satisfies from "semver/functions/satisfies.js";
 import { pbError, type PatchbayError } from "../errors.js";
 import { METHODS } from "../contract/kinds.js";
 import { CORE_QUERY_KEYS, ManifestSchema, PLUGIN_API_VERSION, type Manifest } from "../contract/manifest.js";
@@ -163,7 +166,7 @@ function queryDeclarationProblem(manifest: Manifest): string | null {
 }
 
 function checkApiRange(manifest: Manifest): PatchbayError | null {
-  const range = semver.validRange(manifest.patchbay);
+  const range = validRange(manifest.patchbay);
   if (!range) {
     return pbError(
       "PB_ERR_PLUGIN_MANIFEST_INVALID",
@@ -171,9 +174,9 @@ function checkApiRange(manifest: Manifest): PatchbayError | null {
       { plugin: manifest.name },
     );
   }
-  if (semver.satisfies(PLUGIN_API_VERSION, range)) return null;
+  if (satisfies(PLUGIN_API_VERSION, range)) return null;
   // The host is below the range: the plugin was written for a newer host.
-  const pluginIsNewer = semver.ltr(PLUGIN_API_VERSION, range);
+  const pluginIsNewer = ltr(PLUGIN_API_VERSION, range);
   const upgrade = pluginIsNewer
     ? "upgrade Patchbay (the host) to a version that provides it"
     : "upgrade the plugin to one written for this plugin API";
