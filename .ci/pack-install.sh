@@ -73,7 +73,7 @@ PACKED="$(tar -tzf "$TARBALL" | wc -l) files, $(du -k "$TARBALL" | cut -f1) KB"
 log "packed $(basename "$TARBALL"): $PACKED"
 NODE_LINE=all
 step "tarball: no tests, bench, .ci, src" bash -c "! tar -tzf '$TARBALL' | grep -E '^package/(tests|bench|\.ci|src|scripts)/|^package/plugins/[^/]+/tests/'"
-step "tarball: dist/, both bins" bash -c "tar -tzf '$TARBALL' | grep -q '^package/dist/cli/main.js$' && tar -tzf '$TARBALL' | grep -q '^package/dist/runtime/entry.js$'"
+step "tarball: dist/, both bins" bash -c "tar -tzf '$TARBALL' | grep -q '^package/dist/cli-bundle/main.js$' && tar -tzf '$TARBALL' | grep -q '^package/dist/runtime/entry.js$'"
 step "publint + attw on the tarball" node scripts/pack-check.mjs "$TARBALL"
 ALL_ROWS=("${ROWS[@]}")
 

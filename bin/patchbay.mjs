@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// The `patchbay` (and `patchbay-host`) command. The CLI is compiled to dist/ by `npm run build`: `prepack`
-// builds it into the published package, `prepare` on `npm ci` in a clone.
+// The `patchbay` (and `patchbay-host`) command. The CLI is compiled to dist/ and bundled into
+// dist/cli-bundle/ by `npm run build` (scripts/bundle-cli.mjs): `prepack` builds it into the
+// published package, `prepare` on `npm ci` in a clone.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const main = new URL("../dist/cli/main.js", import.meta.url);
+const main = new URL("../dist/cli-bundle/main.js", import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
   process.stderr.write(
-    "error PB_ERR_INTERNAL: Patchbay is not built (dist/cli/main.js is missing).\n  hint: run `npm run build` (or `npm ci`, which builds) in the Patchbay folder.\n",
+    "error PB_ERR_INTERNAL: Patchbay is not built (dist/cli-bundle/main.js is missing).\n  hint: run `npm run build` (or `npm ci`, which builds) in the Patchbay folder.\n",
   );
   process.exit(1);
 }

@@ -296,7 +296,7 @@ export const CATALOGUE = Object.freeze({
   ),
   PB_ERR_INSTALL_RUNNER_MISSING: entry(
     "refusing to install: the hook runner does not exist",
-    "Run `npm run build` in the Patchbay folder so bin/patchbay.mjs and dist/cli/main.js exist, then install again.",
+    "Run `npm run build` in the Patchbay folder so bin/patchbay.mjs and dist/cli-bundle/main.js exist, then install again.",
     EXIT.UNHEALTHY,
   ),
   PB_ERR_INBOX_NOT_CONFIGURED: entry(

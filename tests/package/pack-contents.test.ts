@@ -25,7 +25,7 @@ describe("the published package", () => {
       "bin/patchbay.mjs",
       "dist/index.js",
       "dist/index.d.ts",
-      "dist/cli/main.js",
+      "dist/cli-bundle/main.js",
       "dist/runtime/entry.js",
       "plugins/sqlite-memory/plugin.json",
       "plugins/claude-code/certification.json",

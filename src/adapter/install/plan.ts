@@ -25,7 +25,7 @@ function runnerPaths(): { node: string; bin: string; main: string } {
   return {
     node: process.execPath,
     bin: path.join(root, "bin", "patchbay.mjs"),
-    main: path.join(root, "dist", "cli", "main.js"),
+    main: path.join(root, "dist", "cli-bundle", "main.js"),
   };
 }
 

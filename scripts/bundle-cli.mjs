@@ -1,0 +1,44 @@
+// `npm run build`, after tsc: bundles the `patchbay` command (dist/cli/main.js and what it loads)
+// into dist/cli-bundle/, which bin/patchbay.mjs runs. Why: the CLI's host path loads ~350 small
+// ES and CommonJS modules (zod, the MCP SDK, ajv, semver and dist/ itself); resolving, reading and
+// linking them one by one was most of `serve`'s start and of `npm start` (measured in
+// `npm run bench`: CLI, gateway and peer figures). Commands stay separate chunks, loaded when run.
+//
+// Embedders keep importing dist/ as tsc wrote it; only the command runs the bundle. Left out of
+// it: packages that find files of their own at run time or are native (jiti, tinypool, pino,
+// better-sqlite3, pg), and stdio-front.js, which bin/patchbay.mjs loads before the CLI: the CLI
+// takes the stream over from that very module instance, so it must not get a copy of its own.
+// The bundle sits at the same depth as dist/cli/, so paths built from import.meta.url still hold.
+// Like the worker bundle: no minifying (readable stacks) and no source maps.
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dist = path.join(root, "dist");
+const out = path.join(dist, "cli-bundle");
+const frontModule = path.join(dist, "gateway", "stdio-front.js");
+
+const OWN_FILES = /^(jiti|tinypool|pino|better-sqlite3|pg)(\/|$)/;
+
+rmSync(out, { recursive: true, force: true });
+await build({
+  input: { main: path.join(dist, "cli", "main.js") },
+  platform: "node",
+  external: (id, importer) => {
+    if (id.startsWith("node:")) return true;
+    if (id.startsWith(".") && importer) return path.resolve(path.dirname(importer), id) === frontModule;
+    return !path.isAbsolute(id) && OWN_FILES.test(id);
+  },
+  makeAbsoluteExternalsRelative: true,
+  logLevel: "warn",
+  output: {
+    dir: out,
+    format: "esm",
+    entryFileNames: "[name].js",
+    chunkFileNames: "[name]-[hash].js",
+    minify: false,
+    sourcemap: false,
+  },
+});
