@@ -10,6 +10,10 @@
 // takes the stream over from that very module instance, so it must not get a copy of its own.
 // The bundle sits at the same depth as dist/cli/, so paths built from import.meta.url still hold.
 // Like the worker bundle: no minifying (readable stacks) and no source maps.
+//
+// It also bundles the demo MCP server's stdio entry into dist/servers/demo-mcp.mjs, which
+// servers/demo-mcp.mjs runs when present: the default connectors.json starts that server, and
+// loading the SDK and zod module by module was the longest stretch of `npm start`.
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,4 +45,25 @@ await build({
     minify: false,
     sourcemap: false,
   },
+});
+
+// The entry is a virtual module: a file of its own in servers/ would be one more thing to run by hand.
+const servers = path.join(dist, "servers");
+const source = path.join(root, "servers", "demo-server.mjs");
+const ENTRY = "\0demo-mcp-entry";
+rmSync(servers, { recursive: true, force: true });
+await build({
+  input: { "demo-mcp": ENTRY },
+  platform: "node",
+  external: (id) => id.startsWith("node:"),
+  plugins: [
+    {
+      name: "demo-mcp-entry",
+      resolveId: (id) => (id === ENTRY ? id : null),
+      load: (id) =>
+        id === ENTRY ? `import { serveStdio } from ${JSON.stringify(source)};\nawait serveStdio();\n` : null,
+    },
+  ],
+  logLevel: "warn",
+  output: { dir: servers, format: "esm", entryFileNames: "[name].mjs", minify: false, sourcemap: false },
 });

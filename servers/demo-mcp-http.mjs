@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The demo MCP server (servers/demo-mcp.mjs) over Streamable HTTP on 127.0.0.1.
+ * The demo MCP server (servers/demo-server.mjs) over Streamable HTTP on 127.0.0.1.
  *
  *   node servers/demo-mcp-http.mjs [PORT] [--stateless]
  *
@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { createDemoServer } from "./demo-mcp.mjs";
+import { createDemoServer } from "./demo-server.mjs";
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
