@@ -184,6 +184,9 @@ describe.runIf(CLAUDES.length > 0)("a missing or wrong token, as Claude Code sho
         expect(about("pbnone")).toContain(CODE);
         expect(about("pbnone")).toContain(MISSING);
         expect(about("pbnone")).not.toMatch(OAUTH_DETOUR);
+        // The client blanks "Authorization: <value>" in its log; the reason must not read like one.
+        const reasons = log.split("\n").filter((l) => l.includes(CODE));
+        expect(reasons.filter((l) => l.includes("[REDACTED]"))).toEqual([]);
         expect(log).not.toContain(TOKEN);
       } finally {
         await stub.close();
