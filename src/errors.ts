@@ -317,7 +317,7 @@ export const CATALOGUE = Object.freeze({
   ),
   PB_ERR_GATEWAY_UNAUTHORIZED: entry(
     "the request has no valid bearer token",
-    "Send `Authorization: Bearer <token>` with the value of PATCHBAY_TOKEN, or of the .patchbay/token file `patchbay serve --http` printed.",
+    "Send the header Authorization with the value Bearer <token>, the token being PATCHBAY_TOKEN's value or the contents of the .patchbay/token file `patchbay serve --http` printed; this server has no OAuth sign-in.",
     EXIT.UNHEALTHY,
   ),
   PB_ERR_GATEWAY_HOST_DENIED: entry(

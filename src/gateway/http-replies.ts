@@ -1,6 +1,6 @@
 /**
  * The HTTP gateway's own replies (those the SDK transport does not write): Patchbay errors for
- * the checks before MCP (403, 401, 404 paths), JSON-RPC errors for MCP-level refusals, and the
+ * the checks before MCP (403 for Host/Origin and the token, 404 paths), JSON-RPC errors for MCP-level refusals, and the
  * JSON-RPC codes generic clients know.
  */
 import type { ServerResponse } from "node:http";

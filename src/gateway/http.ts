@@ -1,7 +1,7 @@
 /**
  * `serve --http`: MCP Streamable HTTP at /mcp and GET /status, behind two checks made before
- * anything else: Host/Origin (origin.ts; 403) and the bearer token (401 with nothing read past the
- * headers). Bodies over MAX_BODY are refused (413) before they are parsed.
+ * anything else: Host/Origin (origin.ts; 403) and the bearer token (403 with nothing read past the
+ * headers; refuseToken says why not 401). Bodies over MAX_BODY are refused (413) before they are parsed.
  *
  * Two modes. Stateful (the default): a session per client (one SDK transport and server each,
  * http-sessions.ts), so the server can reach the client between requests (list_changed,
@@ -53,22 +53,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     const url = new URL(req.url ?? "/", "http://localhost");
     const denied = checkHostAndOrigin(req.headers.host, req.headers.origin, allowed);
     if (denied) return reject(res, 403, "PB_ERR_GATEWAY_HOST_DENIED", `Refused: ${denied}.`);
-    if (!bearerMatches(req.headers.authorization, opts.token)) {
-      // Say which in the header too (RFC 6750): an OAuth-minded client may show only that, not the body.
-      const why = req.headers.authorization
-        ? "the bearer token does not match this server's token"
-        : "no Authorization: Bearer token was sent";
-      res.setHeader(
-        "WWW-Authenticate",
-        `Bearer realm="patchbay", error="invalid_token", error_description="Patchbay: ${why}; use PATCHBAY_TOKEN or .patchbay/token"`,
-      );
-      return reject(
-        res,
-        401,
-        "PB_ERR_GATEWAY_UNAUTHORIZED",
-        `Refused: ${why}. A valid Authorization: Bearer token is required.`,
-      );
-    }
+    if (!bearerMatches(req.headers.authorization, opts.token)) return refuseToken(req, res);
     if (url.pathname === "/status" && req.method === "GET") return json(res, 200, opts.status());
     if (url.pathname !== "/mcp")
       return reject(
@@ -175,6 +160,22 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A missing or wrong token is answered 403, not RFC 6750's 401, and with no WWW-Authenticate
+ * challenge: to an MCP client a 401 means "sign in with OAuth", which this server does not offer.
+ * The SDK-based clients (the Inspector CLI, mcp-remote, Claude Code) then start OAuth discovery and
+ * show its failure ("Interactive OAuth requires a TTY", "Dynamic Client Registration rejected", a
+ * ZodError) instead of this reason; on a 403 each shows the body below. Whether the token was
+ * missing or wrong is said; the token, or any part of it, never is. The wording avoids
+ * "Authorization: <value>", which Claude Code's log redaction would blank out.
+ */
+function refuseToken(req: IncomingMessage, res: ServerResponse): void {
+  const why = req.headers.authorization
+    ? "the token sent in the Authorization header is not this server's token"
+    : "no token was sent (the request has no Authorization header)";
+  reject(res, 403, "PB_ERR_GATEWAY_UNAUTHORIZED", `Refused by patchbay serve --http: ${why}.`);
 }
 
 /** The request id a notifications/cancelled names, or null. */

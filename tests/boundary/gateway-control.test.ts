@@ -116,8 +116,8 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
     };
     const out = await attack("http", { url: serve.url, body });
-    // A sandbox without permissions.net has no network at all; a process child reaches 127.0.0.1 and gets 401.
-    if (out.status !== undefined) expect(out.status).toBe(401);
+    // A sandbox without permissions.net has no network at all; a process child reaches 127.0.0.1 and gets 403.
+    if (out.status !== undefined) expect(out.status).toBe(403);
     else expect(out.error).toBeDefined();
   });
 

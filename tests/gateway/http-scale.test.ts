@@ -214,12 +214,12 @@ describe("patchbay status --peers", () => {
     try {
       const client = await b.connect();
       await client.callTool({ name: "gw__echo", arguments: { text: "counted" } });
-      const run = (args: string[]) =>
+      const run = (args: string[], token = "peer-token") =>
         new Promise<{ code: number; out: string }>((resolve) => {
           execFile(
             process.execPath,
             [BIN, "status", ...args],
-            { env: childEnv({ PATCHBAY_TOKEN: "peer-token" }), cwd: path.dirname(BIN) },
+            { env: childEnv({ PATCHBAY_TOKEN: token }), cwd: path.dirname(BIN) },
             (err, stdout) => resolve({ code: err ? Number(err.code) : 0, out: stdout }),
           );
         });
@@ -238,6 +238,9 @@ describe("patchbay status --peers", () => {
         ok: false,
         error: { code: "PB_ERR_GATEWAY_PEER_UNREACHABLE" },
       });
+      const wrong = await run(["--peers", a.base, "--json"], "not-the-peer-token");
+      expect(wrong.code).toBe(1);
+      expect(JSON.parse(wrong.out).peers[0].error.message).toContain("HTTP 403 (the token is not this replica's)");
       await client.close();
     } finally {
       await Promise.all([a.stop(), b.stop()]);

@@ -3,7 +3,7 @@
  * before anything crosses; the real SDK client over Streamable HTTP; bad input (malformed JSON,
  * a 10 MB body, a client that disconnects mid-call) gets an error while others keep being served.
  */
-import { request } from "node:http";
+import { request, type IncomingHttpHeaders } from "node:http";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,12 +16,12 @@ afterAll(cleanupTempDirs);
 function raw(
   url: string,
   opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: opts.method ?? "POST", headers: opts.headers }, (res) => {
       let body = "";
       res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on("error", reject);
     req.end(opts.body);
@@ -50,21 +50,26 @@ async function status(
 }
 
 describe("serve --http", () => {
-  it("refuses a missing or wrong token with 401 and a foreign Host or Origin with 403, before anything crosses", async () => {
+  it("refuses a missing or wrong token with 403 (no OAuth challenge) and a foreign Host or Origin with 403, before anything crosses", async () => {
     const { file } = gatewayConfig();
     const s = await startHttpServe(file);
     try {
       const none = await raw(s.url, { headers: { "content-type": "application/json" }, body: init });
-      expect(none.status).toBe(401);
+      expect(none.status).toBe(403);
+      // A WWW-Authenticate challenge would send MCP clients into OAuth, hiding the reason.
+      expect(none.headers["www-authenticate"]).toBeUndefined();
       expect(JSON.parse(none.body).error).toMatchObject({
         code: "PB_ERR_GATEWAY_UNAUTHORIZED",
-        message: expect.stringContaining("no Authorization: Bearer token was sent"),
+        message: expect.stringContaining("no token was sent"),
       });
       const wrong = await raw(s.url, { headers: mcpHeaders("wrong-token"), body: init });
-      expect(wrong.status).toBe(401);
-      expect(JSON.parse(wrong.body).error.message).toContain("does not match this server's token");
+      expect(wrong.status).toBe(403);
+      expect(wrong.headers["www-authenticate"]).toBeUndefined();
+      expect(JSON.parse(wrong.body).error.message).toContain("is not this server's token");
+      expect(wrong.body).not.toContain("wrong-token");
+      expect(wrong.body).not.toContain(s.token);
       expect((await raw(`${s.base}/status`, { method: "GET", headers: { authorization: "Bearer nope" } })).status).toBe(
-        401,
+        403,
       );
       const foreign = await raw(s.url, { headers: { ...mcpHeaders(s.token), host: "evil.example.com" }, body: init });
       expect(foreign.status).toBe(403);

@@ -73,8 +73,7 @@ export async function askPeers(peers: readonly string[], token: string | null): 
           headers: token ? { Authorization: `Bearer ${token}` } : {},
           signal: AbortSignal.timeout(PEER_TIMEOUT_MS),
         });
-        if (!res.ok)
-          return unreachable(`HTTP ${res.status}${res.status === 401 ? " (the token is not this replica's)" : ""}`);
+        if (!res.ok) return unreachable(`HTTP ${res.status}${await refusal(res)}`);
         const doc = (await res.json()) as StatusDocument;
         if (!doc || typeof doc !== "object" || !Array.isArray(doc.instances))
           return unreachable("the answer is not a patchbay status document");
@@ -160,4 +159,10 @@ export async function peersStatus(
   );
   for (const a of answers) if (!a.ok) io.out(`  [${a.error.code}] ${a.error.message}`);
   return code;
+}
+
+/** What a replica's refusal says, when it is the token (its body's code; a 403 may also be Host/Origin). */
+async function refusal(res: Response): Promise<string> {
+  const body = (await res.json().catch(() => null)) as { error?: { code?: unknown } } | null;
+  return body?.error?.code === "PB_ERR_GATEWAY_UNAUTHORIZED" ? " (the token is not this replica's)" : "";
 }
