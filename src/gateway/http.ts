@@ -11,7 +11,6 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { pbError } from "../errors.js";
@@ -118,7 +117,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     };
     try {
       await server.connect(transport);
-      noteRequests(transport);
+      rememberDelivery(transport);
       await withdrawOnHangup(transport, req, res);
     } finally {
       release();
@@ -186,25 +185,30 @@ function cancelledId(body: unknown): string | null {
   return typeof id === "string" || typeof id === "number" ? String(id) : null;
 }
 
-/** The JSON-RPC requests that arrived with the HTTP request being handled (its async context). */
-const arriving = new AsyncLocalStorage<Set<string | number>>();
+/** How to hand a session's transport a message as if the client had sent it. */
 const deliver = new WeakMap<StreamableHTTPServerTransport, (msg: JSONRPCMessage) => void>();
 
-/** Records which requests each POST carried, so a hang-up can withdraw them. */
-function noteRequests(transport: StreamableHTTPServerTransport): void {
+function rememberDelivery(transport: StreamableHTTPServerTransport): void {
   const onmessage = transport.onmessage;
-  if (!onmessage) return;
-  deliver.set(transport, (msg) => onmessage.call(transport, msg));
-  transport.onmessage = (msg, extra) => {
-    if ("method" in msg && "id" in msg) arriving.getStore()?.add(msg.id);
-    onmessage.call(transport, msg, extra);
-  };
+  if (onmessage) deliver.set(transport, (msg) => onmessage.call(transport, msg));
+}
+
+/** The ids of the requests in a POST body (a message or a batch). */
+function requestIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((m) => {
+    if (!m || typeof m !== "object") return [];
+    const { id, method } = m as { id?: unknown; method?: unknown };
+    return typeof method === "string" && (typeof id === "string" || typeof id === "number") ? [id] : [];
+  });
 }
 
 /**
  * A client that closes its response stream before the answers were written has gone: its calls
  * are withdrawn as if it had sent notifications/cancelled (the plugin's ctx.signal aborts, and
- * mcp-remote cancels upstream), not left to run on and count as successes.
+ * mcp-remote cancels upstream), not left to run on and count as successes. The ids come from the
+ * body already parsed here (not from an AsyncLocalStorage around the transport: on Node 20 that
+ * turns on promise hooks for the whole process, a cost on every await of every call).
  */
 async function withdrawOnHangup(
   transport: StreamableHTTPServerTransport,
@@ -212,9 +216,9 @@ async function withdrawOnHangup(
   res: ServerResponse,
   parsed?: unknown,
 ): Promise<void> {
-  const ids = new Set<string | number>();
+  const ids = parsed === undefined ? [] : requestIds(parsed);
   res.once("close", () => {
-    if (res.writableFinished || ids.size === 0) return;
+    if (res.writableFinished || ids.length === 0) return;
     const send = deliver.get(transport);
     for (const requestId of ids)
       send?.({
@@ -223,5 +227,5 @@ async function withdrawOnHangup(
         params: { requestId, reason: "the client closed its connection" },
       });
   });
-  await arriving.run(ids, () => transport.handleRequest(req, res, parsed));
+  await transport.handleRequest(req, res, parsed);
 }
