@@ -6,7 +6,6 @@
  */
 export {
   defineAdapter,
-  validateAdapter,
   STANDARD_ADAPTER_CONFIG,
   type AdapterDefinition,
   type AdapterInstance,
@@ -14,6 +13,7 @@ export {
   type DefinedAdapter,
   type StandardAdapterConfig,
 } from "./define.js";
+export { validateAdapter } from "./validate.js";
 export { normalizedEvent, type EventFields } from "./event.js";
 export { projectContext, escapePeerText, PEER_FENCE } from "./render.js";
 export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
