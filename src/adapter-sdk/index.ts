@@ -6,7 +6,6 @@
  */
 export {
   defineAdapter,
-  validateAdapter,
   STANDARD_ADAPTER_CONFIG,
   type AdapterDefinition,
   type AdapterInstance,
@@ -14,9 +13,18 @@ export {
   type DefinedAdapter,
   type StandardAdapterConfig,
 } from "./define.js";
+export { validateAdapter } from "./validate.js";
 export { normalizedEvent, type EventFields } from "./event.js";
 export { projectContext, escapePeerText, PEER_FENCE } from "./render.js";
 export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
+export { additionalContextOutcome, permissionDenyOutcome } from "./outcomes.js";
+export {
+  hookSettingsMerge,
+  notWiredDiagnostic,
+  readSettingsHooks,
+  unwiredHooks,
+  type WiredHook,
+} from "./hook-settings.js";
 export {
   MODEL_APIS,
   type CertifyDriver,

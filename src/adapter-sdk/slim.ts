@@ -6,3 +6,4 @@
 export { normalizedEvent } from "./event.js";
 export { EVENT_KINDS, EVENT_KEYS } from "./event-kinds.js";
 export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
+export { additionalContextOutcome, permissionDenyOutcome } from "./outcomes.js";

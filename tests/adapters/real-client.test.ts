@@ -8,12 +8,11 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createHost } from "../../src/index.js";
 import { adapterDoctor } from "../../src/adapter/doctor.js";
 import { certifyAdapter } from "../../src/adapter/certify/certify.js";
 import { treeHash } from "../../src/adapter/install/hash.js";
 import { offlineEnv } from "../../plugins/claude-code/src/certify.js";
-import { runClient } from "./_client.js";
+import { INBOX_MESSAGE, realClientProject, runClient } from "./_client.js";
 import { startMessagesStub, type StubRequest } from "../../src/adapter/certify/messages-stub.js";
 import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
 
@@ -29,33 +28,15 @@ if (!CLAUDE)
 // minutes on a loaded 2-core machine, so the budgets are a few times that; they only end a hang.
 describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
   it("install, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
-    const root = tempDir("pb-real-claude-");
-    const project = path.join(root, "project");
-    const home = path.join(root, "home");
-    const bin = path.join(root, "bin");
-    for (const d of [path.join(project, "secrets"), path.join(project, ".claude"), home, bin])
-      mkdirSync(d, { recursive: true });
-    symlinkSync(CLAUDE!, path.join(bin, "claude")); // `claude` on PATH, so the adapter probes the real version
-    const config = path.join(project, "connectors.json");
-    writeFileSync(
-      config,
-      JSON.stringify(
-        {
-          plugins: [path.join(ROOT, "plugins")],
-          agentConnectors: {
-            inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["claude"] } },
-          },
-          adapters: {
-            claude: {
-              plugin: "claude-code",
-              config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 },
-            },
-          },
-        },
-        null,
-        2,
-      ),
-    );
+    const w = realClientProject({
+      prefix: "pb-real-claude-",
+      client: CLAUDE!,
+      command: "claude",
+      plugin: "claude-code",
+      instance: "claude",
+      dirs: ({ project }) => [path.join(project, ".claude")],
+    });
+    const { project, home, bin, config, secret } = w;
     // The user's own settings, in their own formatting: uninstall must give these exact bytes back.
     const settings = path.join(project, ".claude", "settings.local.json");
     const original =
@@ -63,11 +44,10 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
     writeFileSync(settings, original);
 
     const env = { HOME: home, PATH: `${bin}:/usr/bin:/bin` };
-    const installed = await runCli(["adapter", "install", "claude", "--config", config], { cwd: project, env });
+    const installed = await w.adapter("install", env);
     expect(installed.code, installed.stderr).toBe(0);
     expect(readFileSync(settings, "utf8")).toContain("PreToolUse");
 
-    const secret = path.join(project, "secrets", "k.txt");
     let turn = 0;
     const stub = await startMessagesStub((req: StubRequest) => {
       const tools = Array.isArray(req.body.tools) ? req.body.tools.length : 0;
@@ -98,17 +78,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
       const denied = stub.requests.find((r) => r.text.includes("Patchbay protects"));
       expect(denied, "the deny reason reached the model as the tool's result").toBeDefined();
 
-      const host = await createHost({
-        config,
-        env: { ...process.env, ...env },
-        only: ["agentConnectors/inbox"],
-        logLevel: "silent",
-      });
-      await host.call("agentConnectors/inbox", "deliver", [
-        "claude",
-        { kind: "augment", content: "INBOX-7731: the build is green" },
-      ]);
-      await host.close();
+      await w.deliver(env);
       turn = 2;
       const seen = stub.requests.length;
       const second = await runClient(
@@ -119,7 +89,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
       );
       expect(second.exitCode, second.stderr).toBe(0);
       expect(
-        stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")),
+        stub.requests.slice(seen).some((r) => r.text.includes(INBOX_MESSAGE)),
         "the inbox message reached the next turn's request",
       ).toBe(true);
       const inbox = await runCli(["adapter", "inbox", "claude", "--json", "--config", config], { cwd: project, env });
@@ -128,7 +98,7 @@ describe.runIf(!!CLAUDE)("the real Claude Code client", () => {
       await stub.close();
     }
 
-    const removed = await runCli(["adapter", "uninstall", "claude", "--config", config], { cwd: project, env });
+    const removed = await w.adapter("uninstall", env);
     expect(removed.code, removed.stderr).toBe(0);
     expect(readFileSync(settings, "utf8")).toBe(original);
   }, 600_000);

@@ -7,16 +7,15 @@
  * byte for byte (config.toml is never Patchbay's to edit). `.ci/codex.sh` installs the client and
  * prints PATCHBAY_CODEX_BIN; without it the test is skipped, saying why.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createHost } from "../../src/index.js";
 import { adapterDoctor } from "../../src/adapter/doctor.js";
 import { startResponsesStub } from "../../src/adapter/certify/responses-stub.js";
 import type { StubRequest } from "../../src/adapter/certify/stub-server.js";
 import { addFile, offlineConfig, offlineEnv, stepOf } from "../../plugins/codex/src/certify.js";
 import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
-import { runClient } from "./_client.js";
+import { INBOX_MESSAGE, realClientProject, runClient } from "./_client.js";
 import { trustCodexHooks } from "./_codex-trust.js";
 
 afterAll(cleanupTempDirs);
@@ -29,35 +28,17 @@ if (!CODEX)
 
 describe.runIf(!!CODEX)("the real Codex client", () => {
   it("install, trust, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
-    const root = tempDir("pb-real-codex-");
-    const project = path.join(root, "project");
-    const home = path.join(root, "home");
+    const w = realClientProject({
+      prefix: "pb-real-codex-",
+      client: CODEX!,
+      command: "codex",
+      plugin: "codex",
+      instance: "codex",
+      dirs: ({ home }) => [path.join(home, ".codex")],
+    });
+    const { project, home, bin, config, secret } = w;
     const codexHome = path.join(home, ".codex");
-    const bin = path.join(root, "bin");
-    for (const d of [path.join(project, "secrets"), codexHome, bin]) mkdirSync(d, { recursive: true });
-    symlinkSync(CODEX!, path.join(bin, "codex")); // `codex` on PATH, so the adapter probes the real version
-    const config = path.join(project, "connectors.json");
-    writeFileSync(
-      config,
-      JSON.stringify(
-        {
-          plugins: [path.join(ROOT, "plugins")],
-          agentConnectors: {
-            inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["codex"] } },
-          },
-          adapters: {
-            codex: {
-              plugin: "codex",
-              config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 },
-            },
-          },
-        },
-        null,
-        2,
-      ),
-    );
 
-    const secret = path.join(project, "secrets", "k.txt");
     let turn = 0;
     const stub = await startResponsesStub((req: StubRequest) => {
       if (turn === 1 && stepOf(req) === 0)
@@ -75,7 +56,7 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       writeFileSync(toml, originalToml);
 
       const env = { HOME: home, PATH: `${bin}:/usr/bin:/bin` };
-      const installed = await runCli(["adapter", "install", "codex", "--config", config], { cwd: project, env });
+      const installed = await w.adapter("install", env);
       expect(installed.code, installed.stderr).toBe(0);
       expect(readFileSync(hooksFile, "utf8")).toContain("PreToolUse");
       expect(readFileSync(toml, "utf8"), "install leaves config.toml alone").toBe(originalToml);
@@ -96,27 +77,17 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
         "the deny reason reached the model as the tool's output",
       ).toBe(true);
 
-      const host = await createHost({
-        config,
-        env: { ...process.env, ...env },
-        only: ["agentConnectors/inbox"],
-        logLevel: "silent",
-      });
-      await host.call("agentConnectors/inbox", "deliver", [
-        "codex",
-        { kind: "augment", content: "INBOX-7731: the build is green" },
-      ]);
-      await host.close();
+      await w.deliver(env);
       turn = 2;
       const seen = stub.requests.length;
       const second = await runClient(CODEX!, ["exec", "--skip-git-repo-check", "anything new?"], project, clientEnv);
       expect(second.exitCode, second.stderr).toBe(0);
       expect(
-        stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")),
+        stub.requests.slice(seen).some((r) => r.text.includes(INBOX_MESSAGE)),
         "the inbox message reached the next turn's request",
       ).toBe(true);
 
-      const removed = await runCli(["adapter", "uninstall", "codex", "--config", config], { cwd: project, env });
+      const removed = await w.adapter("uninstall", env);
       expect(removed.code, removed.stderr).toBe(0);
       expect(readFileSync(hooksFile, "utf8")).toBe(originalHooks);
     } finally {
@@ -163,8 +134,8 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       hooks,
       // Matched by shape, not layout: the formatter may wrap the declaration.
       readFileSync(hooks, "utf8").replace(
-        /const envelope = \{\s*hookSpecificOutput: \{[^}]*permissionDecision: "deny"[^}]*\},?\s*\};/,
-        'const envelope = { decision: "deny", reason };',
+        /return permissionDenyOutcome\(\s*reason,\s*"PreToolUse",?\s*\);/,
+        'return { stdout: JSON.stringify({ decision: "deny", reason }), stderr: "", exitCode: 0 };',
       ),
     );
     expect(readFileSync(hooks, "utf8")).toContain('{ decision: "deny", reason }');

@@ -7,16 +7,15 @@
  * the user's settings file byte for byte. `.ci/gemini-cli.sh` installs the client and prints
  * PATCHBAY_GEMINI_BIN; without it the test is skipped, saying why.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createHost } from "../../src/index.js";
 import { adapterDoctor } from "../../src/adapter/doctor.js";
 import { startGenerateContentStub } from "../../src/adapter/certify/generate-content-stub.js";
 import type { StubRequest } from "../../src/adapter/certify/stub-server.js";
 import { geminiArgs, offlineEnv, stepOf, USER_SETTINGS } from "../../plugins/gemini-cli/src/certify.js";
-import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
-import { runClient } from "./_client.js";
+import { cleanupTempDirs } from "../helpers.js";
+import { INBOX_MESSAGE, realClientProject, runClient } from "./_client.js";
 
 afterAll(cleanupTempDirs);
 
@@ -28,34 +27,16 @@ if (!GEMINI)
 
 describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
   it("install, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
-    const root = tempDir("pb-real-gemini-");
-    const project = path.join(root, "project");
-    const home = path.join(root, "home");
-    const bin = path.join(root, "bin");
-    for (const d of [path.join(project, "secrets"), path.join(project, ".gemini"), path.join(home, ".gemini"), bin])
-      mkdirSync(d, { recursive: true });
-    symlinkSync(GEMINI!, path.join(bin, "gemini")); // `gemini` on PATH, so the adapter probes the real version
+    const w = realClientProject({
+      prefix: "pb-real-gemini-",
+      client: GEMINI!,
+      command: "gemini",
+      plugin: "gemini-cli",
+      instance: "gemini",
+      dirs: ({ project, home }) => [path.join(project, ".gemini"), path.join(home, ".gemini")],
+    });
+    const { project, home, bin, config, secret } = w;
     writeFileSync(path.join(home, ".gemini", "settings.json"), USER_SETTINGS);
-    const config = path.join(project, "connectors.json");
-    writeFileSync(
-      config,
-      JSON.stringify(
-        {
-          plugins: [path.join(ROOT, "plugins")],
-          agentConnectors: {
-            inbox: { plugin: "adapter-inbox", config: { path: ".patchbay/inbox.db", agents: ["gemini"] } },
-          },
-          adapters: {
-            gemini: {
-              plugin: "gemini-cli",
-              config: { protect: ["secrets"], inbox: "agentConnectors/inbox", hook_timeout_ms: 30_000 },
-            },
-          },
-        },
-        null,
-        2,
-      ),
-    );
     // The user's own project settings, in their own formatting: uninstall must give these exact bytes back.
     const settings = path.join(project, ".gemini", "settings.json");
     const original =
@@ -63,7 +44,7 @@ describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
     writeFileSync(settings, original);
 
     const env = { HOME: home, PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin` };
-    const installed = await runCli(["adapter", "install", "gemini", "--config", config], { cwd: project, env });
+    const installed = await w.adapter("install", env);
     expect(installed.code, installed.stderr).toBe(0);
     expect(readFileSync(settings, "utf8")).toContain("BeforeTool");
     const codes = async () => (await adapterDoctor({ config, env })).adapters[0].diagnostics.map((d) => d.code);
@@ -75,7 +56,6 @@ describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
     );
     expect(await codes()).not.toContain("folder-untrusted");
 
-    const secret = path.join(project, "secrets", "k.txt");
     let turn = 0;
     const stub = await startGenerateContentStub((req: StubRequest) => {
       const step = stepOf(req);
@@ -97,30 +77,20 @@ describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
         "the deny reason reached the model as the tool's result",
       ).toBe(true);
 
-      const host = await createHost({
-        config,
-        env: { ...process.env, ...env },
-        only: ["agentConnectors/inbox"],
-        logLevel: "silent",
-      });
-      await host.call("agentConnectors/inbox", "deliver", [
-        "gemini",
-        { kind: "augment", content: "INBOX-7731: the build is green" },
-      ]);
-      await host.close();
+      await w.deliver(env);
       turn = 2;
       const seen = stub.requests.length;
       const second = await runClient(GEMINI!, geminiArgs("anything new?"), project, clientEnv);
       expect(second.exitCode, second.stderr).toBe(0);
       expect(
-        stub.requests.slice(seen).some((r) => r.text.includes("INBOX-7731: the build is green")),
+        stub.requests.slice(seen).some((r) => r.text.includes(INBOX_MESSAGE)),
         "the inbox message reached the next turn's request",
       ).toBe(true);
     } finally {
       await stub.close();
     }
 
-    const removed = await runCli(["adapter", "uninstall", "gemini", "--config", config], { cwd: project, env });
+    const removed = await w.adapter("uninstall", env);
     expect(removed.code, removed.stderr).toBe(0);
     expect(readFileSync(settings, "utf8")).toBe(original);
   }, 300_000);

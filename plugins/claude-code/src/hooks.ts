@@ -3,7 +3,7 @@
  * names, the payload fields normalizeHook whitelists, and the response envelopes. A wrong envelope fails silently
  * (the write goes through), so these shapes are the adapter's most important facts.
  */
-import { guardProtected, normalizedEvent } from "patchbay/adapter";
+import { additionalContextOutcome, guardProtected, normalizedEvent, permissionDenyOutcome } from "patchbay/adapter";
 import type { EventKind, GuardDecision, HookOutcome, NormalizedEvent } from "patchbay/adapter";
 
 export const CLIENT = "Claude Code";
@@ -109,20 +109,11 @@ const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
 };
 
 export function denyOutcome(reason: string): HookOutcome {
-  const envelope = {
-    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason },
-  };
-  return { stdout: JSON.stringify(envelope), stderr: "", exitCode: 0 };
+  return permissionDenyOutcome(reason, "PreToolUse");
 }
 
 export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
-  if (text === "") return { stdout: "", stderr: "", exitCode: 0 };
-  const hookEventName = (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit";
-  return {
-    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }),
-    stderr: "",
-    exitCode: 0,
-  };
+  return additionalContextOutcome(text, (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit");
 }
 
 /*

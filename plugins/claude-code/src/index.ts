@@ -7,11 +7,18 @@
  * connectors.json (personal, not committed), "project" .claude/settings.json (shared), "user"
  * ~/.claude/settings.json (every project).
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "patchbay/plugin";
-import { defineAdapter, detectFromProbe, projectContext } from "patchbay/adapter";
-import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
+import {
+  defineAdapter,
+  detectFromProbe,
+  hookSettingsMerge,
+  notWiredDiagnostic,
+  projectContext,
+  readSettingsHooks,
+  unwiredHooks,
+} from "patchbay/adapter";
+import type { AdapterEnv, Diagnostic, InstallPlan, WiredHook } from "patchbay/adapter";
 import {
   CLIENT,
   denyOutcome,
@@ -24,7 +31,7 @@ import {
 } from "./hooks.js";
 
 /** Events install wires, each with the matcher Claude Code filters tools by. */
-const WIRED: readonly { event: string; matcher?: string }[] = [
+const WIRED: readonly WiredHook[] = [
   { event: "SessionStart" },
   { event: "SessionEnd" },
   { event: "UserPromptSubmit" },
@@ -51,11 +58,6 @@ function settingsFile(env: AdapterEnv, scope: Scope): string {
   return path.join(env.projectDir, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 
-function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }, hookTimeoutMs: number) {
-  const hooks = [{ type: "command", command: `${env.hookCommand} ${w.event}`, timeout: clientTimeoutS(hookTimeoutMs) }];
-  return w.matcher ? { matcher: w.matcher, hooks } : { hooks };
-}
-
 export default defineAdapter({
   id: "claude-code",
   displayName: CLIENT,
@@ -76,26 +78,13 @@ export default defineAdapter({
       doctor(env: AdapterEnv) {
         const file = settingsFile(env, cfg.scope);
         const diagnostics: Diagnostic[] = [];
-        let hooks: Record<string, unknown> = {};
-        try {
-          const parsed = JSON.parse(readFileSync(file, "utf8")) as { hooks?: Record<string, unknown> };
-          hooks = parsed.hooks && typeof parsed.hooks === "object" ? parsed.hooks : {};
-        } catch {
-          // absent or unreadable: every event counts as unwired
-        }
-        const unwired = WIRED.filter(
-          (w) =>
-            !JSON.stringify(hooks[w.event] ?? []).includes(
-              JSON.stringify(`${env.hookCommand} ${w.event}`).slice(1, -1),
-            ),
+        const unwired = unwiredHooks(readSettingsHooks(file), env, WIRED);
+        const notWired = notWiredDiagnostic(
+          file,
+          env,
+          unwired.map((w) => w.event),
         );
-        if (unwired.length > 0) {
-          diagnostics.push({
-            level: "warn",
-            code: "not-wired",
-            message: `${file} does not run Patchbay for ${unwired.map((w) => w.event).join(", ")}; run \`patchbay adapter install ${env.instance}\`.`,
-          });
-        }
+        if (notWired) diagnostics.push(notWired);
         return { ok: true, diagnostics };
       },
 
@@ -104,14 +93,7 @@ export default defineAdapter({
 
       planInstall(env: AdapterEnv): InstallPlan {
         return {
-          artifacts: [
-            {
-              kind: "merge",
-              path: settingsFile(env, cfg.scope),
-              format: "json",
-              entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
-            },
-          ],
+          artifacts: [hookSettingsMerge(settingsFile(env, cfg.scope), env, WIRED, clientTimeoutS(cfg.hook_timeout_ms))],
         };
       },
 

@@ -4,7 +4,7 @@
  * envelope it does not know ({"decision":"deny"}, {"continue":false}, exit 1 all let the tool run),
  * so these shapes are the adapter's most important facts.
  */
-import { guardProtected, normalizedEvent } from "patchbay/adapter";
+import { additionalContextOutcome, guardProtected, normalizedEvent, permissionDenyOutcome } from "patchbay/adapter";
 import type { EventKind, GuardDecision, HookOutcome, NormalizedEvent } from "patchbay/adapter";
 
 export const CLIENT = "Codex";
@@ -98,10 +98,7 @@ export function normalizeCodexHook(payload: unknown, eventArg: string | null): N
  * reason reaches the model as the tool's output). `{"decision":"deny"}` is silently ignored.
  */
 export function denyOutcome(reason: string): HookOutcome {
-  const envelope = {
-    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason },
-  };
-  return { stdout: JSON.stringify(envelope), stderr: "", exitCode: 0 };
+  return permissionDenyOutcome(reason, "PreToolUse");
 }
 
 const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
@@ -112,13 +109,7 @@ const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
 
 /** additionalContext arrives in the next model request as a `developer` message. */
 export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
-  if (text === "") return { stdout: "", stderr: "", exitCode: 0 };
-  const hookEventName = (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit";
-  return {
-    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }),
-    stderr: "",
-    exitCode: 0,
-  };
+  return additionalContextOutcome(text, (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit");
 }
 
 /* The fast hook path's entry points (defineAdapter's `fastHook` names this file). */

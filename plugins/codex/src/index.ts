@@ -13,12 +13,25 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "patchbay/plugin";
-import { defineAdapter, detectFromProbe, projectContext } from "patchbay/adapter";
-import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
+import {
+  defineAdapter,
+  detectFromProbe,
+  hookSettingsMerge,
+  notWiredDiagnostic,
+  projectContext,
+  readSettingsHooks,
+} from "patchbay/adapter";
+import type { AdapterEnv, Diagnostic, InstallPlan, WiredHook } from "patchbay/adapter";
 import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook } from "./hooks.js";
 
 /** Events install wires. PreToolUse has no matcher: every tool call is seen, apply_patch is read. */
-const WIRED = ["SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse"] as const;
+const WIRED: readonly WiredHook[] = [
+  { event: "SessionStart" },
+  { event: "SessionEnd" },
+  { event: "UserPromptSubmit" },
+  { event: "PreToolUse" },
+];
+const WIRED_EVENTS = WIRED.map((w) => w.event);
 
 /**
  * Codex's hook timeout, in seconds: Patchbay's own bound (hook_timeout_ms, after which the hook
@@ -39,9 +52,6 @@ function codexHome(env: AdapterEnv, cfg: { codex_home?: string }): string {
 }
 
 const command = (env: AdapterEnv, event: string) => `${env.hookCommand} ${event}`;
-const hookEntry = (env: AdapterEnv, event: string, hookTimeoutMs: number) => ({
-  hooks: [{ type: "command", command: command(env, event), timeout: clientTimeoutS(hookTimeoutMs) }],
-});
 /** Codex's hook key event segment: "PreToolUse" → "pre_tool_use". */
 const snake = (event: string) => event.replace(/[A-Z]/g, (c, i: number) => (i ? "_" : "") + c.toLowerCase());
 
@@ -74,28 +84,18 @@ export default defineAdapter({
         const home = codexHome(env, cfg);
         const file = path.join(home, "hooks.json");
         const diagnostics: Diagnostic[] = [];
-        let hooks: Record<string, unknown> = {};
-        try {
-          const parsed = JSON.parse(readText(file) ?? "{}") as { hooks?: Record<string, unknown> };
-          hooks = parsed.hooks && typeof parsed.hooks === "object" ? parsed.hooks : {};
-        } catch {
-          // unreadable: every event counts as unwired
-        }
+        const hooks = readSettingsHooks(file);
         const groupOf = (event: string) =>
           (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : []).findIndex((g) =>
             JSON.stringify(g).includes(JSON.stringify(command(env, event)).slice(1, -1)),
           );
-        const unwired = WIRED.filter((e) => groupOf(e) < 0);
-        if (unwired.length > 0) {
-          diagnostics.push({
-            level: "warn",
-            code: "not-wired",
-            message: `${file} does not run Patchbay for ${unwired.join(", ")}; run \`patchbay adapter install ${env.instance}\`.`,
-          });
-        }
+        // A group per event, found by index: Codex's trust record below names the group's position.
+        const unwired = WIRED_EVENTS.filter((e) => groupOf(e) < 0);
+        const notWired = notWiredDiagnostic(file, env, unwired);
+        if (notWired) diagnostics.push(notWired);
         // Codex's trust record: [hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash = "sha256:…" in config.toml.
         const toml = readText(path.join(home, "config.toml")) ?? "";
-        const untrusted = WIRED.filter(
+        const untrusted = WIRED_EVENTS.filter(
           (e) =>
             groupOf(e) >= 0 &&
             !new RegExp(
@@ -118,15 +118,12 @@ export default defineAdapter({
       planInstall(env: AdapterEnv): InstallPlan {
         return {
           artifacts: [
-            {
-              kind: "merge",
-              path: path.join(codexHome(env, cfg), "hooks.json"),
-              format: "json",
-              entries: WIRED.map((event) => ({
-                at: ["hooks", event],
-                append: hookEntry(env, event, cfg.hook_timeout_ms),
-              })),
-            },
+            hookSettingsMerge(
+              path.join(codexHome(env, cfg), "hooks.json"),
+              env,
+              WIRED,
+              clientTimeoutS(cfg.hook_timeout_ms),
+            ),
           ],
           notes: [
             "Codex runs a new hook only after you trust it: start `codex` and trust Patchbay's hooks under /hooks (Codex records the trust in its config.toml; Patchbay does not edit that file). `patchbay adapter doctor` says which are still untrusted.",

@@ -4,7 +4,7 @@
  * Claude Code's `hookSpecificOutput.permissionDecision` (the write happens) and `{"continue":false}`
  * stops the whole agent, so the shapes below are the ones measured to block and to inject.
  */
-import { guardProtected, normalizedEvent } from "patchbay/adapter";
+import { additionalContextOutcome, guardProtected, normalizedEvent } from "patchbay/adapter";
 import type { EventKind, GuardDecision, HookOutcome, NormalizedEvent } from "patchbay/adapter";
 
 export const CLIENT = "Gemini CLI";
@@ -85,13 +85,7 @@ const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
 
 /** additionalContext reaches the next request as a `<hook_context>` part; plain stdout never does. */
 export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
-  if (text === "") return { stdout: "", stderr: "", exitCode: 0 };
-  const hookEventName = (event && ENVELOPE_EVENT[event.kind]) ?? "BeforeAgent";
-  return {
-    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } }),
-    stderr: "",
-    exitCode: 0,
-  };
+  return additionalContextOutcome(text, (event && ENVELOPE_EVENT[event.kind]) ?? "BeforeAgent");
 }
 
 /* The fast hook path's entry points (defineAdapter's `fastHook` names this file). */

@@ -10,12 +10,21 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "patchbay/plugin";
-import { defineAdapter, detectFromProbe, isInside, projectContext } from "patchbay/adapter";
-import type { AdapterEnv, Diagnostic, InstallPlan } from "patchbay/adapter";
+import {
+  defineAdapter,
+  detectFromProbe,
+  hookSettingsMerge,
+  isInside,
+  notWiredDiagnostic,
+  projectContext,
+  readSettingsHooks,
+  unwiredHooks,
+} from "patchbay/adapter";
+import type { AdapterEnv, Diagnostic, InstallPlan, WiredHook } from "patchbay/adapter";
 import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook, WRITE_TOOLS } from "./hooks.js";
 
 /** Events install wires; BeforeTool's matcher (a regular expression over tool names) names the write tools. */
-const WIRED: readonly { event: string; matcher?: string }[] = [
+const WIRED: readonly WiredHook[] = [
   { event: "SessionStart" },
   { event: "SessionEnd" },
   { event: "BeforeAgent" },
@@ -39,13 +48,6 @@ type Scope = z.output<typeof config>["scope"];
 
 function settingsFile(env: AdapterEnv, scope: Scope): string {
   return path.join(scope === "user" ? env.home : env.projectDir, ".gemini", "settings.json");
-}
-
-function hookEntry(env: AdapterEnv, w: { event: string; matcher?: string }, hookTimeoutMs: number) {
-  const hooks = [
-    { type: "command", command: `${env.hookCommand} ${w.event}`, timeout: clientTimeoutMs(hookTimeoutMs) },
-  ];
-  return w.matcher ? { matcher: w.matcher, hooks } : { hooks };
 }
 
 function readJson(file: string): Record<string, unknown> | null {
@@ -87,22 +89,13 @@ export default defineAdapter({
       doctor(env: AdapterEnv) {
         const file = settingsFile(env, cfg.scope);
         const diagnostics: Diagnostic[] = [];
-        const settings = readJson(file) ?? {};
-        const hooks =
-          settings.hooks && typeof settings.hooks === "object" ? (settings.hooks as Record<string, unknown>) : {};
-        const unwired = WIRED.filter(
-          (w) =>
-            !JSON.stringify(hooks[w.event] ?? []).includes(
-              JSON.stringify(`${env.hookCommand} ${w.event}`).slice(1, -1),
-            ),
+        const unwired = unwiredHooks(readSettingsHooks(file), env, WIRED);
+        const notWired = notWiredDiagnostic(
+          file,
+          env,
+          unwired.map((w) => w.event),
         );
-        if (unwired.length > 0) {
-          diagnostics.push({
-            level: "warn",
-            code: "not-wired",
-            message: `${file} does not run Patchbay for ${unwired.map((w) => w.event).join(", ")}; run \`patchbay adapter install ${env.instance}\`.`,
-          });
-        }
+        if (notWired) diagnostics.push(notWired);
         if (cfg.scope === "project" && !trusted(env)) {
           diagnostics.push({
             level: "warn",
@@ -119,12 +112,7 @@ export default defineAdapter({
       planInstall(env: AdapterEnv): InstallPlan {
         return {
           artifacts: [
-            {
-              kind: "merge",
-              path: settingsFile(env, cfg.scope),
-              format: "json",
-              entries: WIRED.map((w) => ({ at: ["hooks", w.event], append: hookEntry(env, w, cfg.hook_timeout_ms) })),
-            },
+            hookSettingsMerge(settingsFile(env, cfg.scope), env, WIRED, clientTimeoutMs(cfg.hook_timeout_ms)),
           ],
         };
       },
