@@ -1,9 +1,9 @@
 /**
  * The MCP gateway: one SDK `Server` per connected client (stdio has one, Streamable HTTP one per
- * session), all answering from one catalog. Every call goes through host.call, so the guard,
- * allowed_tools, deadlines, identity merge and secret scrubbing apply exactly as for embedders.
- * A tool result passes through unchanged; a Patchbay failure becomes a tool error whose text
- * starts with its PB_ERR_* code, so the client's model can read what happened and what to do.
+ * session, and one per request that asks for progress), all answering from one catalog, which it
+ * rebuilds as instances change health and announces with list_changed; during the boot, from the
+ * last boot's catalog (catalog-cache.ts). tools/call is tool-calls.ts; resources and prompts
+ * pass through (resources.ts, subscriptions.ts).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -12,22 +12,19 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { frontStamp, stampKey, type FrontAnswers } from "./stdio-front.js";
-import { pbError, toWire, type PatchbayError } from "../errors.js";
+import type { PatchbayError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
 import type { Logger } from "../log.js";
 import { packageVersion } from "../paths.js";
 import { buildCatalog, catalogKey, type Catalog, type CatalogTool } from "./catalog.js";
 import { exposedFingerprints, loadProvisional, saveCatalog } from "./catalog-cache.js";
-import { toPositional } from "./exposure.js";
 import { describeCapabilities, offersOf } from "./offers.js";
 import { PassthroughRoutes, registerPassthrough } from "./resources.js";
-import { StatsBook } from "./stats.js";
 import { Subscriptions } from "./subscriptions.js";
-import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
+import { ToolCalls } from "./tool-calls.js";
 
 export interface GatewayOptions {
   expose: Readonly<Record<string, boolean | readonly string[]>>;
@@ -46,15 +43,9 @@ export interface GatewayOptions {
  */
 const DEFAULT_HOLD_MS = 20_000;
 
-/** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
-export const MAX_ARGS_BYTES = 4 * 1024 * 1024;
-
-type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string }) | null;
-
 export class Gateway {
-  readonly stats = new StatsBook();
-  /** Keyed calls this gateway answered, so a retry with the same key is not run twice. */
-  readonly idempotency = new IdempotencyBook();
+  /** tools/call for every client (tool-calls.ts); its stats feed the status document. */
+  readonly calls: ToolCalls;
   private catalog: Catalog = {
     tools: new Map(),
     skipped: [],
@@ -66,7 +57,6 @@ export class Gateway {
   private readonly servers = new Set<Server>();
   private refreshing: Promise<void> | null = null;
   private again = false;
-  private readonly validators = new Map<string, Validator>();
   private readonly ajv = new AjvJsonSchemaValidator();
 
   private expose: GatewayOptions["expose"];
@@ -93,6 +83,13 @@ export class Gateway {
     this.stateDir = opts.stateDir ?? null;
     this.holdMs = opts.holdMs ?? DEFAULT_HOLD_MS;
     this.routes = new PassthroughRoutes(host, () => this.catalog.passthrough);
+    this.calls = new ToolCalls({
+      host,
+      tools: () => this.catalog.tools,
+      live: () => this.live,
+      booted: (signal) => this.booted(signal),
+      ajv: this.ajv,
+    });
     this.stampKey = this.stateDir ? stampKey(this.stateDir, true) : null;
     if (this.stateDir && this.stampKey) {
       this.fingerprints = exposedFingerprints(host, this.expose, this.stampKey);
@@ -185,7 +182,7 @@ export class Gateway {
         if (this.live) this.subscriptions.sync(next.exposed);
         if (key !== this.key) {
           this.key = key;
-          this.validators.clear();
+          this.calls.forgetSchemas();
           this.notifyToolsChanged();
         }
       } while (this.again);
@@ -236,7 +233,7 @@ export class Gateway {
                 .catch(() => undefined);
             };
       // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
-      return this.callTool(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal, req.params._meta);
+      return this.calls.call(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal, req.params._meta);
     });
     if (offers.resources || offers.prompts) {
       // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
@@ -259,105 +256,6 @@ export class Gateway {
       this.subscriptions.drop(server);
     };
     return server;
-  }
-
-  /**
-   * A tool call; `meta` may carry an idempotency key (idempotency.ts): a memory write without an
-   * id gets the key's id, and any call with a key is run at most once here while remembered.
-   */
-  async callTool(
-    name: string,
-    args: Record<string, unknown>,
-    onProgress?: (update: ProgressUpdate) => void,
-    signal?: AbortSignal,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult> {
-    const key = idempotencyKeyOf(meta);
-    if (key === null) return this.runTool(name, args, onProgress, signal);
-    if (typeof key !== "string")
-      return toolError(
-        pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }),
-      );
-    if (!this.live && !this.catalog.tools.has(name)) await this.booted(signal);
-    const entry = this.catalog.tools.get(name);
-    if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined)
-      args = { ...args, id: derivedRecordId(entry.route.instance, key) };
-    const step = this.idempotency.begin(name, key, args);
-    if (step.kind === "again") return step.answer;
-    if (step.kind === "conflict") {
-      return toolError(
-        pbError(
-          "PB_ERR_GATEWAY_IDEMPOTENCY_CONFLICT",
-          `tools/call "${clip(name)}": the idempotency key was used before with other arguments; nothing was run.`,
-          { tool: clip(name) },
-        ),
-      );
-    }
-    return step.settle(this.runTool(name, args, onProgress, signal));
-  }
-
-  private async runTool(
-    name: string,
-    args: Record<string, unknown>,
-    onProgress?: (update: ProgressUpdate) => void,
-    signal?: AbortSignal,
-  ): Promise<CallToolResult> {
-    // A call made from the cached list waits for the boot (unless its instance is ready), then takes the live route.
-    if (!this.live && !this.catalog.tools.has(name)) await this.booted(signal);
-    if (signal?.aborted)
-      return toolError(
-        pbError(
-          "PB_ERR_CALL_CANCELLED",
-          `The client withdrew its call of "${clip(name)}" before the instances had booted.`,
-          { tool: clip(name) },
-        ),
-      );
-    const entry = this.catalog.tools.get(name);
-    if (!entry) {
-      return toolError(
-        pbError(
-          "PB_ERR_GATEWAY_TOOL_UNKNOWN",
-          `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`,
-          { tool: clip(name) },
-        ),
-      );
-    }
-    const { route } = entry;
-    const size = Buffer.byteLength(JSON.stringify(args));
-    if (size > MAX_ARGS_BYTES) {
-      return toolError(
-        pbError(
-          "PB_ERR_CONTRACT_ARGS",
-          `${route.instance}: the arguments of "${name}" are too large (${size} bytes; at most ${MAX_ARGS_BYTES}).`,
-          { instance: route.instance, bytes: size },
-        ),
-      );
-    }
-    const invalid = this.checkArgs(entry, args);
-    if (invalid) return toolError(invalid);
-    const started = performance.now();
-    try {
-      const result =
-        entry.kind === "mcp"
-          ? await this.host.call(route.instance, "call", [route.target, args], { onProgress, signal })
-          : await this.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), {
-              onProgress,
-              signal,
-            });
-      this.stats.record(route.instance, performance.now() - started, true);
-      // An MCP tool result passes through unchanged; anything else (another kind's return value,
-      // or an mcp plugin that answers plain JSON) becomes its JSON as text.
-      return entry.kind === "mcp" && isToolResult(result)
-        ? result
-        : { content: [{ type: "text", text: JSON.stringify(result ?? null) }] };
-    } catch (err) {
-      this.stats.record(route.instance, performance.now() - started, false);
-      const wire = toWire(err);
-      // The server's own error result passes through as it sent it.
-      if (wire.code === "PB_ERR_TOOL_ERROR" && wire.data.result && typeof wire.data.result === "object")
-        return wire.data.result as CallToolResult;
-      return toolError(err);
-    }
   }
 
   /** What gateway/stdio-front.ts may answer before the next start's CLI has loaded (null: no config file). */
@@ -402,46 +300,9 @@ export class Gateway {
   private notifyToolsChanged(): void {
     for (const s of this.servers) void s.sendToolListChanged().catch(() => undefined);
   }
-
-  /** An mcp tool's arguments against its input schema before anything crosses (the server checks again). */
-  private checkArgs(entry: CatalogTool, args: Record<string, unknown>): PatchbayError | null {
-    if (entry.kind !== "mcp") return null;
-    let validate = this.validators.get(entry.tool.name);
-    if (validate === undefined) {
-      try {
-        validate = this.ajv.getValidator(entry.tool.inputSchema as never) as Validator;
-      } catch {
-        validate = null; // A schema Ajv cannot compile: the server decides.
-      }
-      this.validators.set(entry.tool.name, validate);
-    }
-    const verdict = validate?.(args);
-    if (!verdict || verdict.valid) return null;
-    return pbError(
-      "PB_ERR_CONTRACT_ARGS",
-      `${entry.route.instance}: arguments of tool "${entry.route.target}" do not match its input schema: ${verdict.errorMessage ?? "invalid"}.`,
-      { instance: entry.route.instance, tool: entry.route.target },
-    );
-  }
-}
-
-/** A Patchbay failure as an MCP tool error: the code first, then what happened and what to do. */
-export function toolError(err: unknown): CallToolResult {
-  const wire = toWire(err);
-  return {
-    isError: true,
-    content: [{ type: "text", text: `[${wire.code}] ${wire.message}\n${wire.hint}` }],
-    _meta: { "patchbay/error": { code: wire.code, hint: wire.hint } },
-  };
-}
-
-function isToolResult(v: unknown): v is CallToolResult {
-  return !!v && typeof v === "object" && Array.isArray((v as { content?: unknown }).content);
 }
 
 const INSTRUCTIONS =
   "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).";
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
-const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);

@@ -54,7 +54,7 @@ export interface StatusDocument {
   /** The instances are still booting (each not yet ready shows state "booting"). */
   booting: boolean;
   tools: number;
-  instances: (ReturnType<Host["liveStatus"]>[number] & ReturnType<Gateway["stats"]["of"]>)[];
+  instances: (ReturnType<Host["liveStatus"]>[number] & ReturnType<Gateway["calls"]["stats"]["of"]>)[];
 }
 
 export async function startServing(host: Host, opts: ServeOptions): Promise<Serving> {
@@ -79,7 +79,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       ...i,
       // While the boot runs, an instance that has not finished it is booting, not stopped.
       ...(gateway.booting && i.state === "stopped" && !i.error ? { state: "booting" as never, healthy: false } : {}),
-      ...gateway.stats.of(i.id),
+      ...gateway.calls.stats.of(i.id),
     })),
   });
   const stopAll = async () => {
@@ -223,10 +223,10 @@ async function controlCall(host: Host, gateway: Gateway, req: Record<string, unk
   const started = performance.now();
   try {
     const result = await host.call(instance, method, args, timeoutMs === undefined ? {} : { timeoutMs });
-    gateway.stats.record(instance, performance.now() - started, true);
+    gateway.calls.stats.record(instance, performance.now() - started, true);
     return result === undefined ? null : result;
   } catch (err) {
-    gateway.stats.record(instance, performance.now() - started, false);
+    gateway.calls.stats.record(instance, performance.now() - started, false);
     throw err;
   }
 }

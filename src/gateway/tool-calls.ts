@@ -1,0 +1,182 @@
+/**
+ * tools/call as the gateway runs it, for every transport: the tool's route in the catalog, its
+ * arguments checked (size, then the tool's input schema) before anything crosses, an idempotency
+ * key honoured (idempotency.ts), then host.call, so the guard, allowed_tools, deadlines and
+ * secret scrubbing apply exactly as for embedders. A tool result passes through unchanged; a
+ * Patchbay failure becomes a tool error whose text starts with its PB_ERR_* code.
+ */
+import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { pbError, toWire, type PatchbayError } from "../errors.js";
+import type { Host } from "../host/api.js";
+import type { ProgressUpdate } from "../rpc/client.js";
+import type { CatalogTool } from "./catalog.js";
+import { toPositional } from "./exposure.js";
+import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
+import { StatsBook } from "./stats.js";
+
+/** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
+export const MAX_ARGS_BYTES = 4 * 1024 * 1024;
+
+type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string }) | null;
+
+export interface ToolCallDeps {
+  host: Host;
+  /** The live catalog's tools (a new map after each refresh). */
+  tools(): ReadonlyMap<string, CatalogTool>;
+  /** False until the boot has settled: a call of a tool not yet in the catalog waits for it. */
+  live(): boolean;
+  booted(signal?: AbortSignal): Promise<void>;
+  ajv: AjvJsonSchemaValidator;
+}
+
+export class ToolCalls {
+  readonly stats = new StatsBook();
+  /** Keyed calls this gateway answered, so a retry with the same key is not run twice. */
+  readonly idempotency = new IdempotencyBook();
+  /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */
+  private readonly validators = new Map<string, Validator>();
+
+  constructor(private readonly deps: ToolCallDeps) {}
+
+  /** The catalog changed: a tool of the same name may have another schema now. */
+  forgetSchemas(): void {
+    this.validators.clear();
+  }
+
+  /**
+   * A tool call; `meta` may carry an idempotency key (idempotency.ts): a memory write without an
+   * id gets the key's id, and any call with a key is run at most once here while remembered.
+   */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult> {
+    const key = idempotencyKeyOf(meta);
+    if (key === null) return this.run(name, args, onProgress, signal);
+    if (typeof key !== "string")
+      return toolError(
+        pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }),
+      );
+    if (!this.deps.live() && !this.deps.tools().has(name)) await this.deps.booted(signal);
+    const entry = this.deps.tools().get(name);
+    if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined)
+      args = { ...args, id: derivedRecordId(entry.route.instance, key) };
+    const step = this.idempotency.begin(name, key, args);
+    if (step.kind === "again") return step.answer;
+    if (step.kind === "conflict") {
+      return toolError(
+        pbError(
+          "PB_ERR_GATEWAY_IDEMPOTENCY_CONFLICT",
+          `tools/call "${clip(name)}": the idempotency key was used before with other arguments; nothing was run.`,
+          { tool: clip(name) },
+        ),
+      );
+    }
+    return step.settle(this.run(name, args, onProgress, signal));
+  }
+
+  private async run(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    // A call made from the cached list waits for the boot (unless its instance is ready), then takes the live route.
+    if (!this.deps.live() && !this.deps.tools().has(name)) await this.deps.booted(signal);
+    if (signal?.aborted)
+      return toolError(
+        pbError(
+          "PB_ERR_CALL_CANCELLED",
+          `The client withdrew its call of "${clip(name)}" before the instances had booted.`,
+          { tool: clip(name) },
+        ),
+      );
+    const entry = this.deps.tools().get(name);
+    if (!entry) {
+      return toolError(
+        pbError(
+          "PB_ERR_GATEWAY_TOOL_UNKNOWN",
+          `No tool "${clip(name)}" on this gateway (its instance may be unhealthy or not exposed); list the tools again.`,
+          { tool: clip(name) },
+        ),
+      );
+    }
+    const { route } = entry;
+    const size = Buffer.byteLength(JSON.stringify(args));
+    if (size > MAX_ARGS_BYTES) {
+      return toolError(
+        pbError(
+          "PB_ERR_CONTRACT_ARGS",
+          `${route.instance}: the arguments of "${name}" are too large (${size} bytes; at most ${MAX_ARGS_BYTES}).`,
+          { instance: route.instance, bytes: size },
+        ),
+      );
+    }
+    const invalid = this.checkArgs(entry, args);
+    if (invalid) return toolError(invalid);
+    const started = performance.now();
+    try {
+      const result =
+        entry.kind === "mcp"
+          ? await this.deps.host.call(route.instance, "call", [route.target, args], { onProgress, signal })
+          : await this.deps.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), {
+              onProgress,
+              signal,
+            });
+      this.stats.record(route.instance, performance.now() - started, true);
+      // An MCP tool result passes through unchanged; anything else (another kind's return value,
+      // or an mcp plugin that answers plain JSON) becomes its JSON as text.
+      return entry.kind === "mcp" && isToolResult(result)
+        ? result
+        : { content: [{ type: "text", text: JSON.stringify(result ?? null) }] };
+    } catch (err) {
+      this.stats.record(route.instance, performance.now() - started, false);
+      const wire = toWire(err);
+      // The server's own error result passes through as it sent it.
+      if (wire.code === "PB_ERR_TOOL_ERROR" && wire.data.result && typeof wire.data.result === "object")
+        return wire.data.result as CallToolResult;
+      return toolError(err);
+    }
+  }
+
+  /** An mcp tool's arguments against its input schema before anything crosses (the server checks again). */
+  private checkArgs(entry: CatalogTool, args: Record<string, unknown>): PatchbayError | null {
+    if (entry.kind !== "mcp") return null;
+    let validate = this.validators.get(entry.tool.name);
+    if (validate === undefined) {
+      try {
+        validate = this.deps.ajv.getValidator(entry.tool.inputSchema as never) as Validator;
+      } catch {
+        validate = null; // A schema Ajv cannot compile: the server decides.
+      }
+      this.validators.set(entry.tool.name, validate);
+    }
+    const verdict = validate?.(args);
+    if (!verdict || verdict.valid) return null;
+    return pbError(
+      "PB_ERR_CONTRACT_ARGS",
+      `${entry.route.instance}: arguments of tool "${entry.route.target}" do not match its input schema: ${verdict.errorMessage ?? "invalid"}.`,
+      { instance: entry.route.instance, tool: entry.route.target },
+    );
+  }
+}
+
+/** A Patchbay failure as an MCP tool error: the code first, then what happened and what to do. */
+export function toolError(err: unknown): CallToolResult {
+  const wire = toWire(err);
+  return {
+    isError: true,
+    content: [{ type: "text", text: `[${wire.code}] ${wire.message}\n${wire.hint}` }],
+    _meta: { "patchbay/error": { code: wire.code, hint: wire.hint } },
+  };
+}
+
+function isToolResult(v: unknown): v is CallToolResult {
+  return !!v && typeof v === "object" && Array.isArray((v as { content?: unknown }).content);
+}
+
+const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);
