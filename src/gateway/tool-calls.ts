@@ -16,7 +16,7 @@ import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotenc
 import { StatsBook } from "./stats.js";
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
-export const MAX_ARGS_BYTES = 4 * 1024 * 1024;
+const MAX_ARGS_BYTES = 4 * 1024 * 1024;
 
 type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string }) | null;
 
@@ -166,7 +166,7 @@ export class ToolCalls {
 }
 
 /** A Patchbay failure as an MCP tool error: the code first, then what happened and what to do. */
-export function toolError(err: unknown): CallToolResult {
+function toolError(err: unknown): CallToolResult {
   const wire = toWire(err);
   return {
     isError: true,
