@@ -3,6 +3,10 @@
  * cancellation, and rejection of every pending call the moment the worker goes away. The
  * channel is a small transport (a thread's MessagePort, a child process's IPC channel), so
  * both isolation modes share every rule here.
+ *
+ * Longer than 300 lines on purpose: the pending-call table is the one state here, and every path
+ * that settles a call (answer, batch, timeout, cancel, worker gone) must be read against the others
+ * to see that each call settles exactly once.
  */
 import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";

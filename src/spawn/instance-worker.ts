@@ -6,6 +6,10 @@
  *   idle → starting → ready → stopping → stopped
  *                  ↘ failed      ↘ restarting → starting (after a crash, with backoff)
  *                                 ↘ failed (circuit open: too many crashes)
+ *
+ * Longer than 300 lines on purpose: every transition of that machine is in this one class, next to
+ * the others it races with (a crash during start, a stop during restart); spread over files, the
+ * guard that keeps two of them from overlapping would be out of sight of the one it guards.
  */
 import { pbError, PatchbayError, fromWire } from "../errors.js";
 import type { GrantCallMessage, InstanceTask, LogMessage, WorkerToHost } from "../contract/rpc.js";

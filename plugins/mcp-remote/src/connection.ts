@@ -15,6 +15,10 @@
  *   it cannot have reached the server, or when it is idempotent (list, ping): a tool call that
  *   may have run is never silently run twice.
  * - A failed connect is never cached; the next use tries again.
+ *
+ * Longer than 300 lines on purpose: these invariants hold across opening, requesting, losing and
+ * closing one session, and each is kept by code in more than one of those steps; they stay in one
+ * file so that a change to one step is read against the rest.
  */
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
