@@ -66,9 +66,12 @@ export async function answerAlone(
   await transport.handleRequest(req, res, parsed);
 }
 
+/** Methods that belong to a session's own server (its state: initialization, subscriptions, log level). */
+const SESSION_METHODS = new Set(["initialize", "resources/subscribe", "resources/unsubscribe", "logging/setLevel"]);
+
 /**
  * Whether a stateful session's POST needs a server of its own: one request that asked for
- * progress. The session's transport answers in plain JSON (see startHttpGateway), which cannot
+ * progress and needs nothing of the session. The session's transport answers in plain JSON (see startHttpGateway), which cannot
  * carry progress notifications; such a request gets its own server and an event stream.
  */
 export function wantsOwnStream(body: unknown): body is { id: string | number; method: string } {
@@ -78,7 +81,7 @@ export function wantsOwnStream(body: unknown): body is { id: string | number; me
     m.jsonrpc === "2.0" &&
     (typeof m.id === "string" || typeof m.id === "number") &&
     typeof m.method === "string" &&
-    m.method !== "initialize" &&
+    !SESSION_METHODS.has(m.method) &&
     wantsProgress(body)
   );
 }
