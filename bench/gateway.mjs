@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createHost } from "../dist/index.js";
+import { oneServerConfig } from "./connectors.mjs";
 import { figure, median } from "./figures.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -96,15 +97,7 @@ async function initializeMs(args) {
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "pb-bench-gw-"));
-const config = path.join(dir, "connectors.json");
-writeFileSync(
-  config,
-  JSON.stringify({
-    plugins: [],
-    defaults: { health_interval_ms: 600000 },
-    mcpConnectors: { demo: { plugin: "mcp-remote", config: { command: "node", args: [server] } } },
-  }),
-);
+const config = oneServerConfig(dir, "demo", "node", [server]);
 const direct = await connect(process.execPath, [server], "echo");
 // Attribution: the same path without the gateway (an embedder's host.call → boundary → mcp-remote → server).
 const host = await createHost({ config, logLevel: "silent" });

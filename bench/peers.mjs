@@ -9,13 +9,14 @@
 // excluded: every peer runs the same one). supergateway runs with --stateful: its default
 // (stateless) spawns a new server for every POST, which no one would measure a call against.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { oneServerConfig } from "./connectors.mjs";
 import { ensurePeers } from "./peer-install.mjs";
 import { figure, median, percentile } from "./figures.mjs";
 
@@ -39,17 +40,7 @@ async function freePort() {
 }
 
 function peerSpecs(bins, dir) {
-  const config = path.join(dir, "connectors.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      plugins: [],
-      defaults: { health_interval_ms: 600000 },
-      mcpConnectors: {
-        everything: { plugin: "mcp-remote", config: { command: process.execPath, args: [everything, "stdio"] } },
-      },
-    }),
-  );
+  const config = oneServerConfig(dir, "everything", process.execPath, [everything, "stdio"]);
   return [
     {
       name: "patchbay",

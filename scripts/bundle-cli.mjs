@@ -18,6 +18,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { bundleOutput } from "./bundle-output.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = path.join(root, "dist");
@@ -37,14 +38,7 @@ await build({
   },
   makeAbsoluteExternalsRelative: true,
   logLevel: "warn",
-  output: {
-    dir: out,
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "[name]-[hash].js",
-    minify: false,
-    sourcemap: false,
-  },
+  output: bundleOutput(out),
 });
 
 // The entry is a virtual module: a file of its own in servers/ would be one more thing to run by hand.
@@ -65,5 +59,5 @@ await build({
     },
   ],
   logLevel: "warn",
-  output: { dir: servers, format: "esm", entryFileNames: "[name].mjs", minify: false, sourcemap: false },
+  output: bundleOutput(servers, "[name].mjs"),
 });

@@ -13,6 +13,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { bundleOutput } from "./bundle-output.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = path.join(root, "dist");
@@ -33,12 +34,5 @@ await build({
   platform: "node",
   external,
   logLevel: "warn",
-  output: {
-    dir: out,
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "[name]-[hash].js",
-    minify: false,
-    sourcemap: false,
-  },
+  output: bundleOutput(out),
 });
