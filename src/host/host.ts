@@ -199,7 +199,7 @@ async function startAndCheck(
   config: ResolvedConfig,
   opts: CreateHostOptions,
 ): Promise<void> {
-  const toStart = registry.all().filter((e) => e.planned);
+  const toStart = startOrder(registry.all().filter((e) => e.planned));
   const groups = planGroups(toStart, opts.env ?? process.env);
   const progress = (e: InstanceEntry): void => {
     const state = e.error && !e.required ? "degraded" : e.state;
@@ -217,6 +217,18 @@ async function startAndCheck(
     checks.push(Promise.all(grants).then(() => runHealthPass([entry], invoke, progress)));
   });
   await Promise.all(checks);
+}
+
+/**
+ * MCP connectors start first, the rest in config order. Starts are bounded by the cores, so an
+ * instance late in the list waits for earlier ones; an MCP connector's health check waits on its
+ * server (a child process to boot, or a remote to dial), which then boots while the later,
+ * quicker instances start, instead of after them. Measured on the bundled connectors.json: the
+ * demo server's connector was the last ready, and started third.
+ */
+function startOrder(entries: InstanceEntry[]): InstanceEntry[] {
+  const first = (e: InstanceEntry) => (e.section === "mcpConnectors" ? 0 : 1);
+  return [...entries].sort((a, b) => first(a) - first(b));
 }
 
 /** Instances sharing a worker group: each member's env and memory cap are known before the first starts. */
