@@ -7,7 +7,7 @@
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost } from "../../host/host.js";
 import type { Host } from "../../host/api.js";
-import { startServing, type Serving } from "../../gateway/serve.js";
+import type { Serving, ServeOptions } from "../../gateway/serve.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { renderError, renderReport, type Output } from "../render.js";
 
@@ -72,7 +72,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
       onCreated: (h) => {
         booting = h;
         io.scrubber.absorb(h.scrubber);
-        early = startServing(h, options);
+        early = startServingLater(h, options);
         early.then(
           (s) => (gateway = s.gateway),
           () => undefined,
@@ -108,7 +108,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   }
   let serving: Serving;
   try {
-    serving = await (early ?? startServing(host, options));
+    serving = await (early ?? startServingLater(host, options));
     await serving.ready();
   } catch (err) {
     await closeEarly();
@@ -124,6 +124,18 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   await host.close();
   say("patchbay: stopped.");
   return EXIT.OK;
+}
+
+/**
+ * The gateway (the MCP SDK's server, the HTTP stack, ~100 ms of module loading) is imported only
+ * once the host exists, that is, as its first workers start: the workers then boot on the other
+ * core while this thread loads it, instead of after. An instance's readiness, not the listener,
+ * is what a client's first call waits for; `serve --mcp`'s first answers come from the head start
+ * in bin/patchbay.mjs, which does not wait for this.
+ */
+async function startServingLater(host: Host, options: ServeOptions): Promise<Serving> {
+  const { startServing } = await import("../../gateway/serve.js");
+  return startServing(host, options);
 }
 
 /** Resolves when stdin ends: the MCP client that spawned this server is gone. */
