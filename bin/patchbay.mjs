@@ -3,7 +3,13 @@
 // dist/cli-bundle/ by `npm run build` (scripts/bundle-cli.mjs): `prepack` builds it into the
 // published package, `prepare` on `npm ci` in a clone.
 import { existsSync } from "node:fs";
+import module from "node:module";
 import { fileURLToPath } from "node:url";
+
+// Node 22.1+ keeps V8's compiled code of the CLI's modules on disk (in the OS temp folder, or
+// NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a start after the first skips
+// most parsing and compiling. Older Node lacks the function: the CLI starts as before.
+module.enableCompileCache?.();
 
 const main = new URL("../dist/cli-bundle/main.js", import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
