@@ -1,0 +1,139 @@
+/**
+ * "isolation": "host": a bundled plugin's serve loop runs on the host's own thread. What it saves
+ * is the thread hop of every call (a postMessage wake-up each way, the worker's event loop, a
+ * second V8 heap), which over `serve --mcp` was most of what a call cost above a direct client.
+ *
+ * The host's side does not change: the same RpcClient (deadlines, cancellation) and the same
+ * check of every message the plugin sends, as untrusted input. Messages still cross as copies
+ * (structured clone, each way), so neither side can keep or change an object the other holds,
+ * and what cannot be cloned fails as it does over a port. What a thread gave and this cannot:
+ * a heap limit, an env limited to the manifest's permissions.env, and a way to stop a stuck
+ * plugin (a busy loop freezes the host). So only Patchbay's own plugins may run here
+ * (docs/isolation.md); a restart after a crash is a new instance of the plugin on the same thread.
+ */
+import { readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { toPointer } from "../config/issues.js";
+import { pbError, type PatchbayError } from "../errors.js";
+import type { HostToWorker, InstanceTask, ResultBatchMessage, WorkerToHost } from "../contract/rpc.js";
+import { bundledPluginsDir, workerEntryPath } from "../paths.js";
+import type { RpcTransport } from "../rpc/client.js";
+import type { HostThreadChannel } from "../worker/entry.js";
+import { sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
+
+/** The runtime bundle's thread entry, imported once: every host-isolated instance runs its serve loop. */
+let entry: Promise<{ serveOnHostThread(task: InstanceTask, channel: HostThreadChannel): Promise<void> }> | null =
+  null;
+
+export function startOnHostThread(task: InstanceTask): WorkerRuntime {
+  const refused = hostIsolationRefusal(task);
+  if (refused) throw refused;
+  const pipe = new InThreadPipe();
+  let reason: string | null = null;
+  entry ??= import(pathToFileURL(workerEntryPath()).href);
+  // Settles when the serve loop ends: after the instance closed, or at once when loading failed.
+  const served = entry
+    .then((mod) => mod.serveOnHostThread(task, pipe.pluginEnd))
+    .catch((err: unknown) => {
+      // The serve loop's own failure (never a plugin's error, which it reports as init-failed or a result).
+      reason = `its serve loop failed: ${String((err as Error)?.message ?? err).split("\n")[0]}`;
+      pipe.close();
+    });
+  return {
+    transport: pipe.hostEnd,
+    exitReason: () => Promise.resolve(reason),
+    // Nothing to terminate: the plugin is told to close (so it ends what it started, an MCP
+    // server's child among them) and the host stops listening to it either way.
+    destroy: async () => {
+      if (!pipe.closed) pipe.pluginEnd.deliverClose();
+      pipe.close();
+      await Promise.race([served, sleep(STOP_TIMEOUT_MS)]);
+    },
+  };
+}
+
+/**
+ * A channel whose two ends live on one thread. Each message is a structured clone of what was
+ * posted (so post throws on what a port would refuse, and the receiver owns its copy), delivered
+ * in order in a later microtask: never inside post(), so neither side runs the other's handler
+ * in the middle of its own turn. A microtask, not a macrotask: the turn-batching on both sides
+ * (contract/turn-batch.ts) already ends its turn at a microtask checkpoint.
+ */
+class InThreadPipe {
+  closed = false;
+  private toPlugin: ((msg: HostToWorker) => void) | null = null;
+  private readonly early: HostToWorker[] = [];
+  private toHost: ((msg: unknown) => void) | null = null;
+  private readonly onClose: (() => void)[] = [];
+
+  readonly hostEnd: RpcTransport = {
+    post: (msg) => {
+      const copy = structuredClone(msg);
+      if (this.closed) return;
+      queueMicrotask(() => this.deliverToPlugin(copy));
+    },
+    onMessage: (fn) => void (this.toHost = fn),
+    // A clone shares a SharedArrayBuffer as a port does: results are copied out of it on the host.
+    sharedMemory: true,
+    onClose: (fn) => void this.onClose.push(fn),
+  };
+
+  readonly pluginEnd: HostThreadChannel & { deliverClose(): void } = {
+    post: (msg: WorkerToHost | ResultBatchMessage) => {
+      const copy: unknown = structuredClone(msg);
+      if (this.closed) return;
+      queueMicrotask(() => {
+        if (!this.closed) this.toHost?.(copy);
+      });
+    },
+    onMessage: (fn) => {
+      this.toPlugin = fn;
+      for (const msg of this.early.splice(0)) fn(msg);
+    },
+    // The serve loop ended its channel: after its last message (queued before this), the host hears the close.
+    end: () => queueMicrotask(() => this.close()),
+    deliverClose: () => this.deliverToPlugin({ t: "close" }),
+  };
+
+  private deliverToPlugin(msg: HostToWorker): void {
+    if (this.closed) return;
+    if (this.toPlugin) this.toPlugin(msg);
+    else this.early.push(msg);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const fn of this.onClose.splice(0)) fn();
+  }
+}
+
+/**
+ * Only a plugin that ships with Patchbay may share the host's thread: one listed in
+ * plugins/bundled.json, loaded from its folder in Patchbay's own plugins/ (after symlinks). So a
+ * configured plugin that takes a bundled plugin's name is refused, and so is one an operator
+ * dropped into plugins/ next to the bundled ones.
+ */
+export function hostIsolationRefusal(task: Pick<InstanceTask, "instance" | "pluginName" | "pluginDir">): PatchbayError | null {
+  if (isBundledDir(task.pluginDir)) return null;
+  const slash = task.instance.indexOf("/");
+  const pointer = toPointer([task.instance.slice(0, slash), task.instance.slice(slash + 1), "isolation"]);
+  return pbError(
+    "PB_ERR_ISOLATION_HOST_DENIED",
+    `${task.instance}: "isolation": "host" runs a plugin on the host's own thread, which only the plugins bundled with Patchbay may do, and plugin "${task.pluginName}" is not one of them (${task.pluginDir}). Set ${pointer} to "thread" (a worker thread of its own), or to "sandbox" for code you do not trust.`,
+    { instance: task.instance, plugin: task.pluginName, pointer },
+  );
+}
+
+function isBundledDir(dir: string): boolean {
+  try {
+    const root = realpathSync(bundledPluginsDir());
+    const real = realpathSync(dir);
+    if (path.dirname(real) !== root) return false;
+    const shipped = JSON.parse(readFileSync(path.join(root, "bundled.json"), "utf8")) as { plugins?: object };
+    return Object.hasOwn(shipped.plugins ?? {}, path.basename(real));
+  } catch {
+    return false;
+  }
+}
