@@ -15,7 +15,9 @@ export function oneServerConfig(dir, name, command, args, isolation) {
     JSON.stringify({
       plugins: [],
       defaults: { health_interval_ms: 600000 },
-      mcpConnectors: { [name]: { plugin: "mcp-remote", ...(isolation ? { isolation } : {}), config: { command, args } } },
+      mcpConnectors: {
+        [name]: { plugin: "mcp-remote", ...(isolation ? { isolation } : {}), config: { command, args } },
+      },
     }),
   );
   return file;

@@ -11,6 +11,7 @@
  * plugin (a busy loop freezes the host). So only Patchbay's own plugins may run here
  * (docs/isolation.md); a restart after a crash is a new instance of the plugin on the same thread.
  */
+import { AsyncResource } from "node:async_hooks";
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,8 +24,7 @@ import type { HostThreadChannel } from "../worker/entry.js";
 import { sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
 
 /** The runtime bundle's thread entry, imported once: every host-isolated instance runs its serve loop. */
-let entry: Promise<{ serveOnHostThread(task: InstanceTask, channel: HostThreadChannel): Promise<void> }> | null =
-  null;
+let entry: Promise<{ serveOnHostThread(task: InstanceTask, channel: HostThreadChannel): Promise<void> }> | null = null;
 
 export function startOnHostThread(task: InstanceTask): WorkerRuntime {
   const refused = hostIsolationRefusal(task);
@@ -42,7 +42,7 @@ export function startOnHostThread(task: InstanceTask): WorkerRuntime {
     });
   return {
     transport: pipe.hostEnd,
-    exitReason: () => Promise.resolve(reason),
+    exitReason: () => Promise.resolve(reason ?? pipe.failure),
     // Nothing to terminate: the plugin is told to close (so it ends what it started, an MCP
     // server's child among them) and the host stops listening to it either way.
     destroy: async () => {
@@ -55,10 +55,14 @@ export function startOnHostThread(task: InstanceTask): WorkerRuntime {
 
 /**
  * A channel whose two ends live on one thread. Each message is a structured clone of what was
- * posted (so post throws on what a port would refuse, and the receiver owns its copy), delivered
- * in order in a later microtask: never inside post(), so neither side runs the other's handler
- * in the middle of its own turn. A microtask, not a macrotask: the turn-batching on both sides
- * (contract/turn-batch.ts) already ends its turn at a microtask checkpoint.
+ * posted (so post throws on what a port would refuse, and the receiver owns its copy: the
+ * plugin cannot change a result after the host checked it), delivered in order, later: never
+ * inside post(), so neither side runs the other's handler in the middle of its own turn. One
+ * drain per direction and turn, on a promise job rather than a macrotask: the turn-batching on
+ * both sides (contract/turn-batch.ts) already ends its turn at a microtask checkpoint, and a
+ * macrotask would put the event loop's I/O phase between every call and its answer. Handlers
+ * run in the async context of the channel's creation, as a port's listeners do, so neither side
+ * inherits the other's (the host's callers, the plugin's call scopes).
  */
 class InThreadPipe {
   closed = false;
@@ -66,12 +70,25 @@ class InThreadPipe {
   private readonly early: HostToWorker[] = [];
   private toHost: ((msg: unknown) => void) | null = null;
   private readonly onClose: (() => void)[] = [];
+  private readonly scope = new AsyncResource("PatchbayHostThreadChannel");
+  /** Why the channel broke on its own (a handler threw), for exitReason. */
+  failure: string | null = null;
+  private readonly fail = (err: unknown): void => {
+    this.failure ??= `its serve loop threw: ${String((err as Error)?.message ?? err).split("\n")[0]}`;
+    this.close();
+  };
+  private readonly forPlugin = new Inbox(this.scope, (msg) => this.deliverToPlugin(msg as HostToWorker), this.fail);
+  // The CLOSE marker ends the channel where it stands in the queue: after the serve loop's last message.
+  private readonly forHost = new Inbox(
+    this.scope,
+    (msg) => (msg === CLOSE ? this.close() : this.closed ? undefined : this.toHost?.(msg)),
+    this.fail,
+  );
 
   readonly hostEnd: RpcTransport = {
     post: (msg) => {
       const copy = structuredClone(msg);
-      if (this.closed) return;
-      queueMicrotask(() => this.deliverToPlugin(copy));
+      if (!this.closed) this.forPlugin.push(copy);
     },
     onMessage: (fn) => void (this.toHost = fn),
     // A clone shares a SharedArrayBuffer as a port does: results are copied out of it on the host.
@@ -82,17 +99,14 @@ class InThreadPipe {
   readonly pluginEnd: HostThreadChannel & { deliverClose(): void } = {
     post: (msg: WorkerToHost | ResultBatchMessage) => {
       const copy: unknown = structuredClone(msg);
-      if (this.closed) return;
-      queueMicrotask(() => {
-        if (!this.closed) this.toHost?.(copy);
-      });
+      if (!this.closed) this.forHost.push(copy);
     },
     onMessage: (fn) => {
       this.toPlugin = fn;
       for (const msg of this.early.splice(0)) fn(msg);
     },
-    // The serve loop ended its channel: after its last message (queued before this), the host hears the close.
-    end: () => queueMicrotask(() => this.close()),
+    // The serve loop ended its channel: the host hears the close after its last message.
+    end: () => this.forHost.push(CLOSE),
     deliverClose: () => this.deliverToPlugin({ t: "close" }),
   };
 
@@ -109,13 +123,55 @@ class InThreadPipe {
   }
 }
 
+const CLOSE = Symbol("close");
+
+/** One direction's queue: messages posted in a turn are delivered together, in order, by one promise job. */
+class Inbox {
+  private queue: unknown[] = [];
+  private scheduled = false;
+  private readonly drain = (): void => {
+    this.scheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    this.scope.runInAsyncScope(() => {
+      for (const msg of batch) {
+        try {
+          this.deliver(msg);
+        } catch (err) {
+          // The host's handler checks and catches everything; the serve loop's is Patchbay's own.
+          // Either throwing is a broken channel, as an uncaught error ends a worker thread: never the host.
+          this.onThrow(err);
+          return;
+        }
+      }
+    });
+  };
+
+  constructor(
+    private readonly scope: AsyncResource,
+    private readonly deliver: (msg: unknown) => void,
+    private readonly onThrow: (err: unknown) => void,
+  ) {}
+
+  push(msg: unknown): void {
+    this.queue.push(msg);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    void RESOLVED.then(this.drain);
+  }
+}
+
+const RESOLVED = Promise.resolve();
+
 /**
  * Only a plugin that ships with Patchbay may share the host's thread: one listed in
  * plugins/bundled.json, loaded from its folder in Patchbay's own plugins/ (after symlinks). So a
  * configured plugin that takes a bundled plugin's name is refused, and so is one an operator
  * dropped into plugins/ next to the bundled ones.
  */
-export function hostIsolationRefusal(task: Pick<InstanceTask, "instance" | "pluginName" | "pluginDir">): PatchbayError | null {
+export function hostIsolationRefusal(
+  task: Pick<InstanceTask, "instance" | "pluginName" | "pluginDir">,
+): PatchbayError | null {
   if (isBundledDir(task.pluginDir)) return null;
   const slash = task.instance.indexOf("/");
   const pointer = toPointer([task.instance.slice(0, slash), task.instance.slice(slash + 1), "isolation"]);
