@@ -21,6 +21,7 @@ import type { HostToWorker, InstanceTask, ResultBatchMessage, WorkerToHost } fro
 import { bundledPluginsDir, workerEntryPath } from "../paths.js";
 import type { RpcTransport } from "../rpc/client.js";
 import type { HostThreadChannel } from "../worker/entry.js";
+import { copyMessage } from "./plain-copy.js";
 import { sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
 
 /** The runtime bundle's thread entry, imported once: every host-isolated instance runs its serve loop. */
@@ -54,9 +55,10 @@ export function startOnHostThread(task: InstanceTask): WorkerRuntime {
 }
 
 /**
- * A channel whose two ends live on one thread. Each message is a structured clone of what was
- * posted (so post throws on what a port would refuse, and the receiver owns its copy: the
- * plugin cannot change a result after the host checked it), delivered in order, later: never
+ * A channel whose two ends live on one thread. Each message is a copy of what was posted, as
+ * structured clone makes it (plain-copy.ts; so post throws on what a port would refuse, and the
+ * receiver owns its copy: the plugin cannot change a result after the host checked it),
+ * delivered in order, later: never
  * inside post(), so neither side runs the other's handler in the middle of its own turn. One
  * drain per direction and turn, on a promise job rather than a macrotask: the turn-batching on
  * both sides (contract/turn-batch.ts) already ends its turn at a microtask checkpoint, and a
@@ -87,18 +89,18 @@ class InThreadPipe {
 
   readonly hostEnd: RpcTransport = {
     post: (msg) => {
-      const copy = structuredClone(msg);
+      const copy = copyMessage(msg);
       if (!this.closed) this.forPlugin.push(copy);
     },
     onMessage: (fn) => void (this.toHost = fn),
-    // A clone shares a SharedArrayBuffer as a port does: results are copied out of it on the host.
+    // A copy shares a SharedArrayBuffer as a port does: results are copied out of it on the host.
     sharedMemory: true,
     onClose: (fn) => void this.onClose.push(fn),
   };
 
   readonly pluginEnd: HostThreadChannel & { deliverClose(): void } = {
     post: (msg: WorkerToHost | ResultBatchMessage) => {
-      const copy: unknown = structuredClone(msg);
+      const copy: unknown = copyMessage(msg);
       if (!this.closed) this.forHost.push(copy);
     },
     onMessage: (fn) => {
