@@ -9,6 +9,8 @@ cyclic.self = cyclic;
 const shared = { s: 1 };
 const sab = new SharedArrayBuffer(8);
 const withExtra = Object.assign([1, 2], { extra: "kept" });
+const holey = [1, 2, 3];
+delete holey[1];
 const withGetter = Object.defineProperty({ a: 1 }, "b", { enumerable: true, get: () => 2 });
 const hidden = Object.defineProperty({ a: 1 }, "b", { enumerable: false, value: 2 });
 class Point {
@@ -26,7 +28,7 @@ const values: [string, unknown][] = [
   ],
   ["primitives", { s: "x", n: -0, nan: Number.NaN, inf: Infinity, b: true, nul: null, u: undefined, big: 10n }],
   ["undefined in an array", [undefined, 1]],
-  ["a hole", [1, , 3]],
+  ["a hole", holey],
   ["an array with a key besides its indexes", withExtra],
   ["a long array", Array.from({ length: 1_000 }, (_, i) => ({ i }))],
   ["integer-like keys", { b: 1, 2: "two", a: 3, 1: "one" }],
