@@ -3,7 +3,9 @@
  * block, the inspector), so a plugin that runs as a thread can read every secret the host
  * holds. `doctor` warns when a plugin that is neither bundled with Patchbay nor listed in
  * connectors.json's "trust" runs as a thread next to instances holding secrets, and says
- * which line to add (or to sandbox it instead). See docs/isolation.md.
+ * which line to add (or to sandbox it instead). "isolation": "host" goes further (the plugin
+ * runs on the host's own thread), so only the plugins Patchbay ships may ask for it
+ * (hostIsolationErrors below). See docs/isolation.md.
  */
 import type { ResolvedConfig } from "../config/load.js";
 import type { Discovery } from "../discovery/scan.js";

@@ -32,7 +32,11 @@ export function startOnHostThread(task: InstanceTask): WorkerRuntime {
   if (refused) throw refused;
   const pipe = new InThreadPipe();
   let reason: string | null = null;
-  entry ??= import(pathToFileURL(workerEntryPath()).href);
+  // A failed import is not kept: the next start (a restart, a reload after `npm run build`) tries again.
+  entry ??= import(pathToFileURL(workerEntryPath()).href).catch((err: unknown) => {
+    entry = null;
+    throw err;
+  });
   // Settles when the serve loop ends: after the instance closed, or at once when loading failed.
   const served = entry
     .then((mod) => mod.serveOnHostThread(task, pipe.pluginEnd))
