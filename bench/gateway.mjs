@@ -107,6 +107,11 @@ const direct = await connect(process.execPath, [server], "echo");
 // Attribution: the same path without the gateway (an embedder's host.call → boundary → mcp-remote → server).
 const host = await createHost({ config, logLevel: "silent" });
 const embedded = { call: () => host.mcp("demo").call("echo", { text: "hi" }), close: () => host.close() };
+const onHostThread = await createHost({ config: hostConfig, logLevel: "silent" });
+const embeddedHost = {
+  call: () => onHostThread.mcp("demo").call("echo", { text: "hi" }),
+  close: () => onHostThread.close(),
+};
 const gateway = await connect(
   process.execPath,
   [path.join(root, "bin", "patchbay.mjs"), "serve", "--mcp", "--config", config],
@@ -126,6 +131,7 @@ try {
   const gr = [];
   const ghr = [];
   const e = [];
+  const eh = [];
   const hp = [];
   const ht = [];
   for (let i = 0; i < ROUNDS; i++) {
@@ -134,6 +140,7 @@ try {
     g.push(await sequential(gateway, SEQ));
     gh.push(await sequential(gatewayHost, SEQ));
     e.push(await sequential(embedded, SEQ));
+    eh.push(await sequential(embeddedHost, SEQ));
     hp.push(await sequential(hops.pipe, SEQ));
     ht.push(await sequential(hops.thread, SEQ));
     dr.push(await perSecond(direct, SEQ * 2));
@@ -148,6 +155,9 @@ try {
   );
   console.log(
     `attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`,
+  );
+  console.log(
+    `  "isolation": "host": host.call ${median(eh).toFixed(1)} µs/call = ${(median(eh) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(gh) - median(eh)).toFixed(1)} µs/call`,
   );
   console.log(
     `hops alone:        pipe round trip ${median(hp).toFixed(1)} µs, thread round trip ${median(ht).toFixed(1)} µs; they alone make the gateway path ${((median(d) + median(hp) + median(ht)) / median(d)).toFixed(2)}x direct (2 pipe + 1 thread round trips vs 1 pipe)`,
@@ -228,6 +238,7 @@ try {
   await gateway.close();
   await gatewayHost.close();
   await embedded.close();
+  await embeddedHost.close();
   await hops.close();
   rmSync(dir, { recursive: true, force: true });
   rmSync(hostDir, { recursive: true, force: true });
