@@ -117,7 +117,7 @@ describe('"isolation": "host" with the bundled mcp-remote', () => {
     await expect(pending).rejects.toMatchObject({ code: "PB_ERR_CALL_CANCELLED" });
   });
 
-  it("a hostile server (a 10 MB line, lines that are not JSON-RPC) gets coded errors, and the host keeps serving", async () => {
+  it("a hostile server (a 10 MB line, lines that are not JSON-RPC, a result breaking its schema) gets coded errors, and the host keeps serving", async () => {
     const t = await onHostThread("big", { command: "node", args: [HOSTILE] }, { timeout_ms: 90_000 });
     await expect(t.host.call("mcpConnectors/big", "call", ["huge", { mb: 10 }])).rejects.toMatchObject({
       code: "PB_ERR_PLUGIN_THREW",
@@ -125,6 +125,12 @@ describe('"isolation": "host" with the bundled mcp-remote', () => {
     });
     await expect(t.host.call("mcpConnectors/big", "call", ["garbage", {}])).resolves.toMatchObject({
       content: [{ text: "after garbage" }],
+    });
+    // The host still checks what comes back: a result that breaks its tool's outputSchema is refused.
+    await t.host.call("mcpConnectors/big", "list_tools");
+    await expect(t.host.call("mcpConnectors/big", "call", ["bad-output", {}])).rejects.toMatchObject({
+      code: "PB_ERR_CONTRACT_VIOLATION",
+      message: expect.stringMatching(/bad-output.*outputSchema/),
     });
     await expect(t.host.call("mcpConnectors/big", "call", ["ok", {}])).resolves.toMatchObject({
       content: [{ text: "ok" }],
