@@ -3,15 +3,21 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 
-/** Writes `<dir>/connectors.json` with the one instance `name`; returns its path. */
-export function oneServerConfig(dir, name, command, args) {
+/**
+ * Writes `<dir>/connectors.json` with the one instance `name`; returns its path. `isolation` is
+ * the instance's "isolation" (absent: the default, "thread"; "host": the bundled mcp-remote on the
+ * host's own thread). A serve keeps its state next to the file: one folder per config.
+ */
+export function oneServerConfig(dir, name, command, args, isolation) {
   const file = path.join(dir, "connectors.json");
   writeFileSync(
     file,
     JSON.stringify({
       plugins: [],
       defaults: { health_interval_ms: 600000 },
-      mcpConnectors: { [name]: { plugin: "mcp-remote", config: { command, args } } },
+      mcpConnectors: {
+        [name]: { plugin: "mcp-remote", ...(isolation ? { isolation } : {}), config: { command, args } },
+      },
     }),
   );
   return file;

@@ -374,6 +374,11 @@ export const CATALOGUE = Object.freeze({
     "Install Debian's bubblewrap package (apt-get install bubblewrap), or set PATCHBAY_BWRAP to a working bwrap; check that it can create namespaces. The instance is never run outside the sandbox instead.",
     EXIT.PLUGIN_LOAD,
   ),
+  PB_ERR_ISOLATION_HOST_DENIED: entry(
+    'an instance asks for "isolation": "host" with a plugin that is not bundled with Patchbay',
+    'Set the instance\'s "isolation" (the pointer in the message) to "thread", or to "sandbox" for code you do not trust: only the plugins Patchbay ships may run on the host\'s own thread (docs/isolation.md).',
+    EXIT.USAGE,
+  ),
   PB_ERR_PLUGIN_SYMLINK_ESCAPE: entry(
     "a plugin folder holds a symlink that points outside it",
     "Replace the symlink named in the message with a copy of what it points to, or remove it; plugin folders may only link inside themselves.",

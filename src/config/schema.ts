@@ -86,9 +86,9 @@ const commonFields = {
     description:
       "While `patchbay serve` runs: how often this instance's health_check runs, in ms. Default: defaults.health_interval_ms.",
   }),
-  isolation: z.enum(["thread", "process", "sandbox"]).default("thread").meta({
+  isolation: z.enum(["thread", "process", "sandbox", "host"]).default("thread").meta({
     description:
-      'Where the instance runs: "thread" (default) is a worker thread of the host; "process" is a child process under Node\'s permission model, which may read only its plugin folder, Patchbay\'s own files and the manifest\'s permissions.fs paths (resolved against this file\'s folder), and may not start processes or threads. A seat belt against mistakes, not a sandbox: the network is not restricted. "sandbox" runs that child under bubblewrap (Debian\'s bubblewrap package): its own PID, network and mount namespaces, only its folder (read-only), Node and the declared paths visible, no network unless permissions.net grants it; the security boundary for untrusted plugins (docs/isolation.md).',
+      "Where the instance runs: \"thread\" (default) is a worker thread of the host; \"process\" is a child process under Node's permission model, which may read only its plugin folder, Patchbay's own files and the manifest's permissions.fs paths (resolved against this file's folder), and may not start processes or threads. A seat belt against mistakes, not a sandbox: the network is not restricted. \"sandbox\" runs that child under bubblewrap (Debian's bubblewrap package): its own PID, network and mount namespaces, only its folder (read-only), Node and the declared paths visible, no network unless permissions.net grants it; the security boundary for untrusted plugins. \"host\" runs a plugin bundled with Patchbay (only those: any other is refused with PB_ERR_ISOLATION_HOST_DENIED) on the host's own thread, with no worker thread between them: the fastest calls (for mcp-remote under `serve --mcp`, no thread hop per call), at a price: the plugin sees the host's whole environment, has no heap limit of its own, and a plugin stuck in a busy loop freezes the host (its calls' deadlines still fail them). Messages are still checked as untrusted input, and mcp-remote's upstream server stays a separate process (docs/isolation.md).",
   }),
   worker: z
     .string()

@@ -38,8 +38,8 @@ export interface ResolvedInstance {
   maxMemoryMb: number;
   /** How often `serve` re-runs health_check. */
   healthIntervalMs: number;
-  /** "process": a child process under Node's permission model instead of a worker thread. */
-  isolation: "thread" | "process" | "sandbox";
+  /** "process": a child process under Node's permission model instead of a worker thread; "host": a bundled plugin on the host's own thread. */
+  isolation: "thread" | "process" | "sandbox" | "host";
   /** Group mode: the name of the shared worker thread, or null for a thread of its own. */
   worker: string | null;
   /** null = every tool (mcpConnectors only; always null elsewhere). */

@@ -40,8 +40,8 @@ export interface InstanceReport {
   plugin: string;
   version: string;
   required: boolean;
-  /** "thread", "process" or "sandbox" (connectors.json "isolation"). */
-  isolation: "thread" | "process" | "sandbox";
+  /** "thread", "process", "sandbox" or "host" (connectors.json "isolation"). */
+  isolation: "thread" | "process" | "sandbox" | "host";
   state: InstanceState;
   healthMs: number | null;
   aliases: string[];

@@ -1,7 +1,8 @@
 /**
  * One plugin instance's worker, whichever runtime carries it (thread-runtime.ts: tinypool and a
- * persistent MessagePort; process-runtime.ts: a forked child under Node's permission model);
- * calls travel through rpc/client.ts either way. An explicit state machine owns the lifecycle:
+ * persistent MessagePort; process-runtime.ts: a forked child under Node's permission model;
+ * host-runtime.ts: a bundled plugin on the host's own thread); calls travel through
+ * rpc/client.ts every way. An explicit state machine owns the lifecycle:
  *
  *   idle → starting → ready → stopping → stopped
  *                  ↘ failed      ↘ restarting → starting (after a crash, with backoff)
@@ -20,6 +21,7 @@ import { startThread } from "./thread-runtime.js";
 import { startProcess } from "./process-runtime.js";
 import type { WorkerGroup } from "./group-runtime.js";
 import { startSandbox } from "./sandbox-runtime.js";
+import { startOnHostThread } from "./host-runtime.js";
 import { LogLimiter } from "./log-limit.js";
 import { guardInspectorSignal } from "./inspector-guard.js";
 
@@ -212,6 +214,7 @@ export class InstanceWorker {
   private startRuntime(): WorkerRuntime {
     const { task, env, maxMemoryMb } = this.opts;
     if (this.opts.group) return this.opts.group.attach(task);
+    if (this.opts.isolation === "host") return startOnHostThread(task);
     if (this.opts.isolation !== "process" && this.opts.isolation !== "sandbox") {
       let junk = 0;
       // Logged like a malformed message (the first few per thread), never acted on: it never reaches tinypool.

@@ -1,12 +1,13 @@
 /**
  * What InstanceWorker needs of the thing that runs a plugin: a channel for the RPC client, why
- * it died, and a way to stop it. Two runtimes implement it: thread-runtime.ts (the default,
- * tinypool + a MessagePort) and process-runtime.ts ("isolation": "process", a forked child
- * under Node's permission model).
+ * it died, and a way to stop it. The runtimes: thread-runtime.ts (the default, tinypool + a
+ * MessagePort), group-runtime.ts (a thread shared by a group), process-runtime.ts ("isolation":
+ * "process", a forked child under Node's permission model), sandbox-runtime.ts (that child under
+ * bubblewrap) and host-runtime.ts ("isolation": "host", a bundled plugin on the host's thread).
  */
 import type { RpcTransport } from "../rpc/client.js";
 
-export type Isolation = "thread" | "process" | "sandbox";
+export type Isolation = "thread" | "process" | "sandbox" | "host";
 
 export interface WorkerRuntime {
   readonly transport: RpcTransport;

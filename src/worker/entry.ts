@@ -2,10 +2,11 @@
  * The program that runs inside each thread-isolated plugin worker. tinypool calls the default
  * export once with a ServeTask; the serve loop (serve.ts) answers calls on the task's
  * MessagePort and resolves only when the host asks it to close. It imports leaves only
- * (errors, contract), never host stages.
+ * (errors, contract), never host stages. serveOnHostThread is the same loop for "isolation":
+ * "host" (spawn/host-runtime.ts), which imports this bundle on the host's own thread.
  */
 import { isMainThread, type MessagePort } from "node:worker_threads";
-import type { ServeTask, WorkerToHost } from "../contract/rpc.js";
+import type { HostToWorker, InstanceTask, ResultBatchMessage, ServeTask, WorkerToHost } from "../contract/rpc.js";
 import { serve as serveOn } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 
@@ -20,6 +21,29 @@ export default async function serve(task: ServeTask): Promise<void> {
       out.send(last);
       port.close();
     },
+  });
+}
+
+/** The plugin's end of a channel that stays on the host's thread (its post must clone, as a port does). */
+export interface HostThreadChannel {
+  post(msg: WorkerToHost | ResultBatchMessage): void;
+  onMessage(fn: (msg: HostToWorker) => void): void;
+  /** Called after the last message was posted. */
+  end(): void;
+}
+
+export async function serveOnHostThread(task: InstanceTask, channel: HostThreadChannel): Promise<void> {
+  const out = new ResultOutbox(channel.post, unsendableResult(task.instance));
+  await serveOn(task, {
+    send: out.send,
+    onMessage: channel.onMessage,
+    end(last: WorkerToHost) {
+      out.send(last);
+      channel.end();
+    },
+    // The console and stdout are the host's here (stdout is the MCP channel under `serve --mcp`):
+    // the plugin logs through ctx.log, and the host's own lines must stay the host's.
+    ownsConsole: false,
   });
 }
 

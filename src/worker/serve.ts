@@ -28,12 +28,18 @@ export interface WorkerChannel {
    * down); a child process exits once `last` has been flushed to the host.
    */
   end(last: WorkerToHost): void;
+  /**
+   * The plugin has the thread to itself (a worker, a child): its console and raw stdout/stderr
+   * become its log lines. False on the host's own thread ("isolation": "host"), whose console is
+   * the host's. @default true
+   */
+  ownsConsole?: boolean;
 }
 
 /** Resolves when the host asks the instance to close, or at once when loading it failed. */
 export async function serve(task: InstanceTask, channel: WorkerChannel): Promise<void> {
   const { send } = channel;
-  captureConsole(send);
+  if (channel.ownsConsole !== false) captureConsole(send);
 
   const instanceAbort = new AbortController();
   const { ctx, onGrantResult } = createContext({

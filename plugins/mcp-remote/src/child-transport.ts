@@ -1,8 +1,9 @@
 /**
  * The MCP client transport over a stdio server this plugin started (child-server.ts): the
- * SDK's own line framing and message check (ReadBuffer, serializeMessage), over a child process
- * that may have been running since create(). Replaces the SDK's StdioClientTransport, which can
- * only spawn its own child, and late.
+ * SDK's line framing and message check (its ReadBuffer's rules and 10 MiB bound, its
+ * serializeMessage; each line checked as its deserializeMessage does, through fast-shapes.ts),
+ * over a child process that may have been running since create(). Replaces the SDK's
+ * StdioClientTransport, which can only spawn its own child, and late.
  *
  * close() ends the server for sure and quickly: STDIN_GRACE_MS to exit after its stdin closed
  * (the MCP spec's polite shutdown), then SIGTERM, then SIGKILL after TERM_GRACE_MS, well inside
@@ -10,10 +11,11 @@
  */
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { exited, type ChildServer } from "./child-server.js";
+import { parseMessage } from "./fast-shapes.js";
 
 const STDIN_GRACE_MS = 300;
 const TERM_GRACE_MS = 500;
@@ -23,7 +25,7 @@ export class ChildTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private readonly proc: ChildProcess;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly readBuffer = new LineBuffer();
   private started = false;
   private closed = false;
 
@@ -114,6 +116,32 @@ export class ChildTransport implements Transport {
     const onclose = this.onclose;
     this.onclose = undefined; // exactly once, whether the child exited or close() ended it
     onclose?.();
+  }
+}
+
+/**
+ * The SDK's ReadBuffer (shared/stdio.js), with each line checked by parseMessage: the same bound
+ * (a message over 10 MiB empties the buffer and throws the SDK's words, which connection.ts
+ * reports), the same framing (a line ends at \n, a \r before it is dropped).
+ */
+class LineBuffer {
+  private buffer: Buffer | undefined;
+
+  append(chunk: Buffer): void {
+    if ((this.buffer?.length ?? 0) + chunk.length > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+      this.buffer = undefined;
+      throw new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`);
+    }
+    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+  }
+
+  readMessage(): JSONRPCMessage | null {
+    if (!this.buffer) return null;
+    const index = this.buffer.indexOf("\n");
+    if (index === -1) return null;
+    const line = this.buffer.toString("utf8", 0, index).replace(/\r$/, "");
+    this.buffer = this.buffer.subarray(index + 1);
+    return parseMessage(line);
   }
 }
 

@@ -7,12 +7,12 @@
  * the SDK's callTool (which would judge first).
  */
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpConnector, McpDispatchCtx, PluginContext, ToolDescriptor } from "patchbay/plugin";
 import type { ChildServer } from "./child-server.js";
 import type { McpRemoteConfig } from "./config.js";
 import { Connection, type RequestOpts, type Session } from "./connection.js";
+import { callToolResultShape } from "./fast-shapes.js";
 import { ProgressRelay } from "./progress.js";
 import { jsonLengthOver } from "./result-size.js";
 import { callAsTask } from "./tasks.js";
@@ -99,7 +99,7 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
             // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
             if (!session.tools) await loadTools(client, opts, session, deadline);
             if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
-            return client.request({ method: "tools/call", params }, CallToolResultSchema, {
+            return client.request({ method: "tools/call", params }, callToolResultShape, {
               ...opts,
               // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
               onprogress: relay.report,
