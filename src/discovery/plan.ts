@@ -7,6 +7,7 @@ import { KIND_OF_SECTION, SECTION_OF_KIND } from "../contract/kinds.js";
 import { suggest } from "../contract/suggest.js";
 import type { ResolvedConfig, ResolvedInstance } from "../config/load.js";
 import type { DiscoveredPlugin, Discovery } from "./scan.js";
+import { hostIsolationRefusal } from "./host-isolation.js";
 
 export interface PlannedInstance extends ResolvedInstance {
   pluginInfo: DiscoveredPlugin;
@@ -85,6 +86,14 @@ export function planInstances(config: ResolvedConfig, discovery: Discovery): Loa
           pointer: `${inst.pointer}/grants`,
         }),
       );
+      continue;
+    }
+    const refused =
+      inst.isolation === "host"
+        ? hostIsolationRefusal({ instance: inst.id, pluginName: plugin.name, pluginDir: plugin.dir })
+        : null;
+    if (refused) {
+      errors.push(refused);
       continue;
     }
     instances.push({ ...inst, pluginInfo: plugin });

@@ -5,13 +5,11 @@
  * connectors.json's "trust" runs as a thread next to instances holding secrets, and says
  * which line to add (or to sandbox it instead). "isolation": "host" goes further (the plugin
  * runs on the host's own thread), so only the plugins Patchbay ships may ask for it
- * (hostIsolationErrors below). See docs/isolation.md.
+ * (discovery/host-isolation.ts). See docs/isolation.md.
  */
 import type { ResolvedConfig } from "../config/load.js";
 import type { Discovery } from "../discovery/scan.js";
-import type { PatchbayError } from "../errors.js";
 import { operatorStrings } from "../secrets.js";
-import { hostIsolationRefusal } from "../spawn/host-runtime.js";
 
 export interface TrustWarning {
   instance: string;
@@ -43,23 +41,6 @@ export function trustWarnings(config: ResolvedConfig, discovery: Discovery): Tru
       neighbours,
       message: `${inst.id} runs plugin "${inst.plugin}" (not bundled, not in "trust") as a thread inside the host, next to instances holding secrets (${neighbours.join(", ")}); a thread can read them. If you trust it, add "trust": ["${inst.plugin}"] to connectors.json; otherwise set "isolation": "sandbox" on ${inst.id}.`,
     });
-  }
-  return out;
-}
-
-/**
- * Instances that ask for "isolation": "host" with a plugin Patchbay does not ship: each one's
- * PB_ERR_ISOLATION_HOST_DENIED, naming its pointer. The runtime refuses them too when started
- * (spawn/host-runtime.ts); this lets a load plan refuse them before anything starts.
- */
-export function hostIsolationErrors(config: ResolvedConfig, discovery: Discovery): PatchbayError[] {
-  const out: PatchbayError[] = [];
-  for (const inst of config.instances) {
-    if (inst.isolation !== "host") continue;
-    const plugin = discovery.plugins.get(inst.plugin);
-    if (!plugin) continue;
-    const refused = hostIsolationRefusal({ instance: inst.id, pluginName: plugin.name, pluginDir: plugin.dir });
-    if (refused) out.push(refused);
   }
   return out;
 }

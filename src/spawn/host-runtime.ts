@@ -12,14 +12,11 @@
  * (docs/isolation.md); a restart after a crash is a new instance of the plugin on the same thread.
  */
 import { AsyncResource } from "node:async_hooks";
-import { readFileSync, realpathSync } from "node:fs";
-import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { toPointer } from "../config/issues.js";
-import { pbError, type PatchbayError } from "../errors.js";
 import type { HostToWorker, InstanceTask, ResultBatchMessage, WorkerToHost } from "../contract/rpc.js";
-import { bundledPluginsDir, workerEntryPath } from "../paths.js";
+import { workerEntryPath } from "../paths.js";
 import type { RpcTransport } from "../rpc/client.js";
+import { hostIsolationRefusal } from "../discovery/host-isolation.js";
 import type { HostThreadChannel } from "../worker/entry.js";
 import { copyMessage } from "./plain-copy.js";
 import { sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
@@ -172,33 +169,3 @@ class Inbox {
 
 const RESOLVED = Promise.resolve();
 
-/**
- * Only a plugin that ships with Patchbay may share the host's thread: one listed in
- * plugins/bundled.json, loaded from its folder in Patchbay's own plugins/ (after symlinks). So a
- * configured plugin that takes a bundled plugin's name is refused, and so is one an operator
- * dropped into plugins/ next to the bundled ones.
- */
-export function hostIsolationRefusal(
-  task: Pick<InstanceTask, "instance" | "pluginName" | "pluginDir">,
-): PatchbayError | null {
-  if (isBundledDir(task.pluginDir)) return null;
-  const slash = task.instance.indexOf("/");
-  const pointer = toPointer([task.instance.slice(0, slash), task.instance.slice(slash + 1), "isolation"]);
-  return pbError(
-    "PB_ERR_ISOLATION_HOST_DENIED",
-    `${task.instance}: "isolation": "host" runs a plugin on the host's own thread, which only the plugins bundled with Patchbay may do, and plugin "${task.pluginName}" is not one of them (${task.pluginDir}). Set ${pointer} to "thread" (a worker thread of its own), or to "sandbox" for code you do not trust.`,
-    { instance: task.instance, plugin: task.pluginName, pointer },
-  );
-}
-
-function isBundledDir(dir: string): boolean {
-  try {
-    const root = realpathSync(bundledPluginsDir());
-    const real = realpathSync(dir);
-    if (path.dirname(real) !== root) return false;
-    const shipped = JSON.parse(readFileSync(path.join(root, "bundled.json"), "utf8")) as { plugins?: object };
-    return Object.hasOwn(shipped.plugins ?? {}, path.basename(real));
-  } catch {
-    return false;
-  }
-}

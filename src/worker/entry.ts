@@ -9,9 +9,11 @@ import { isMainThread, type MessagePort } from "node:worker_threads";
 import type { HostToWorker, InstanceTask, ResultBatchMessage, ServeTask, WorkerToHost } from "../contract/rpc.js";
 import { serve as serveOn } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
+import { enableCompileCache } from "./compile-cache.js";
 
 export default async function serve(task: ServeTask): Promise<void> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
+  enableCompileCache();
   const { port, ...rest } = task;
   const out = new ResultOutbox((msg) => port.postMessage(msg), unsendableResult(rest.instance));
   await serveOn(rest, {

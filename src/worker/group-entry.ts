@@ -10,8 +10,10 @@ import type { InstanceTask, WorkerToHost } from "../contract/rpc.js";
 import { serve } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { captureConsole } from "./context.js";
+import { enableCompileCache } from "./compile-cache.js";
 
 if (isMainThread || !parentPort) throw new Error("worker/group-entry must run inside a worker thread");
+enableCompileCache();
 const host = parentPort;
 const current = new AsyncLocalStorage<{ instance: string; send(msg: WorkerToHost): void }>();
 

@@ -16,7 +16,7 @@ import { createHost, type PatchbayError } from "../../src/index.js";
 import { loadConfig } from "../../src/config/load.js";
 import { scanPlugins } from "../../src/discovery/scan.js";
 import { bundledPluginsDir } from "../../src/paths.js";
-import { hostIsolationErrors } from "../../src/registry/trust.js";
+import { planInstances } from "../../src/discovery/plan.js";
 import { bootMcp, EVERYTHING, HOSTILE, ROOT, type TestHost } from "./_host.js";
 
 const DEMO = path.join(ROOT, "servers", "demo-mcp.mjs");
@@ -227,7 +227,9 @@ describe('"isolation": "host" is only for the plugins Patchbay ships', () => {
     const config = await loadConfig({ config: file });
     const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());
     expect(discovery.plugins.get("mcp-remote")?.bundled).toBe(false);
-    expect(hostIsolationErrors(config, discovery).map((e) => [e.code, e.data.pointer])).toEqual([
+    const plan = planInstances(config, discovery);
+    expect(plan.instances).toEqual([]);
+    expect(plan.errors.map((e) => [e.code, e.data.pointer])).toEqual([
       ["PB_ERR_ISOLATION_HOST_DENIED", "/mcpConnectors/shadow/isolation"],
     ]);
     // The same config with the bundled one: nothing to refuse.
@@ -239,6 +241,8 @@ describe('"isolation": "host" is only for the plugins Patchbay ships', () => {
       }),
     );
     const bundled = await loadConfig({ config: file });
-    expect(hostIsolationErrors(bundled, scanPlugins(bundled.pluginDirs, bundledPluginsDir()))).toEqual([]);
+    const ok = planInstances(bundled, scanPlugins(bundled.pluginDirs, bundledPluginsDir()));
+    expect(ok.errors).toEqual([]);
+    expect(ok.instances.map((i) => i.id)).toEqual(["mcpConnectors/ok"]);
   });
 });
