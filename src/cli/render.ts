@@ -58,6 +58,7 @@ function note(i: InstanceReport): string {
   if (i.aliases.length) parts.push(`aliases: ${i.aliases.join(", ")}`);
   if (!i.required) parts.push("optional");
   if (i.isolation === "process") parts.push("process-isolated");
+  if (i.isolation === "host") parts.push("on the host's thread");
   if (i.error) parts.push(`${i.error.code}: ${i.error.message}`);
   return parts.join("; ");
 }

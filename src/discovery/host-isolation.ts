@@ -13,9 +13,11 @@ import { pbError, type PatchbayError } from "../errors.js";
 import { bundledPluginsDir } from "../paths.js";
 
 /** PB_ERR_ISOLATION_HOST_DENIED for an instance whose plugin is not a bundled one, else null. */
-export function hostIsolationRefusal(
-  task: { instance: string; pluginName: string; pluginDir: string },
-): PatchbayError | null {
+export function hostIsolationRefusal(task: {
+  instance: string;
+  pluginName: string;
+  pluginDir: string;
+}): PatchbayError | null {
   if (isBundledDir(task.pluginDir)) return null;
   const slash = task.instance.indexOf("/");
   const pointer = toPointer([task.instance.slice(0, slash), task.instance.slice(slash + 1), "isolation"]);

@@ -168,4 +168,3 @@ class Inbox {
 }
 
 const RESOLVED = Promise.resolve();
-

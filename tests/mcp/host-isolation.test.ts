@@ -8,6 +8,7 @@
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -181,6 +182,13 @@ describe('"isolation": "host" with the bundled mcp-remote', () => {
     } finally {
       await client.close();
     }
+    // The boot report says where the instance runs.
+    const boot = spawnSync(process.execPath, [path.join(ROOT, "bin", "patchbay.mjs"), "boot", "--config", config], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+    });
+    expect(boot.status, boot.stderr).toBe(0);
+    expect(boot.stdout).toMatch(/mcpConnectors\/demo .*ready.*on the host's thread/);
   });
 });
 
