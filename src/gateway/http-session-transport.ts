@@ -88,12 +88,14 @@ export class SessionTransport implements Transport {
    * Takes a POST whose body is a plain tools/call (see plainToolCall) and answers it; false when
    * it is not one, and the SDK transport must answer it.
    */
-  answersFast(req: IncomingMessage, res: ServerResponse, body: unknown, url: URL): boolean {
+  answersFast(req: IncomingMessage, res: ServerResponse, body: unknown): boolean {
     if (!this.onmessage || !plainToolCall(req, body) || this.waiting.has(body.id)) return false;
     this.waiting.set(body.id, res);
     res.once("close", () => {
       if (this.waiting.get(body.id) === res) this.waiting.delete(body.id);
     });
+    // What the SDK transport tells the server about the request: its headers and full URL.
+    const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     this.onmessage(body, { requestInfo: { headers: req.headers, url } });
     return true;
   }

@@ -4,8 +4,9 @@
  * headers; refuseToken says why not 401). Bodies over MAX_BODY are refused (413) before they are parsed.
  *
  * Two modes. Stateful (the default): a session per client (one SDK transport and server each,
- * http-sessions.ts), so the server can reach the client between requests (list_changed,
- * resource subscriptions); behind a balancer, requests must stick to the session's replica.
+ * http-sessions.ts; a plain tools/call skips the SDK transport, http-session-transport.ts), so
+ * the server can reach the client between requests (list_changed, resource subscriptions);
+ * behind a balancer, requests must stick to the session's replica.
  * Stateless (--stateless, http-stateless.ts): no sessions, any replica answers any request.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
@@ -73,7 +74,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
           "Session not found (it ended, was evicted, or its server restarted or is gone): initialize a new one.",
         );
       res.once("close", sessions.enter(sessionId));
-      if (req.method !== "POST") return withdrawOnHangup(transport, req, res, url);
+      if (req.method !== "POST") return withdrawOnHangup(transport, req, res);
       const parsed = await readJson(req, res);
       if (parsed === undefined) return;
       if (wantsOwnStream(parsed)) {
@@ -84,7 +85,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       }
       const cancelled = cancelledId(parsed);
       if (cancelled !== null) alone.get(`${sessionId}\0${cancelled}`)?.();
-      return withdrawOnHangup(transport, req, res, url, parsed);
+      return withdrawOnHangup(transport, req, res, parsed);
     }
     if (req.method !== "POST")
       return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
@@ -116,7 +117,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     };
     try {
       await server.connect(transport);
-      await withdrawOnHangup(transport, req, res, url);
+      await withdrawOnHangup(transport, req, res);
     } finally {
       release();
     }
@@ -204,7 +205,6 @@ async function withdrawOnHangup(
   transport: SessionTransport,
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
   parsed?: unknown,
 ): Promise<void> {
   const ids = parsed === undefined ? [] : requestIds(parsed);
@@ -218,6 +218,6 @@ async function withdrawOnHangup(
       });
   });
   // A plain tools/call is answered without the SDK transport's web Request layer (http-session-transport.ts).
-  if (parsed !== undefined && transport.answersFast(req, res, parsed, url)) return;
+  if (parsed !== undefined && transport.answersFast(req, res, parsed)) return;
   await transport.handleRequest(req, res, parsed);
 }

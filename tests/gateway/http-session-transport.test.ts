@@ -26,7 +26,7 @@ async function serve(kind: "fast" | "sdk"): Promise<{ port: number; fast: boolea
     const known = typeof id === "string" ? sessions.get(id) : undefined;
     if (known) {
       if (known instanceof SessionTransport) {
-        const took = known.answersFast(req, res, body, new URL(req.url ?? "/", "http://localhost"));
+        const took = known.answersFast(req, res, body);
         fast.push(took);
         if (took) return;
       }
