@@ -5,7 +5,7 @@
  * never lock a new client out. Only when every session has a request open (a call running, a
  * notification stream held) is a new client refused.
  */
-import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { SessionTransport } from "./http-session-transport.js";
 
 /** Sessions one server holds at most: a client that opens sessions in a loop cannot exhaust memory. */
 export const MAX_SESSIONS = 256;
@@ -13,7 +13,7 @@ export const MAX_SESSIONS = 256;
 export const SESSION_IDLE_MS = 30 * 60_000;
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   lastSeen: number;
   open: number;
 }
@@ -46,11 +46,11 @@ export class SessionTable {
     return this.sessions.size;
   }
 
-  get(id: string): StreamableHTTPServerTransport | undefined {
+  get(id: string): SessionTransport | undefined {
     return this.sessions.get(id)?.transport;
   }
 
-  add(id: string, transport: StreamableHTTPServerTransport): void {
+  add(id: string, transport: SessionTransport): void {
     this.sessions.set(id, { transport, lastSeen: Date.now(), open: 0 });
   }
 

@@ -4,20 +4,20 @@
  * headers; refuseToken says why not 401). Bodies over MAX_BODY are refused (413) before they are parsed.
  *
  * Two modes. Stateful (the default): a session per client (one SDK transport and server each,
- * http-sessions.ts), so the server can reach the client between requests (list_changed,
- * resource subscriptions); behind a balancer, requests must stick to the session's replica.
+ * http-sessions.ts; a plain tools/call skips the SDK transport, http-session-transport.ts), so
+ * the server can reach the client between requests (list_changed, resource subscriptions);
+ * behind a balancer, requests must stick to the session's replica.
  * Stateless (--stateless, http-stateless.ts): no sessions, any replica answers any request.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { pbError } from "../errors.js";
 import type { Gateway } from "./gateway.js";
 import { allowedHostnames, checkHostAndOrigin } from "./origin.js";
 import { bearerMatches } from "./state-dir.js";
 import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
+import { SessionTransport } from "./http-session-transport.js";
 import { MAX_SESSIONS, SessionTable } from "./http-sessions.js";
 import { answerAlone, handleStateless, readJson, wantsOwnStream } from "./http-stateless.js";
 
@@ -104,7 +104,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     // (which has no resume point here) that would hold the call until its timeout. One server
     // and transport per session answer all of its requests; only a request that asks for
     // progress gets its own (wantsOwnStream).
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id): void => sessions.add(id, transport),
       enableJsonResponse: true,
@@ -117,7 +117,6 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     };
     try {
       await server.connect(transport);
-      rememberDelivery(transport);
       await withdrawOnHangup(transport, req, res);
     } finally {
       release();
@@ -185,14 +184,6 @@ function cancelledId(body: unknown): string | null {
   return typeof id === "string" || typeof id === "number" ? String(id) : null;
 }
 
-/** How to hand a session's transport a message as if the client had sent it. */
-const deliver = new WeakMap<StreamableHTTPServerTransport, (msg: JSONRPCMessage) => void>();
-
-function rememberDelivery(transport: StreamableHTTPServerTransport): void {
-  const onmessage = transport.onmessage;
-  if (onmessage) deliver.set(transport, (msg) => onmessage.call(transport, msg));
-}
-
 /** The ids of the requests in a POST body (a message or a batch). */
 function requestIds(body: unknown): (string | number)[] {
   const messages = Array.isArray(body) ? body : [body];
@@ -211,7 +202,7 @@ function requestIds(body: unknown): (string | number)[] {
  * turns on promise hooks for the whole process, a cost on every await of every call).
  */
 async function withdrawOnHangup(
-  transport: StreamableHTTPServerTransport,
+  transport: SessionTransport,
   req: IncomingMessage,
   res: ServerResponse,
   parsed?: unknown,
@@ -219,13 +210,14 @@ async function withdrawOnHangup(
   const ids = parsed === undefined ? [] : requestIds(parsed);
   res.once("close", () => {
     if (res.writableFinished || ids.length === 0) return;
-    const send = deliver.get(transport);
     for (const requestId of ids)
-      send?.({
+      transport.deliver({
         jsonrpc: "2.0",
         method: "notifications/cancelled",
         params: { requestId, reason: "the client closed its connection" },
       });
   });
+  // A plain tools/call is answered without the SDK transport's web Request layer (http-session-transport.ts).
+  if (parsed !== undefined && transport.answersFast(req, res, parsed)) return;
   await transport.handleRequest(req, res, parsed);
 }

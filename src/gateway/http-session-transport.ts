@@ -1,0 +1,139 @@
+/**
+ * A stateful HTTP session's transport: the SDK's StreamableHTTPServerTransport, plus a fast path
+ * for the one request clients send most, a plain `tools/call`. The SDK transport converts every
+ * request to a web Request and its reply back (through @hono/node-server), and checks the body
+ * against its JSON-RPC schemas again after the gateway has already parsed it: together most of the
+ * HTTP layer's cost per call. A plain tools/call on an established session is instead handed to
+ * the session's SDK server here and its JSON reply written straight to the node:http response.
+ *
+ * The fast path only takes requests the SDK transport would take too (plainToolCall is narrower
+ * than its checks), so it refuses nothing of its own: anything else (another method, a batch, an
+ * unusual header, a shape the SDK might refuse) goes to the SDK transport, which answers it, refusals
+ * included, as before. The checks made before either path (Host/Origin, token, session id, body
+ * size, JSON) are http.ts's and are the same for both. The reply is the SDK's to the byte: status
+ * 200, content-type application/json, mcp-session-id, the JSON-RPC response as JSON.stringify writes
+ * it. What the SDK server does with the request (its own checks of the params, the handler,
+ * cancellation, result validation) is unchanged: it is the same server.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+export class SessionTransport implements Transport {
+  readonly sdk: StreamableHTTPServerTransport;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Fast-path requests awaiting their answer, by JSON-RPC id. */
+  private readonly waiting = new Map<RequestId, ServerResponse>();
+
+  constructor(opts: ConstructorParameters<typeof StreamableHTTPServerTransport>[0]) {
+    this.sdk = new StreamableHTTPServerTransport(opts);
+    this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
+    this.sdk.onclose = () => this.onclose?.();
+    this.sdk.onerror = (error) => this.onerror?.(error);
+  }
+
+  get sessionId(): string | undefined {
+    return this.sdk.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.sdk.start();
+  }
+
+  close(): Promise<void> {
+    return this.sdk.close();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const id = "id" in message && !("method" in message) ? message.id : options?.relatedRequestId;
+    const res = id === undefined ? undefined : this.waiting.get(id);
+    if (!res) return this.sdk.send(message, options);
+    // A notification about a fast-path request has nowhere to go (a JSON reply carries only the
+    // answer), as with the SDK transport's JSON replies; the answer ends the request.
+    if (!("id" in message) || "method" in message) return;
+    this.waiting.delete(id as RequestId);
+    const body = JSON.stringify(message);
+    res
+      .writeHead(200, {
+        "content-type": "application/json",
+        "mcp-session-id": this.sdk.sessionId ?? "",
+        "content-length": Buffer.byteLength(body),
+      })
+      .end(body);
+  }
+
+  /** A message handed to the session's server as if the client had sent it (a withdrawal). */
+  deliver(message: JSONRPCMessage): void {
+    this.onmessage?.(message);
+  }
+
+  /** The SDK transport's handling of a request (all but the fast path). */
+  handleRequest(req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> {
+    return this.sdk.handleRequest(req, res, parsed);
+  }
+
+  /**
+   * Takes a POST whose body is a plain tools/call (see plainToolCall) and answers it; false when
+   * it is not one, and the SDK transport must answer it.
+   */
+  answersFast(req: IncomingMessage, res: ServerResponse, body: unknown): boolean {
+    if (!this.onmessage || !plainToolCall(req, body) || this.waiting.has(body.id)) return false;
+    this.waiting.set(body.id, res);
+    res.once("close", () => {
+      if (this.waiting.get(body.id) === res) this.waiting.delete(body.id);
+    });
+    // What the SDK transport tells the server about the request: its headers and full URL.
+    const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
+    this.onmessage(body, { requestInfo: { headers: req.headers, url } });
+    return true;
+  }
+}
+
+/**
+ * A POST the SDK transport would pass to its server unchanged, with a JSON reply: a single
+ * JSON-RPC tools/call request, exactly the keys a request may have, an integer or string id, no
+ * progress token (those get an event stream), no task, and the headers the SDK transport requires
+ * (Accept both JSON and event streams, one Content-Type of exactly application/json, a supported
+ * protocol version if one is named).
+ */
+export function plainToolCall(req: IncomingMessage, body: unknown): body is JSONRPCRequest {
+  if (!isRecord(body)) return false;
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return false;
+  if (body.jsonrpc !== "2.0" || body.method !== "tools/call") return false;
+  const id = body.id;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return false;
+  const params = body.params;
+  if (!isRecord(params) || params.task !== undefined) return false;
+  const meta = params._meta;
+  if (meta !== undefined && (!isRecord(meta) || meta.progressToken !== undefined || meta[RELATED_TASK] !== undefined))
+    return false;
+  const h = req.headers;
+  const accept = h.accept;
+  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return false;
+  if (h["content-type"]?.toLowerCase() !== "application/json" || !oneContentType(req.rawHeaders)) return false;
+  const version = h["mcp-protocol-version"];
+  return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version as string);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** node:http keeps only the first of repeated Content-Type headers; the SDK's web Request joins them (and refuses the result). */
+function oneContentType(raw: string[]): boolean {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 12 && raw[i].toLowerCase() === "content-type") n++;
+  return n === 1;
+}
