@@ -9,7 +9,7 @@
 // excluded: every peer runs the same one). supergateway runs with --stateful: its default
 // (stateless) spawns a new server for every POST, which no one would measure a call against.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -39,24 +39,36 @@ async function freePort() {
   return port;
 }
 
+/** `serve --http` on a one-server config of its own folder (a serve keeps its state next to it). */
+function patchbaySpec(name, dir, isolation) {
+  mkdirSync(dir, { recursive: true });
+  const config = oneServerConfig(dir, "everything", process.execPath, [everything, "stdio"], isolation);
+  return {
+    name,
+    tool: "everything__echo",
+    headers: { authorization: `Bearer ${TOKEN}` },
+    argv: (port) => [
+      path.join(root, "bin", "patchbay.mjs"),
+      "serve",
+      "--http",
+      "--port",
+      String(port),
+      "--config",
+      config,
+    ],
+    env: { PATCHBAY_TOKEN: TOKEN },
+  };
+}
+
+// Patchbay twice: as configured by default (mcp-remote in its worker thread), on which every goal
+// is judged, and with the opt-in "isolation": "host" (docs/isolation.md), for what that trust
+// choice buys over HTTP.
+const PATCHBAYS = ["patchbay", "patchbay-host"];
+
 function peerSpecs(bins, dir) {
-  const config = oneServerConfig(dir, "everything", process.execPath, [everything, "stdio"]);
   return [
-    {
-      name: "patchbay",
-      tool: "everything__echo",
-      headers: { authorization: `Bearer ${TOKEN}` },
-      argv: (port) => [
-        path.join(root, "bin", "patchbay.mjs"),
-        "serve",
-        "--http",
-        "--port",
-        String(port),
-        "--config",
-        config,
-      ],
-      env: { PATCHBAY_TOKEN: TOKEN },
-    },
+    patchbaySpec("patchbay", path.join(dir, "thread")),
+    patchbaySpec("patchbay-host", path.join(dir, "host"), "host"),
     {
       name: "mcp-proxy",
       tool: "echo",
@@ -270,7 +282,7 @@ try {
     console.log(
       `${s.name.padEnd(14)}${median(cold[s.name]).toFixed(0).padStart(15)}${median(seq[s.name]).toFixed(0).padStart(13)}${median(rate[s.name]).toFixed(0).padStart(13)}${rss[s.name].toFixed(1).padStart(10)}${median(cpu[s.name]).toFixed(0).padStart(13)}`,
     );
-  const others = specs.filter((s) => s.name !== "patchbay").map((s) => s.name);
+  const others = specs.filter((s) => !PATCHBAYS.includes(s.name)).map((s) => s.name);
   const best = (pick, by) => others.reduce((a, b) => (by(pick[b]) < by(pick[a]) ? b : a));
   const fastCold = best(cold, median);
   const fastSeq = best(seq, median);
@@ -298,6 +310,18 @@ try {
     `(vs ${fastRate})`,
   );
   figure("gateway RSS (× leanest peer)", rss.patchbay / rss[lean], 1.1, "×", `(vs ${lean})`);
+  figure(
+    'cold start, "isolation": "host" (× fastest peer)',
+    median(cold["patchbay-host"]) / median(cold[fastCold]),
+    Infinity,
+    "×",
+  );
+  figure(
+    'call p50, "isolation": "host" (× fastest peer)',
+    median(seq["patchbay-host"]) / median(seq[fastSeq]),
+    Infinity,
+    "×",
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
