@@ -38,7 +38,7 @@ const callLines = [
   call(13, {}),
   call(14, null),
   call(15.5, { name: "echo" }),
-  call(9007199254740993, { name: "echo" }),
+  '{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"echo"}}',
   '{"jsonrpc":"2.0","id":16,"method":"tools/call"}',
   '{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo"},"extra":1}',
   '{"jsonrpc":"1.0","id":18,"method":"tools/call","params":{"name":"echo"}}',
