@@ -259,3 +259,54 @@ describe("stdio lane: answers as the SDK's transport and server do", () => {
     expect(lane.out).toStrictEqual(sdk.out);
   });
 });
+
+describe("stdio lane: the controllers it reuses", () => {
+  it("a signal goes to a later call only when nothing of its last call can hear it", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const answers: Record<string, unknown>[] = [];
+    let text = "";
+    output.on("data", (d: Buffer) => {
+      text += d.toString("utf8");
+      for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n")) {
+        answers.push(JSON.parse(text.slice(0, nl)) as Record<string, unknown>);
+        text = text.slice(nl + 1);
+      }
+    });
+    const signals: AbortSignal[] = [];
+    const heard: string[] = [];
+    const transport = new StdioLaneTransport(input, output, {
+      maxLineBytes: 1 << 20,
+      toolCall: async (params, extra) => {
+        signals.push(extra.signal);
+        if (params.name === "leave-a-listener") extra.signal.addEventListener("abort", () => heard.push("stale"));
+        if (params.name === "wait") {
+          await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve(), { once: true }));
+          heard.push("wait");
+        }
+        return { content: [] };
+      },
+    });
+    transport.onmessage = () => undefined;
+    await transport.start();
+    const answered = async (id: number) => {
+      for (let i = 0; i < 400 && !answers.some((a) => a.id === id); i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    input.write(`${call(1, { name: "plain" })}\n`);
+    await answered(1);
+    input.write(`${call(2, { name: "plain" })}\n`);
+    await answered(2);
+    // A finished call's signal serves the next one...
+    expect(signals[1]).toBe(signals[0]);
+    input.write(`${call(3, { name: "leave-a-listener" })}\n`);
+    await answered(3);
+    input.write(`${call(4, { name: "wait" })}\n`);
+    for (let i = 0; i < 400 && signals.length < 4; i++) await new Promise((r) => setTimeout(r, 5));
+    // ...but not one that still has a listener of its call: cancelling call 4 must not reach call 3's.
+    expect(signals[3]).not.toBe(signals[2]);
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4 } })}\n`);
+    for (let i = 0; i < 400 && !heard.includes("wait"); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(heard).toEqual(["wait"]);
+    await transport.close();
+  });
+});
