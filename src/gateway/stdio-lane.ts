@@ -44,7 +44,7 @@ export interface ToolCallExtra {
   sendNotification(notification: ServerNotification): Promise<void>;
 }
 
-export type ToolCallHandler = (params: CallToolRequest["params"], extra: ToolCallExtra) => Promise<CallToolResult>;
+type ToolCallHandler = (params: CallToolRequest["params"], extra: ToolCallExtra) => Promise<CallToolResult>;
 
 export interface StdioLaneOptions {
   /** A line longer than this (bytes) ends the connection, as the SDK's maxBufferSize does. */
