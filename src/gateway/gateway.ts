@@ -12,6 +12,8 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolRequest,
+  type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { frontStamp, stampKey, type FrontAnswers } from "./stdio-front.js";
 import type { PatchbayError } from "../errors.js";
@@ -24,6 +26,7 @@ import { exposedFingerprints, loadProvisional, saveCatalog } from "./catalog-cac
 import { describeCapabilities, offersOf } from "./offers.js";
 import { PassthroughRoutes, registerPassthrough } from "./resources.js";
 import { Subscriptions } from "./subscriptions.js";
+import type { ToolCallExtra } from "./stdio-lane.js";
 import { ToolCalls } from "./tool-calls.js";
 
 export interface GatewayOptions {
@@ -221,20 +224,7 @@ export class Gateway {
       if (!this.live && !this.provisional.complete) await Promise.race([this.settled, delay(this.holdMs)]);
       return { tools: [...this.served().values()].map((t) => t.tool) };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-      // A client that asked for progress (a progressToken) hears the connector's, as notifications/progress.
-      const token = req.params._meta?.progressToken;
-      const onProgress =
-        token === undefined
-          ? undefined
-          : (u: ProgressUpdate) => {
-              void extra
-                .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...u } })
-                .catch(() => undefined);
-            };
-      // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
-      return this.calls.call(req.params.name, req.params.arguments ?? {}, onProgress, extra.signal, req.params._meta);
-    });
+    server.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(req.params, extra));
     if (offers.resources || offers.prompts) {
       // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
       // reads, gets and subscriptions wait for it.
@@ -256,6 +246,25 @@ export class Gateway {
       this.subscriptions.drop(server);
     };
     return server;
+  }
+
+  /**
+   * tools/call, from an SDK server's handler or from the stdio lane (stdio-lane.ts), which hands
+   * it the same params after the same schema checks.
+   */
+  callTool(params: CallToolRequest["params"], extra: ToolCallExtra): Promise<CallToolResult> {
+    // A client that asked for progress (a progressToken) hears the connector's, as notifications/progress.
+    const token = params._meta?.progressToken;
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (u: ProgressUpdate) => {
+            void extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...u } })
+              .catch(() => undefined);
+          };
+    // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
+    return this.calls.call(params.name, params.arguments ?? {}, onProgress, extra.signal, params._meta);
   }
 
   /** What gateway/stdio-front.ts may answer before the next start's CLI has loaded (null: no config file). */

@@ -3,11 +3,11 @@
  * gateway's tool list, the control socket, and (with --watch) hot reload. One object so the CLI
  * can start it and close it in one place.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { isPatchbayError, pbError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { LiveHealth } from "../registry/live-health.js";
 import { takeFront } from "./stdio-front.js";
+import { StdioLaneTransport } from "./stdio-lane.js";
 import { Gateway } from "./gateway.js";
 import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
@@ -92,15 +92,16 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     // stdio first: the client that spawned this process is waiting for its initialize answer.
     if (opts.mcp) {
       const server = gateway.createServer();
-      // The SDK closes the transport on a line over its buffer limit; 64 MiB lets a 10 MB request
+      // The transport closes on a line over its limit (as the SDK's does); 64 MiB lets a 10 MB request
       // arrive and be refused as a coded tool error (MAX_ARGS_BYTES) instead.
       // When the head start (gateway/stdio-front.ts) answered first, its streams carry the rest.
+      // tools/call takes the lane past the SDK's dispatch (stdio-lane.ts says why and what it keeps).
       const front = takeFront();
-      const transport = new StdioServerTransport(
-        (front?.input ?? process.stdin) as never,
-        (front?.output ?? process.stdout) as never,
-        { maxBufferSize: STDIO_MAX_LINE },
-      );
+      const transport = new StdioLaneTransport(front?.input ?? process.stdin, front?.output ?? process.stdout, {
+        maxLineBytes: STDIO_MAX_LINE,
+        toolCall: (params, extra) => gateway.callTool(params, extra),
+        notify: (notification, requestId) => server.notification(notification, { relatedRequestId: requestId }),
+      });
       stdioClosed = new Promise((resolve) => {
         if (process.stdin.readableEnded) return resolve();
         process.stdin.once("end", resolve);
