@@ -65,8 +65,15 @@ export class Gateway {
   private expose: GatewayOptions["expose"];
   private readonly subscriptions: Subscriptions;
   private readonly routes: PassthroughRoutes;
-  /** Until start(): the instances are still booting; tools/list answers from the cache, calls wait. */
+  /** From start() on: the boot has ended, and refreshes save the head start's answers and sync subscriptions. */
   private live = false;
+  /**
+   * Once start() has built the first catalog of the booted instances: what requests are answered
+   * from. Until then tools/list answers from the cache or waits, and calls wait. Not `live`: the
+   * gateway may be created after every instance is up (serve loads it while they start), so until
+   * that first build its catalog can be empty, and a request answered from it would find no tools.
+   */
+  private opened = false;
   private settle!: () => void;
   private readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
   private provisional: { tools: Map<string, CatalogTool>; complete: boolean } = { tools: new Map(), complete: false };
@@ -89,7 +96,7 @@ export class Gateway {
     this.calls = new ToolCalls({
       host,
       tools: () => this.catalog.tools,
-      live: () => this.live,
+      live: () => this.opened,
       booted: (signal) => this.booted(signal),
       ajv: this.ajv,
     });
@@ -110,7 +117,10 @@ export class Gateway {
   async start(): Promise<PatchbayError[]> {
     this.live = true;
     await this.refresh();
+    this.opened = true;
     this.settle();
+    // That refresh measured what clients see by the boot's view; from now on it is the live catalog.
+    this.announceIfChanged(catalogKey({ ...this.catalog, tools: this.served() }));
     // Resources and prompts listed during the boot may have missed connectors that were not ready.
     // (The SDK refuses, without sending, a notification for a capability a server did not offer.)
     for (const s of this.servers) {
@@ -137,7 +147,7 @@ export class Gateway {
    * ready with their live tools, the others with their cached ones.
    */
   private served(): Map<string, CatalogTool> {
-    if (this.live) return this.catalog.tools;
+    if (this.opened) return this.catalog.tools;
     const ready = new Set(
       [...this.catalog.exposed].filter((id) => !this.catalog.skipped.some((s) => s.instance === id)),
     );
@@ -149,7 +159,7 @@ export class Gateway {
 
   /** True until start(): the boot has not settled. */
   get booting(): boolean {
-    return !this.live;
+    return !this.opened;
   }
 
   /** After a hot reload: the gateway section now in force. */
@@ -183,14 +193,18 @@ export class Gateway {
         }
         // A restarted or withdrawn instance's subscriptions are renewed or ended.
         if (this.live) this.subscriptions.sync(next.exposed);
-        if (key !== this.key) {
-          this.key = key;
-          this.calls.forgetSchemas();
-          this.notifyToolsChanged();
-        }
+        this.announceIfChanged(key);
       } while (this.again);
     })().finally(() => (this.refreshing = null));
     return this.refreshing;
+  }
+
+  /** Tells clients when the tools they are offered changed (`key`: what they are offered now). */
+  private announceIfChanged(key: string): void {
+    if (key === this.key) return;
+    this.key = key;
+    this.calls.forgetSchemas();
+    this.notifyToolsChanged();
   }
 
   /** Tells clients about an instance's health in their log stream (at their chosen level). */
@@ -206,7 +220,7 @@ export class Gateway {
    */
   createServer(opts: { stateless?: boolean } = {}): Server {
     const live = !opts.stateless;
-    const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
+    const offers = offersOf(this.host, this.expose, this.opened ? this.catalog.passthrough : null);
     if (!live) offers.subscribe = false;
     const server = new Server(
       { name: "patchbay", version: packageVersion() },
@@ -221,7 +235,7 @@ export class Gateway {
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       // While booting: the cached list at once when it covers every exposed instance; otherwise
       // wait for the boot (bounded), then offer what is known and announce the rest with list_changed.
-      if (!this.live && !this.provisional.complete) await Promise.race([this.settled, delay(this.holdMs)]);
+      if (!this.opened && !this.provisional.complete) await Promise.race([this.settled, delay(this.holdMs)]);
       return { tools: [...this.served().values()].map((t) => t.tool) };
     });
     server.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(req.params, extra));
@@ -229,7 +243,7 @@ export class Gateway {
       // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
       // reads, gets and subscriptions wait for it.
       const listWait = () =>
-        this.live || this.provisional.complete ? Promise.resolve() : Promise.race([this.settled, delay(this.holdMs)]);
+        this.opened || this.provisional.complete ? Promise.resolve() : Promise.race([this.settled, delay(this.holdMs)]);
       const ownerOf = registerPassthrough(server, this.routes, offers, () => this.booted(), listWait);
       if (offers.resources && offers.subscribe)
         this.subscriptions.register(
@@ -272,7 +286,7 @@ export class Gateway {
     const file = this.host.config?.file;
     if (!file || !this.stampKey) return undefined;
     try {
-      const offers = offersOf(this.host, this.expose, this.live ? this.catalog.passthrough : null);
+      const offers = offersOf(this.host, this.expose, this.opened ? this.catalog.passthrough : null);
       const probe = describeCapabilities(offers);
       return {
         stamp: frontStamp(file, readFileSync(file, "utf8"), process.env, this.stampKey),
@@ -291,7 +305,7 @@ export class Gateway {
 
   /** Resolves when the boot has settled (or `signal` aborts first). */
   booted(signal?: AbortSignal): Promise<void> {
-    if (this.live) return Promise.resolve();
+    if (this.opened) return Promise.resolve();
     if (!signal) return this.settled;
     return new Promise((resolve) => {
       if (signal.aborted) return resolve();
