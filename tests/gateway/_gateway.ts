@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { BIN, tempDir, writeConfig } from "../helpers.js";
+import { HOSTILE } from "../mcp/_host.js";
 
 export interface GwSetup {
   dir: string;
@@ -142,4 +143,28 @@ export function toolText(result: unknown): string {
     .filter((c) => c.type === "text")
     .map((c) => c.text)
     .join("\n");
+}
+
+/**
+ * One mcp-remote instance, "slowpoke", in front of the hostile fixture server, which appends a
+ * line to `startFile` when a call reaches it and to `cancelFile` when it is told to cancel one.
+ */
+export function slowpokeConfig(prefix: string): { dir: string; file: string; startFile: string; cancelFile: string } {
+  const dir = tempDir(prefix);
+  const startFile = path.join(dir, "started.txt");
+  const cancelFile = path.join(dir, "cancelled.txt");
+  const { file } = writeConfig(
+    {
+      plugins: [],
+      defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
+      mcpConnectors: {
+        slowpoke: {
+          plugin: "mcp-remote",
+          config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } },
+        },
+      },
+    },
+    dir,
+  );
+  return { dir, file, startFile, cancelFile };
 }

@@ -5,32 +5,15 @@
  * serving that client.
  */
 import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs, tempDir, until, writeConfig } from "../helpers.js";
-import { HOSTILE } from "../mcp/_host.js";
-import { connectStdio, startHttpServe, toolText } from "./_gateway.js";
+import { cleanupTempDirs, until } from "../helpers.js";
+import { connectStdio, slowpokeConfig, startHttpServe, toolText } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
 
 describe("cancellation through the gateway", () => {
   it("reaches the upstream server when the client cancels, and the next call is served", async () => {
-    const dir = tempDir("pb-gw-cancel-");
-    const cancelFile = path.join(dir, "cancelled.txt");
-    const startFile = path.join(dir, "started.txt");
-    const { file } = writeConfig(
-      {
-        plugins: [],
-        defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
-        mcpConnectors: {
-          slowpoke: {
-            plugin: "mcp-remote",
-            config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } },
-          },
-        },
-      },
-      dir,
-    );
+    const { file, startFile, cancelFile } = slowpokeConfig("pb-gw-cancel-");
     const s = await connectStdio(file);
     try {
       const caller = new AbortController();
@@ -55,22 +38,7 @@ describe("cancellation through the gateway", () => {
   });
 
   it("over HTTP, a client that closes its response stream mid-call withdraws it upstream, and it counts as an error, not a success", async () => {
-    const dir = tempDir("pb-gw-hangup-");
-    const cancelFile = path.join(dir, "cancelled.txt");
-    const startFile = path.join(dir, "started.txt");
-    const { file } = writeConfig(
-      {
-        plugins: [],
-        defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
-        mcpConnectors: {
-          slowpoke: {
-            plugin: "mcp-remote",
-            config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } },
-          },
-        },
-      },
-      dir,
-    );
+    const { file, startFile, cancelFile } = slowpokeConfig("pb-gw-hangup-");
     const serve = await startHttpServe(file);
     try {
       const headers = {

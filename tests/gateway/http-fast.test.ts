@@ -7,11 +7,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { request, type OutgoingHttpHeaders } from "node:http";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs, tempDir, until, writeConfig } from "../helpers.js";
-import { HOSTILE } from "../mcp/_host.js";
-import { gatewayConfig, startHttpServe, type HttpServe } from "./_gateway.js";
+import { cleanupTempDirs, until } from "../helpers.js";
+import { gatewayConfig, slowpokeConfig, startHttpServe, type HttpServe } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
 
@@ -150,22 +148,7 @@ describe("serve --http fast path for tools/call", () => {
 
 describe("serve --http hang-up mid-call", () => {
   it("withdraws the call upstream whether the fast path or the SDK transport took it, and counts it an error", async () => {
-    const dir = tempDir("pb-gw-fast-hangup-");
-    const startFile = path.join(dir, "started.txt");
-    const cancelFile = path.join(dir, "cancelled.txt");
-    const { file } = writeConfig(
-      {
-        plugins: [],
-        defaults: { timeout_ms: 30_000, health_interval_ms: 60_000 },
-        mcpConnectors: {
-          slowpoke: {
-            plugin: "mcp-remote",
-            config: { command: "node", args: [HOSTILE], env: { CANCEL_FILE: cancelFile, START_FILE: startFile } },
-          },
-        },
-      },
-      dir,
-    );
+    const { file, startFile, cancelFile } = slowpokeConfig("pb-gw-fast-hangup-");
     const serve = await startHttpServe(file);
     const lines = (f: string) => (existsSync(f) ? readFileSync(f, "utf8").trim().split("\n").length : 0);
     try {

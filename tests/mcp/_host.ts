@@ -99,3 +99,22 @@ export async function startHttpFixture(script: string): Promise<HttpFixture> {
     },
   };
 }
+
+/** Waits (up to a minute) for a condition the test cannot be told about (a file another process writes), checking often. */
+export async function until(ok: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 3_000; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** Whether a process still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

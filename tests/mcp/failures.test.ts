@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startDemoHttp } from "../../plugins/mcp-remote/tests/demo-server.js";
-import { bootMcp, HOSTILE, type TestHost } from "./_host.js";
+import { bootMcp, HOSTILE, type TestHost, until, alive } from "./_host.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pb-mcp-failures-"));
 const hosts: TestHost[] = [];
@@ -40,24 +40,6 @@ async function hostile(
   hosts.push(t);
   return t;
 }
-
-/** Waits for a condition the test cannot be told about (a file another process writes), checking often. */
-async function until(ok: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 3_000; i++) {
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("mcp-remote failure handling", () => {
   it("a call its caller withdraws (an AbortSignal) is PB_ERR_CALL_CANCELLED, the server is sent notifications/cancelled, and the worker is not restarted", async () => {

@@ -18,7 +18,7 @@ import { loadConfig } from "../../src/config/load.js";
 import { scanPlugins } from "../../src/discovery/scan.js";
 import { bundledPluginsDir } from "../../src/paths.js";
 import { planInstances } from "../../src/discovery/plan.js";
-import { bootMcp, EVERYTHING, HOSTILE, ROOT, type TestHost } from "./_host.js";
+import { bootMcp, EVERYTHING, HOSTILE, ROOT, type TestHost, until, alive } from "./_host.js";
 
 const DEMO = path.join(ROOT, "servers", "demo-mcp.mjs");
 const FIXTURES = path.join(ROOT, "tests", "fixtures", "plugins");
@@ -34,23 +34,6 @@ async function onHostThread(name: string, config: Record<string, unknown>, extra
   hosts.push(t);
   return t;
 }
-
-async function until(ok: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 3_000; i++) {
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('"isolation": "host" with the bundled mcp-remote', () => {
   it("boots in front of a stdio server and calls its tools, on this thread", async () => {
