@@ -3,19 +3,20 @@
  * session, and one per request that asks for progress), all answering from one catalog, which it
  * rebuilds as instances change health and announces with list_changed; during the boot, from the
  * last boot's catalog (catalog-cache.ts). tools/call is tool-calls.ts; resources and prompts
- * pass through (resources.ts, subscriptions.ts).
+ * pass through (resources.ts, subscriptions.ts); what the next start's head start may answer is
+ * head-start-answers.ts. It stays one class over 300 lines because its parts share one state (the
+ * catalog, the boot's view of it, the connected servers) that every request and refresh reads.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { readFileSync } from "node:fs";
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequest,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { frontStamp, stampKey, type FrontAnswers } from "./stdio-front.js";
+import { stampKey, type FrontAnswers } from "./stdio-front.js";
+import { headStartAnswers, INSTRUCTIONS } from "./head-start-answers.js";
 import type { PatchbayError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { ProgressUpdate } from "../rpc/client.js";
@@ -285,22 +286,13 @@ export class Gateway {
   private frontAnswers(): FrontAnswers | undefined {
     const file = this.host.config?.file;
     if (!file || !this.stampKey) return undefined;
-    try {
-      const offers = offersOf(this.host, this.expose, this.opened ? this.catalog.passthrough : null);
-      const probe = describeCapabilities(offers);
-      return {
-        stamp: frontStamp(file, readFileSync(file, "utf8"), process.env, this.stampKey),
-        protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        initialize: {
-          capabilities: probe.capabilities,
-          serverInfo: { name: "patchbay", version: packageVersion() },
-          instructions: INSTRUCTIONS,
-        },
-        tools: [...this.served().values()].map((t) => t.tool),
-      };
-    } catch {
-      return undefined;
-    }
+    const offers = offersOf(this.host, this.expose, this.opened ? this.catalog.passthrough : null);
+    return headStartAnswers(
+      file,
+      this.stampKey,
+      offers,
+      [...this.served().values()].map((t) => t.tool),
+    );
   }
 
   /** Resolves when the boot has settled (or `signal` aborts first). */
@@ -324,8 +316,5 @@ export class Gateway {
     for (const s of this.servers) void s.sendToolListChanged().catch(() => undefined);
   }
 }
-
-const INSTRUCTIONS =
-  "Patchbay gateway: each tool name says which instance it reaches (<instance>__<tool> for MCP connectors, memory__/skills__/agents__<instance>__<method> for the others).";
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

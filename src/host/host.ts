@@ -14,6 +14,7 @@ import { scanPlugins, type Discovery } from "../discovery/scan.js";
 import { planInstances, type PlannedInstance } from "../discovery/plan.js";
 import { WorkerGroups } from "../spawn/group-runtime.js";
 import { Registry, type InstanceEntry } from "../registry/registry.js";
+import { mapBounded, startOrder } from "./start-lanes.js";
 import { runHealthPass, type Invoke } from "../registry/health.js";
 import { Host } from "./api.js";
 import { bootError, bootFailure } from "./boot-failure.js";
@@ -219,18 +220,6 @@ async function startAndCheck(
   await Promise.all(checks);
 }
 
-/**
- * MCP connectors start first, the rest in config order. Starts are bounded by the cores, so an
- * instance late in the list waits for earlier ones; an MCP connector's health check waits on its
- * server (a child process to boot, or a remote to dial), which then boots while the later,
- * quicker instances start, instead of after them. Measured on the bundled connectors.json: the
- * demo server's connector was the last ready, and started third.
- */
-function startOrder(entries: InstanceEntry[]): InstanceEntry[] {
-  const first = (e: InstanceEntry) => (e.section === "mcpConnectors" ? 0 : 1);
-  return [...entries].sort((a, b) => first(a) - first(b));
-}
-
 /** Instances sharing a worker group: each member's env and memory cap are known before the first starts. */
 function planGroups(toStart: InstanceEntry[], env: NodeJS.ProcessEnv): WorkerGroups {
   const groups = new WorkerGroups();
@@ -288,18 +277,4 @@ function deferred(): { promise: Promise<void>; resolve(): void } {
     resolve = r;
   });
   return { promise, resolve };
-}
-
-/** Runs `fn` over `items` with at most `limit` running at once, each lane taking the next item. */
-async function mapBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      await fn(item);
-    }
-  };
-  const lanes = Math.max(1, Math.min(limit, items.length));
-  await Promise.all(Array.from({ length: lanes }, lane));
 }
