@@ -6,21 +6,45 @@
 // (measured in `npm run bench`, boot and memory figures). The host itself keeps
 // running dist/ as tsc wrote it; only worker threads and children load these files.
 //
+// The MCP SDK modules the bundled plugins import (BUNDLED_SDK_MODULES in src/paths.ts) are bundled
+// here too, from the SDK's ES build with everything it imports, into dist/runtime/mcp-sdk/: zod
+// is then one copy shared with "patchbay/plugin" instead of a second one from node_modules.
+//
 // rolldown (pinned in devDependencies; it is also vite's bundler) only joins modules: no
 // minifying (readable frames when a worker fails) and no source maps (a worker enables Node's
 // source-map support for the plugin's own stacks, and would parse a bundle's map on load).
 import { rmSync } from "node:fs";
+import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { bundleOutput } from "./bundle-output.mjs";
+import { BUNDLED_SDK_MODULES } from "../dist/paths.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = path.join(root, "dist");
 const out = path.join(dist, "runtime");
 
-/** Every package stays a package (loaded where it is installed) except zod, which is inlined. */
-const external = (id) => !id.startsWith(".") && !path.isAbsolute(id) && !/^zod(\/|$)/.test(id);
+/**
+ * Node's built-ins stay imports. So does any other package our own code imports (loaded where it
+ * is installed), except zod, which is inlined; a package the SDK imports is inlined with it.
+ */
+const external = (id, importer) =>
+  id.startsWith("node:") ||
+  builtinModules.includes(id) ||
+  (!id.startsWith(".") &&
+    !path.isAbsolute(id) &&
+    !/^zod(\/|$)/.test(id) &&
+    !!importer &&
+    !importer.includes(`${path.sep}node_modules${path.sep}`));
+
+/** Each SDK module's ES build, named by where it lands: mcp-sdk/client/index for client/index.js. */
+const sdkInputs = Object.fromEntries(
+  BUNDLED_SDK_MODULES.map((m) => [
+    `mcp-sdk/${m.replace(/\.js$/, "")}`,
+    fileURLToPath(import.meta.resolve(`@modelcontextprotocol/sdk/${m}`)),
+  ]),
+);
 
 rmSync(out, { recursive: true, force: true });
 await build({
@@ -30,6 +54,7 @@ await build({
     "process-entry": path.join(dist, "worker", "process-entry.js"),
     plugin: path.join(dist, "plugin.js"),
     adapter: path.join(dist, "adapter-sdk", "index.js"),
+    ...sdkInputs,
   },
   platform: "node",
   external,

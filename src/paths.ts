@@ -88,6 +88,32 @@ export function authoringAliases(): Record<string, string> {
   };
 }
 
+/**
+ * The MCP SDK modules the bundled plugins import (mcp-remote), as subpaths of
+ * "@modelcontextprotocol/sdk". scripts/bundle-runtime.mjs bundles each, from the SDK's ES build,
+ * into dist/runtime/mcp-sdk/ next to "patchbay/plugin", so they share its copy of zod: loaded from
+ * node_modules, the SDK's CommonJS build brings a second zod, ajv and zod-to-json-schema as ~250
+ * files, ~250 ms of a worker's start against ~90 ms bundled (measured, Node 20), and that start is
+ * the longest stretch of a boot with an MCP connector. Only plugins shipped with Patchbay get them
+ * (their imports are known: tests/package/bundled-sdk.test.ts): a plugin that also imported an
+ * SDK module outside this list would hold two copies of the SDK's classes.
+ */
+export const BUNDLED_SDK_MODULES = [
+  "types.js",
+  "client/index.js",
+  "client/auth.js",
+  "client/auth-extensions.js",
+  "client/streamableHttp.js",
+  "shared/stdio.js",
+] as const;
+
+/** The SDK modules a shipped plugin imports, mapped to their bundled copies. */
+export function bundledSdkAliases(): Record<string, string> {
+  return Object.fromEntries(
+    BUNDLED_SDK_MODULES.map((m) => [`@modelcontextprotocol/sdk/${m}`, runtimeFile(path.join("mcp-sdk", m))]),
+  );
+}
+
 /** jiti's transform cache: in node_modules/.cache when writable, else the temp folder. */
 export function jitiCacheDir(): string | false {
   for (const dir of [

@@ -13,7 +13,8 @@ import type { WorkerGroups } from "../spawn/group-runtime.js";
 import { expandFsGrants } from "../spawn/fs-grants.js";
 import type { InstanceEntry, Registry } from "../registry/registry.js";
 import { operatorStrings } from "../secrets.js";
-import { authoringAliases, jitiCacheDir } from "../paths.js";
+import { authoringAliases, bundledSdkAliases, jitiCacheDir } from "../paths.js";
+import { isShippedPlugin } from "../discovery/shipped.js";
 import type { Host } from "./api.js";
 import type { CreateHostOptions } from "./host.js";
 
@@ -80,7 +81,7 @@ export async function startInstance(
       config: planned.config,
       configDir: config.dir,
       grants: planned.grants,
-      aliases: authoringAliases(),
+      aliases: isShippedPlugin(plugin.dir) ? { ...authoringAliases(), ...bundledSdkAliases() } : authoringAliases(),
       jitiCacheDir: jitiCacheDir(),
     },
     env: workerEnv,

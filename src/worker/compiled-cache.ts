@@ -46,6 +46,24 @@ interface Unit {
   module: { exports: Record<string, unknown> } | null;
 }
 
+/**
+ * An alias ("patchbay/plugin", a bundled SDK module) is an ES module, so it is imported (async)
+ * before the first file that requires it runs: the entry's static imports before the entry, a
+ * dynamic import()'s before that import resolves. Not all at link time: mcp-remote's entry starts
+ * its server and only then import()s the SDK, so the server boots while the SDK loads.
+ */
+class AliasModule {
+  private ns: Record<string, unknown> | null = null;
+  constructor(readonly target: string) {}
+  async load(): Promise<void> {
+    this.ns ??= esModule(await import(pathToFileURL(this.target).href));
+  }
+  get exports(): Record<string, unknown> {
+    if (!this.ns) throw new Error(`${this.target} was required before it was imported`);
+    return this.ns;
+  }
+}
+
 /** The plugin's entry module's exports, or null when this plugin must go through jiti. */
 export async function importCompiled(opts: CompiledOptions): Promise<Record<string, unknown> | null> {
   if (!opts.cacheRoot) return null;
@@ -60,7 +78,29 @@ export async function importCompiled(opts: CompiledOptions): Promise<Record<stri
   } catch {
     return null;
   }
+  await importAliases(opts.entryPath, units, external, opts);
   return evaluate(units.get(opts.entryPath)!, units, external, opts);
+}
+
+/** Imports every alias that `from` (a spec, or a file's path) and the files it requires reach. */
+async function importAliases(
+  from: string,
+  units: Map<string, Unit>,
+  external: Map<string, unknown>,
+  opts: CompiledOptions,
+): Promise<void> {
+  const pending: Promise<void>[] = [];
+  const seen = new Set<string>();
+  const visit = (spec: string, file: string | null): void => {
+    const value = external.get(spec);
+    if (value instanceof AliasModule) return void pending.push(value.load());
+    if (!file || seen.has(file)) return;
+    seen.add(file);
+    for (const dep of staticRequires(units.get(file)!.code))
+      visit(dep, dep.startsWith(".") ? resolveRelative(file, dep, opts.pluginDir) : null);
+  };
+  visit(from, units.has(from) ? from : null);
+  await Promise.all(pending);
 }
 
 async function link(
@@ -81,7 +121,7 @@ async function link(
         if (!dep) return false;
         queue.push(dep);
       } else if (Object.hasOwn(opts.aliases, spec)) {
-        if (!external.has(spec)) external.set(spec, esModule(await import(pathToFileURL(opts.aliases[spec]!).href)));
+        if (!external.has(spec)) external.set(spec, new AliasModule(opts.aliases[spec]!));
       } else if (spec.startsWith("node:") || BUILTINS.has(spec)) {
         external.set(spec, nodeRequire(spec));
       } else if (isNativeModule(spec, opts.nativeModules)) {
@@ -109,15 +149,20 @@ function evaluate(
   const require = (spec: string): unknown => {
     if (external.has(spec)) {
       const value = external.get(spec);
-      return value instanceof NativePackage ? value.load() : value;
+      return value instanceof NativePackage ? value.load() : value instanceof AliasModule ? value.exports : value;
     }
     const dep = spec.startsWith(".") ? resolveRelative(unit.file, spec, opts.pluginDir) : null;
     const target = dep ? units.get(dep) : undefined;
     if (!target) throw new Error(`Cannot find module "${spec}" from ${unit.file}`);
     return evaluate(target, units, external, opts);
   };
-  // A dynamic import() in the plugin: linked like a static one (link() followed it too).
-  const jitiImport = async (spec: string): Promise<unknown> => require(spec);
+  // A dynamic import() in the plugin: linked like a static one (link() followed it too); the
+  // aliases it reaches are imported first.
+  const jitiImport = async (spec: string): Promise<unknown> => {
+    const dep = spec.startsWith(".") ? resolveRelative(unit.file, spec, opts.pluginDir) : null;
+    await importAliases(dep ?? spec, units, external, opts);
+    return require(spec);
+  };
   const fn = compileFunction(unit.code, ["exports", "require", "module", "__filename", "__dirname", "jitiImport"], {
     filename: unit.file,
   });
@@ -171,6 +216,11 @@ function requires(code: string): string[] {
   return [...code.matchAll(/\b(?:require|jitiImport)\("((?:[^"\\]|\\.)*)"\)/g)].map(
     (m) => JSON.parse(`"${m[1]}"`) as string,
   );
+}
+
+/** What a file requires as it runs: its static imports, not its dynamic import()s. */
+function staticRequires(code: string): string[] {
+  return [...code.matchAll(/\brequire\("((?:[^"\\]|\\.)*)"\)/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
 }
 
 /** A relative import of the plugin's own files; null when it leaves the plugin folder or is not found. */
