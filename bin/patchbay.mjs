@@ -18,6 +18,13 @@ if (!existsSync(fileURLToPath(main))) {
   );
   process.exit(1);
 }
+// A command that boots a host starts worker threads now, so they load the worker runtime on the
+// other cores while this one loads the CLI and reads the config (src/spawn/warm-threads.ts).
+if (process.argv[2] === "boot" || process.argv[2] === "serve") {
+  const { availableParallelism } = await import("node:os");
+  const warm = await import(new URL("../dist/spawn/warm-threads.js", import.meta.url).href);
+  warm.prestartThreads(Math.min(availableParallelism(), 4));
+}
 // A client hook first tries the fast path (src/cli/hook-fast.ts), which loads a fraction of the CLI.
 if (process.argv[2] === "hook") {
   const code = await (await import(new URL("../dist/cli/hook-fast.js", import.meta.url).href)).hookMain(

@@ -7,7 +7,8 @@
 // Embedders keep importing dist/ as tsc wrote it; only the command runs the bundle. Left out of
 // it: packages that find files of their own at run time or are native (jiti, tinypool, pino,
 // better-sqlite3, pg), and stdio-front.js, which bin/patchbay.mjs loads before the CLI: the CLI
-// takes the stream over from that very module instance, so it must not get a copy of its own.
+// takes the stream over from that very module instance, so it must not get a copy of its own; and
+// spawn/warm-threads.js, for the same reason: the CLI takes the threads bin/ started there.
 // The bundle sits at the same depth as dist/cli/, so paths built from import.meta.url still hold.
 // Like the worker bundle: no minifying (readable stacks) and no source maps.
 //
@@ -24,6 +25,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = path.join(root, "dist");
 const out = path.join(dist, "cli-bundle");
 const frontModule = path.join(dist, "gateway", "stdio-front.js");
+const warmModule = path.join(dist, "spawn", "warm-threads.js");
 
 const OWN_FILES = /^(jiti|tinypool|pino|better-sqlite3|pg)(\/|$)/;
 
@@ -33,7 +35,8 @@ await build({
   platform: "node",
   external: (id, importer) => {
     if (id.startsWith("node:")) return true;
-    if (id.startsWith(".") && importer) return path.resolve(path.dirname(importer), id) === frontModule;
+    if (id.startsWith(".") && importer)
+      return [frontModule, warmModule].includes(path.resolve(path.dirname(importer), id));
     return !path.isAbsolute(id) && OWN_FILES.test(id);
   },
   makeAbsoluteExternalsRelative: true,

@@ -10,14 +10,8 @@
 import { z } from "zod";
 import { SECTIONS, type Section } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
+import { DEFAULTS } from "./defaults.js";
 
-/** Defaults applied when neither the instance nor `defaults` says otherwise. */
-const DEFAULTS = Object.freeze({
-  timeout_ms: 30_000,
-  health_timeout_ms: 5_000,
-  max_memory_mb: 512,
-  health_interval_ms: 30_000,
-});
 export const DEFAULT_PLUGIN_DIRS: readonly string[] = Object.freeze(["./plugins"]);
 
 /** Instance keys that only an mcp instance understands; elsewhere they would be silently ignored. */

@@ -32,8 +32,15 @@ export interface InstanceTask {
 }
 
 /** The tinypool task that turns a pool thread into one instance's server. */
+/** What a thread started ahead of its instance runs first: it loads the worker runtime (spawn/warm-threads.ts). */
+export interface WarmTask {
+  warm: true;
+}
+
 export interface ServeTask extends InstanceTask {
   port: MessagePort;
+  /** The thread's whole process.env, set before the plugin loads (the thread may predate the instance). */
+  env: Record<string, string>;
 }
 
 // --- process isolation: the child's IPC channel, before the serve loop ---

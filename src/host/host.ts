@@ -19,6 +19,7 @@ import { runHealthPass, type Invoke } from "../registry/health.js";
 import { Host } from "./api.js";
 import { bootError, bootFailure } from "./boot-failure.js";
 import { startInstance, workerEnvFor } from "./start.js";
+import { releaseWarmThreads } from "../spawn/warm-threads.js";
 import { createLogger } from "../log.js";
 import { Scrubber } from "../secrets.js";
 import { bundledPluginsDir } from "../paths.js";
@@ -217,6 +218,7 @@ async function startAndCheck(
     const grants = (entry.planned?.grants ?? []).map((g) => started.get(config.aliases[g] ?? g)?.promise);
     checks.push(Promise.all(grants).then(() => runHealthPass([entry], invoke, progress)));
   });
+  void releaseWarmThreads(); // every instance has its thread: a warm one left over would only idle
   await Promise.all(checks);
 }
 

@@ -1,13 +1,14 @@
 /**
  * The default runtime: one tinypool pool of one thread per instance, whose single serve task
- * never ends; calls travel on a persistent MessagePort transferred in that task.
+ * never ends; calls travel on a persistent MessagePort transferred in that task. The thread may
+ * have been started before the instance was known (warm-threads.ts).
  */
 import { MessageChannel } from "node:worker_threads";
 import { Tinypool } from "tinypool";
 import type { InstanceTask, ServeTask } from "../contract/rpc.js";
 import { portTransport } from "../rpc/client.js";
-import { workerEntryPath } from "../paths.js";
-import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB, type WorkerRuntime } from "./runtime.js";
+import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
+import { takeWarmThread, threadPoolOptions } from "./warm-threads.js";
 
 export interface ThreadRuntimeOptions {
   task: InstanceTask;
@@ -20,26 +21,14 @@ export interface ThreadRuntimeOptions {
 
 export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
   const { port1, port2 } = new MessageChannel();
-  const pool = new Tinypool({
-    filename: workerEntryPath(),
-    minThreads: 0,
-    maxThreads: 1,
-    // Atomics.wait would freeze the plugin's sockets and timers between tasks; the serve task never ends anyway.
-    useAtomics: false,
-    isolateWorkers: false,
-    idleTimeout: 2 ** 31 - 1,
-    env: opts.env,
-    resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-    // No terminateTimeout: tinypool's destroy() does not await the promise that timeout rejects, so
-    // a thread slower to terminate than the timeout (a loaded machine, a blocking syscall) became an
-    // unhandled rejection that killed the host process after a clean boot. destroy() below bounds the wait.
-  });
+  // A thread started before the config was read (warm-threads.ts), or one of its own.
+  const pool = takeWarmThread(opts.maxMemoryMb) ?? new Tinypool(threadPoolOptions(opts.env, opts.maxMemoryMb));
   let exitReason: string | null = null;
   // The serve task settles only when the thread dies (its rejection carries an out-of-memory or
   // uncaught error) or after the instance closed. A clean process.exit() never settles it: the
   // port's close is what reports that.
   pool
-    .run({ ...opts.task, port: port2 } satisfies ServeTask, { transferList: [port2] as never })
+    .run({ ...opts.task, port: port2, env: opts.env } satisfies ServeTask, { transferList: [port2] as never })
     .catch((err: Error) => {
       exitReason = describeExit(err);
     });

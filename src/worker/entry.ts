@@ -6,15 +6,25 @@
  * "host" (spawn/host-runtime.ts), which imports this bundle on the host's own thread.
  */
 import { isMainThread, type MessagePort } from "node:worker_threads";
-import type { HostToWorker, InstanceTask, ResultBatchMessage, ServeTask, WorkerToHost } from "../contract/rpc.js";
+import type {
+  HostToWorker,
+  InstanceTask,
+  ResultBatchMessage,
+  ServeTask,
+  WarmTask,
+  WorkerToHost,
+} from "../contract/rpc.js";
 import { serve as serveOn } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { enableCompileCache } from "./compile-cache.js";
 
-export default async function serve(task: ServeTask): Promise<void> {
+export default async function serve(task: ServeTask | WarmTask): Promise<void> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
   enableCompileCache();
-  const { port, ...rest } = task;
+  // A thread started ahead of its instance loads what every plugin imports, then waits for it.
+  if ("warm" in task) return void (await import("../plugin.js"));
+  const { port, env, ...rest } = task;
+  setEnvironment(env);
   const out = new ResultOutbox((msg) => port.postMessage(msg), unsendableResult(rest.instance));
   await serveOn(rest, {
     send: out.send,
@@ -24,6 +34,12 @@ export default async function serve(task: ServeTask): Promise<void> {
       port.close();
     },
   });
+}
+
+/** Makes `env` the thread's whole process.env (a thread's own copy: the host's is untouched). */
+function setEnvironment(env: Record<string, string>): void {
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, env);
 }
 
 /** The plugin's end of a channel that stays on the host's thread (its post must clone, as a port does). */

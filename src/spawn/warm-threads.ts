@@ -1,0 +1,69 @@
+/**
+ * Worker threads started before the host knows what will run in them. A boot is CPU-bound, and
+ * until the config is read and the plugins are found (the CLI's own load included: ~0.25 s on a
+ * 2-core machine) only one core works. A thread started then boots Node and loads the worker
+ * runtime (entry, serve loop, "patchbay/plugin" with zod: ~0.12 s of CPU each) on the idle core,
+ * and the first instances start in it as if that had already been done.
+ *
+ * bin/patchbay.mjs starts them for the commands that boot a host, from this module as tsc wrote
+ * it (the CLI bundle keeps it out, so both hold the same instance: scripts/bundle-cli.mjs).
+ *
+ * A warm thread is started with an empty environment and the default heap limit: an instance
+ * takes one only when its heap limit is that default, and its serve task carries the environment
+ * its manifest permits, which the thread sets before any plugin code runs (worker/entry.ts). What
+ * no instance took is stopped once the boot has started everything (releaseWarmThreads).
+ */
+import { Tinypool } from "tinypool";
+import type { WarmTask } from "../contract/rpc.js";
+import { workerEntryPath } from "../paths.js";
+import { DEFAULTS } from "../config/defaults.js";
+import { sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB } from "./runtime.js";
+
+const idle: Tinypool[] = [];
+
+/**
+ * The options of every thread-isolated instance's pool (thread-runtime.ts), warm or not, so a
+ * warm one is the same thread as a cold one but for its environment, set later.
+ */
+export function threadPoolOptions(env: Record<string, string>, maxMemoryMb: number) {
+  return {
+    filename: workerEntryPath(),
+    minThreads: 0,
+    maxThreads: 1,
+    // Atomics.wait would freeze the plugin's sockets and timers between tasks; the serve task never ends anyway.
+    useAtomics: false,
+    isolateWorkers: false,
+    idleTimeout: 2 ** 31 - 1,
+    env,
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    // No terminateTimeout: tinypool's destroy() does not await the promise that timeout rejects, so
+    // a thread slower to terminate than the timeout (a loaded machine, a blocking syscall) became an
+    // unhandled rejection that killed the host process after a clean boot. Callers bound the wait.
+  };
+}
+
+/** Starts `count` threads that load the worker runtime and wait for an instance. */
+export function prestartThreads(count: number): void {
+  for (let i = 0; i < count; i++) {
+    const pool = new Tinypool(threadPoolOptions({}, DEFAULTS.max_memory_mb));
+    // A thread that fails to warm up is dropped: the instance that would have taken it starts a
+    // thread of its own, and reports that one's failure if it fails too.
+    pool.run({ warm: true } satisfies WarmTask).catch(() => {
+      const at = idle.indexOf(pool);
+      if (at >= 0) idle.splice(at, 1);
+      void pool.destroy().catch(() => undefined);
+    });
+    idle.push(pool);
+  }
+}
+
+/** A warm thread for an instance with this heap limit, or null (none left, or a limit of its own). */
+export function takeWarmThread(maxMemoryMb: number): Tinypool | null {
+  return maxMemoryMb === DEFAULTS.max_memory_mb ? (idle.shift() ?? null) : null;
+}
+
+/** Stops the warm threads no instance took. */
+export async function releaseWarmThreads(): Promise<void> {
+  const left = idle.splice(0);
+  await Promise.race([Promise.all(left.map((pool) => pool.destroy().catch(() => undefined))), sleep(STOP_TIMEOUT_MS)]);
+}
