@@ -5,6 +5,7 @@
  */
 import { definePlugin, z } from "patchbay/plugin";
 import type { LocalModel, RunOptions } from "patchbay/plugin";
+import { exchange, type HttpAnswer } from "./http.js";
 
 /** A health probe never waits longer than this, whatever the remaining budget. */
 const HEALTH_PROBE_MS = 2_000;
@@ -73,36 +74,24 @@ export default definePlugin({
           return callSignal.reason instanceof Error
             ? callSignal.reason
             : new OllamaError(`${method} ${path} was cancelled`, { cause: err });
-        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        return new OllamaError(`cannot reach ${base} (${cause?.code ?? cause?.message ?? (err as Error).message})`, {
-          cause: err,
-        });
+        const cause = err as { code?: string; message?: string };
+        return new OllamaError(`cannot reach ${base} (${cause.code ?? cause.message})`, { cause: err });
       };
 
-      let res: Response;
+      let res: HttpAnswer;
       try {
-        res = await fetch(base + path, {
-          method,
-          headers: body === undefined ? undefined : { "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal,
-        });
+        res = await exchange(method, base + path, body === undefined ? undefined : JSON.stringify(body), signal);
       } catch (err) {
         throw explain(err);
       }
-      let text: string;
-      try {
-        text = await res.text();
-      } catch (err) {
-        throw explain(err);
-      }
+      const text = res.text;
       let data: unknown;
       try {
         data = JSON.parse(text);
       } catch {
         data = undefined;
       }
-      if (!res.ok) {
+      if (res.status < 200 || res.status > 299) {
         const reason = (data as { error?: unknown } | undefined)?.error;
         throw new OllamaError(
           `${method} ${path} answered ${res.status}: ${typeof reason === "string" ? reason : text.slice(0, 500)}`,
