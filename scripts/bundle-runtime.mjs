@@ -9,6 +9,7 @@
 // The MCP SDK modules the bundled plugins import (BUNDLED_SDK_MODULES in src/paths.ts) are bundled
 // here too, from the SDK's ES build with everything it imports, into dist/runtime/mcp-sdk/: zod
 // is then one copy shared with "patchbay/plugin" instead of a second one from node_modules.
+// zod's locales other than English load on first use (lazy-zod-locales.mjs).
 //
 // rolldown (pinned in devDependencies; it is also vite's bundler) only joins modules: no
 // minifying (readable frames when a worker fails) and no source maps (a worker enables Node's
@@ -19,6 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { bundleOutput } from "./bundle-output.mjs";
+import { lazyZodLocales } from "./lazy-zod-locales.mjs";
 import { BUNDLED_SDK_MODULES } from "../dist/paths.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -58,6 +60,7 @@ await build({
   },
   platform: "node",
   external,
+  plugins: [lazyZodLocales()],
   logLevel: "warn",
   output: bundleOutput(out),
 });

@@ -7,6 +7,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { z as zod } from "zod";
 import { afterAll, describe, expect, it } from "vitest";
 import { authoringAliases, groupEntryPath, processEntryPath, workerEntryPath } from "../../src/paths.js";
 import { createHost } from "../../src/index.js";
@@ -62,6 +64,26 @@ describe("the bundled worker runtime", () => {
       expect(await good.call("memoryStores/m", "health_check")).toBe(true);
     } finally {
       await good.close();
+    }
+  });
+
+  it("gives plugins zod's own z, its locales but English loaded on first use (scripts/lazy-zod-locales.mjs)", async () => {
+    const bundled = authoringAliases()["patchbay/plugin"];
+    expect(readFileSync(bundled, "utf8")).not.toContain("node_modules/zod/v4/locales/de.js");
+    const { z } = (await import(pathToFileURL(bundled).href)) as { z: typeof zod };
+    expect(Object.keys(z).sort()).toEqual(Object.keys(zod).sort());
+    expect(Object.keys(z.locales)).toEqual(Object.keys(zod.locales));
+    expect(Object.keys(z.core.locales)).toEqual(Object.keys(zod.core.locales));
+    const message = (of: typeof zod) => of.string().safeParse(1).error?.issues[0].message;
+    expect(message(z)).toBe("Invalid input: expected string, received number");
+    try {
+      z.config(z.locales.de());
+      zod.config(zod.locales.de());
+      expect(message(z)).toBe(message(zod));
+      expect(message(z)).not.toBe("Invalid input: expected string, received number");
+    } finally {
+      z.config(z.locales.en());
+      zod.config(zod.locales.en());
     }
   });
 });
