@@ -57,7 +57,8 @@ it("keeps no request's signal alive after the request settles, so calls do not a
   const refs: WeakRef<AbortSignal>[] = [];
   for (let i = 0; i < 20; i++) {
     callSignal = new AbortController().signal;
-    const result = await connection.run("tools/call echo", Date.now() + 5_000, false, (client, opts) => {
+    const caller = { deadline: Date.now() + 5_000, signal: callSignal };
+    const result = await connection.run("tools/call echo", caller, false, (client, opts) => {
       refs.push(new WeakRef(opts.signal));
       return client.request(
         { method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } },
