@@ -13,16 +13,16 @@ import {
   type LogMessage,
   type WorkerToHost,
 } from "../contract/rpc.js";
-import type { CallHandle } from "../plugin.js";
 
-type Update = Parameters<CallHandle["progress"]>[0];
+/** A progress report (patchbay/plugin's CallHandle.progress takes the same; the worker imports leaves only). */
+type Update = { progress: number; total?: number; message?: string };
 
 /**
  * One call in progress, and the handle ctx.currentCall() gives the plugin. The AbortController
  * is made only when the plugin reads the signal: most calls never do, and creating one costs
  * several microseconds on Node 20 (a large share of a round trip).
  */
-export class CallScope implements CallHandle {
+export class CallScope {
   private controller: AbortController | null = null;
   private reason: Error | null = null;
 
@@ -200,7 +200,7 @@ export function createContext(opts: ContextOptions) {
     progress(update: Update): void {
       calls.current()?.progress(update);
     },
-    currentCall(): CallHandle | null {
+    currentCall(): CallScope | null {
       return calls.current();
     },
     /** A subscribed resource changed (any time, not only in a call); a URI the host would refuse is not sent. */
