@@ -95,14 +95,39 @@ export interface PluginContext {
    * inside a call; the host caps the rate and ignores URIs nobody subscribed to.
    */
   resourceUpdated?(uri: string): void;
+  /**
+   * The call in progress as a handle the plugin may keep: its deadline, signal and progress stay
+   * this call's after the method's awaits, wherever the plugin reads them. Null outside a call.
+   * Read it when the method starts if the plugin's definition says `callContext: "sync"`.
+   */
+  currentCall?(): CallHandle | null;
   /** Instances this plugin's manifest `requires` and its connectors.json entry `grants`. */
   readonly connectors: { get(target: string): GrantedConnector; list(): string[] };
+}
+
+/** One call in progress (ctx.currentCall()). */
+export interface CallHandle {
+  /** When the call's deadline passes (ms since the epoch), or Infinity. */
+  readonly deadline: number;
+  /** Aborts when the call passes its deadline or is cancelled. */
+  readonly signal: AbortSignal;
+  /** As ctx.progress, for this call. */
+  progress(update: { progress: number; total?: number; message?: string }): void;
 }
 
 export interface PluginDefinition<K extends Kind, S extends z.ZodType> {
   kind: K;
   /** The instance's config schema; mark secret fields with `.meta({ secret: true })`. */
   config: S;
+  /**
+   * How the plugin finds the call in progress. "async" (the default): ctx.signal,
+   * ctx.remainingMs(), ctx.progress() and ctx.currentCall() see the call anywhere in its method,
+   * after awaits too. "sync": only while the method runs synchronously (before its first await);
+   * later they answer as outside a call, so the plugin keeps ctx.currentCall() from the start.
+   * "sync" spares the thread the runtime's call tracking across awaits (AsyncLocalStorage, whose
+   * promise hooks make every promise on the thread slower on Node 20).
+   */
+  callContext?: "async" | "sync";
   create(config: z.output<S>, ctx: PluginContext): KindContracts[K] | Promise<KindContracts[K]>;
 }
 

@@ -1,6 +1,8 @@
 /**
- * The PluginContext a plugin's create() receives. `signal` and `remainingMs()` read the call in
- * progress through AsyncLocalStorage, so one ctx object serves every concurrent call correctly.
+ * The PluginContext a plugin's create() receives. `signal`, `remainingMs()`, `progress()` and
+ * `currentCall()` read the call in progress, so one ctx object serves every concurrent call
+ * correctly: through AsyncLocalStorage by default, or, for a plugin defined with
+ * `callContext: "sync"`, only while its method runs synchronously (CallTracker).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isMainThread } from "node:worker_threads";
@@ -12,9 +14,13 @@ import {
   type WorkerToHost,
 } from "../contract/rpc.js";
 
+/** A progress report (patchbay/plugin's CallHandle.progress takes the same; the worker imports leaves only). */
+type Update = { progress: number; total?: number; message?: string };
+
 /**
- * One call in progress. The AbortController is made only when the plugin reads ctx.signal:
- * most calls never do, and creating one per call was a measurable share of a round trip.
+ * One call in progress, and the handle ctx.currentCall() gives the plugin. The AbortController
+ * is made only when the plugin reads the signal: most calls never do, and creating one costs
+ * several microseconds on Node 20 (a large share of a round trip).
  */
 export class CallScope {
   private controller: AbortController | null = null;
@@ -22,7 +28,8 @@ export class CallScope {
 
   constructor(
     readonly deadline: number,
-    readonly id = 0,
+    readonly id: number,
+    private readonly send: Send,
   ) {}
 
   get signal(): AbortSignal {
@@ -31,13 +38,51 @@ export class CallScope {
     return this.controller.signal;
   }
 
+  /** The runtime's, not the plugin's: the host cancelled the call, or the instance closes. */
   abort(reason: Error): void {
     this.reason ??= reason;
     this.controller?.abort(reason);
   }
+
+  readonly progress = (update: Update): void => {
+    if (!update || typeof update.progress !== "number") return;
+    const msg: WorkerToHost = { t: "progress", id: this.id, progress: update.progress };
+    if (typeof update.total === "number") msg.total = update.total;
+    if (typeof update.message === "string") msg.message = update.message;
+    this.send(msg);
+  };
 }
 
-export const callScope = new AsyncLocalStorage<CallScope>();
+/** Shared by every instance on a thread: its hooks are enabled once, at the first tracked call. */
+const callScope = new AsyncLocalStorage<CallScope>();
+
+/**
+ * Which call is in progress for one instance's ctx. Tracked across awaits (AsyncLocalStorage)
+ * unless the plugin said it reads the call only synchronously: on Node 20 the first
+ * AsyncLocalStorage.run() turns on promise hooks for the whole thread, for good, which costs
+ * every promise on it, and with "isolation": "host" that thread is the host's own.
+ */
+export class CallTracker {
+  /** Set once the plugin's definition is known: false for `callContext: "sync"`. */
+  acrossAwaits = true;
+  private syncCall: CallScope | null = null;
+
+  /** Runs the plugin's method `fn` as call `scope`. */
+  run<T>(scope: CallScope, fn: () => T): T {
+    if (this.acrossAwaits) return callScope.run(scope, fn);
+    const outer = this.syncCall;
+    this.syncCall = scope;
+    try {
+      return fn();
+    } finally {
+      this.syncCall = outer;
+    }
+  }
+
+  current(): CallScope | null {
+    return this.acrossAwaits ? (callScope.getStore() ?? null) : this.syncCall;
+  }
+}
 
 type Level = LogMessage["level"];
 
@@ -86,10 +131,11 @@ export interface ContextOptions {
   grants: readonly string[];
   /** Aborts when the instance closes; the signal seen outside any call. */
   instanceSignal: AbortSignal;
+  calls: CallTracker;
 }
 
 export function createContext(opts: ContextOptions) {
-  const { send, instance, grants } = opts;
+  const { send, instance, grants, calls } = opts;
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
   let nextId = 1;
 
@@ -144,20 +190,18 @@ export function createContext(opts: ContextOptions) {
     log,
     connectors,
     get signal(): AbortSignal {
-      return callScope.getStore()?.signal ?? opts.instanceSignal;
+      return calls.current()?.signal ?? opts.instanceSignal;
     },
     remainingMs(): number {
-      const scope = callScope.getStore();
+      const scope = calls.current();
       return scope ? Math.max(0, scope.deadline - Date.now()) : Infinity;
     },
     /** Reports progress of the call in progress to its caller (a no-op outside a call). */
-    progress(update: { progress: number; total?: number; message?: string }): void {
-      const scope = callScope.getStore();
-      if (!scope || !update || typeof update.progress !== "number") return;
-      const msg: WorkerToHost = { t: "progress", id: scope.id, progress: update.progress };
-      if (typeof update.total === "number") msg.total = update.total;
-      if (typeof update.message === "string") msg.message = update.message;
-      send(msg);
+    progress(update: Update): void {
+      calls.current()?.progress(update);
+    },
+    currentCall(): CallScope | null {
+      return calls.current();
     },
     /** A subscribed resource changed (any time, not only in a call); a URI the host would refuse is not sent. */
     resourceUpdated(uri: string): void {

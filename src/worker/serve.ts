@@ -6,7 +6,7 @@
  */
 import { pbError, toWire, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, InstanceTask, WorkerToHost } from "../contract/rpc.js";
-import { CallScope, callScope, captureConsole, createContext } from "./context.js";
+import { CallScope, CallTracker, captureConsole, createContext } from "./context.js";
 import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
 import { classifyPluginError, fsDenied } from "./classify.js";
 import { pluginStack } from "./plugin-location.js";
@@ -42,11 +42,13 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
   if (channel.ownsConsole !== false) captureConsole(send);
 
   const instanceAbort = new AbortController();
+  const calls = new CallTracker();
   const { ctx, onGrantResult } = createContext({
     send,
     instance: task.instance,
     grants: task.grants,
     instanceSignal: instanceAbort.signal,
+    calls,
   });
   const inflight = new Map<number, CallScope>();
   let impl: Record<string, unknown> | null = null;
@@ -80,7 +82,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
   }
 
   async function handleCall(msg: CallMessage): Promise<void> {
-    const scope = new CallScope(msg.deadline, msg.id);
+    const scope = new CallScope(msg.deadline, msg.id, send);
     inflight.set(msg.id, scope);
     try {
       const fn = impl?.[msg.method];
@@ -89,7 +91,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
           instance: task.instance,
           method: msg.method,
         });
-      const value = await callScope.run(scope, () => fn.apply(impl, msg.args));
+      const value = await calls.run(scope, () => fn.apply(impl, msg.args));
       reply(msg.id, true, value);
     } catch (err) {
       reply(msg.id, false, undefined, pluginErrorToWire(err, task.instance, msg.method, task.pluginDir));
@@ -139,6 +141,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
   let secrets: string[] = [];
   try {
     const def = await importDefinition(task);
+    calls.acrossAwaits = (def as { callContext?: unknown }).callContext !== "sync";
     const parsed = parseInstanceConfig(def, task);
     secrets = parsed.secrets;
     if (secrets.length > 0) send({ t: "secrets", secrets });

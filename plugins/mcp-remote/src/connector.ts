@@ -8,7 +8,7 @@
  */
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { McpConnector, McpDispatchCtx, PluginContext, ToolDescriptor } from "patchbay/plugin";
+import type { CallHandle, McpConnector, McpDispatchCtx, PluginContext, ToolDescriptor } from "patchbay/plugin";
 import type { ChildServer } from "./child-server.js";
 import type { McpRemoteConfig } from "./config.js";
 import { Connection, type RequestOpts, type Session } from "./connection.js";
@@ -31,7 +31,8 @@ function offers(client: Client, what: "resources" | "prompts"): boolean {
 
 export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early: ChildServer | null): McpConnector {
   const connection = new Connection(cfg, ctx, early);
-  const callDeadline = () => Date.now() + ctx.remainingMs();
+  // The plugin is defined with callContext "sync": every method reads its call here, before its first await.
+  const thisCall = (): CallHandle => ctx.currentCall?.() ?? callOf(ctx);
   const target = () => connection.target;
   const subscriptions = new ResourceSubscriptions(ctx, target);
   connection.onConnected = (client) => subscriptions.attach(client, cfg.connect_timeout_ms);
@@ -61,10 +62,11 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     async health_check() {
       try {
         // Inside the host's health budget (answering false beats a health timeout), and connect_timeout_ms.
-        const budget = ctx.remainingMs();
+        const call = thisCall();
+        const budget = Math.max(0, call.deadline - Date.now());
         // A quarter of the budget (at most 500 ms) is kept back: the answer must still cross to the host in time under load.
         const deadline = Date.now() + Math.min(budget - Math.min(500, budget * 0.25), cfg.connect_timeout_ms);
-        await connection.run("ping", deadline, true, (client, opts) => client.ping(opts), 0);
+        await connection.run("ping", { deadline, signal: call.signal }, true, (client, opts) => client.ping(opts), 0);
         return true;
       } catch (err) {
         ctx.log.warn("health check failed", { target: connection.target, error: (err as Error).message });
@@ -73,15 +75,15 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     },
 
     async server_info() {
-      return connection.run("initialize", callDeadline(), true, async (_client, _opts, session) =>
+      return connection.run("initialize", thisCall(), true, async (_client, _opts, session) =>
         connection.serverInfo(session),
       );
     },
 
     async list_tools() {
-      const deadline = callDeadline();
-      return connection.run("tools/list", deadline, true, (client, opts, session) =>
-        loadTools(client, opts, session, deadline),
+      const call = thisCall();
+      return connection.run("tools/list", call, true, (client, opts, session) =>
+        loadTools(client, opts, session, call.deadline),
       );
     },
 
@@ -90,18 +92,18 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
       if (ctxOverrides && Object.keys(ctxOverrides).length > 0) {
         params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
       }
-      const deadline = callDeadline();
-      const relay = new ProgressRelay(ctx, PROGRESS_INTERVAL_MS);
+      const call = thisCall();
+      const relay = new ProgressRelay(call.progress, PROGRESS_INTERVAL_MS);
       // While it runs, the server may ask things of us (sampling, elicitation, roots), within budget.
       const result = await connection.asks
         .during(() =>
-          connection.run(`tools/call "${tool}"`, deadline, false, async (client, opts, session) => {
+          connection.run(`tools/call "${tool}"`, call, false, async (client, opts, session) => {
             // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
-            if (!session.tools) await loadTools(client, opts, session, deadline);
+            if (!session.tools) await loadTools(client, opts, session, call.deadline);
             if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
             return client.request({ method: "tools/call", params }, callToolResultShape, {
               ...opts,
-              // Giving onprogress makes the SDK send a progressToken; the caller sees it through ctx.progress.
+              // Giving onprogress makes the SDK send a progressToken; the caller sees it as the call's progress.
               onprogress: relay.report,
             });
           }),
@@ -117,14 +119,14 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     },
 
     async list_resources() {
-      const deadline = callDeadline();
-      return connection.run("resources/list", deadline, true, async (client, opts) =>
+      const call = thisCall();
+      return connection.run("resources/list", call, true, async (client, opts) =>
         !offers(client, "resources")
           ? []
           : collectPages(
               "resources/list",
               target(),
-              deadline,
+              call.deadline,
               opts.signal,
               (cursor, o) => client.listResources(cursor === undefined ? undefined : { cursor }, o),
               (r) => r.resources,
@@ -133,14 +135,14 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     },
 
     async list_resource_templates() {
-      const deadline = callDeadline();
-      return connection.run("resources/templates/list", deadline, true, async (client, opts) =>
+      const call = thisCall();
+      return connection.run("resources/templates/list", call, true, async (client, opts) =>
         !offers(client, "resources")
           ? []
           : collectPages(
               "resources/templates/list",
               target(),
-              deadline,
+              call.deadline,
               opts.signal,
               (cursor, o) => client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, o),
               (r) => r.resourceTemplates,
@@ -149,33 +151,33 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     },
 
     async read_resource(uri: string) {
-      return connection.run(`resources/read "${uri}"`, callDeadline(), true, (client, opts) =>
+      return connection.run(`resources/read "${uri}"`, thisCall(), true, (client, opts) =>
         client.readResource({ uri }, opts),
       );
     },
 
     // Idempotent on the server (a set of URIs), so retried after a lost connection like a read.
     async subscribe_resource(uri: string) {
-      await connection.run(`resources/subscribe "${uri}"`, callDeadline(), true, (client, opts) =>
+      await connection.run(`resources/subscribe "${uri}"`, thisCall(), true, (client, opts) =>
         subscriptions.subscribe(client, uri, opts),
       );
     },
 
     async unsubscribe_resource(uri: string) {
-      await connection.run(`resources/unsubscribe "${uri}"`, callDeadline(), true, (client, opts) =>
+      await connection.run(`resources/unsubscribe "${uri}"`, thisCall(), true, (client, opts) =>
         subscriptions.unsubscribe(client, uri, opts),
       );
     },
 
     async list_prompts() {
-      const deadline = callDeadline();
-      return connection.run("prompts/list", deadline, true, async (client, opts) =>
+      const call = thisCall();
+      return connection.run("prompts/list", call, true, async (client, opts) =>
         !offers(client, "prompts")
           ? []
           : collectPages(
               "prompts/list",
               target(),
-              deadline,
+              call.deadline,
               opts.signal,
               (cursor, o) => client.listPrompts(cursor === undefined ? undefined : { cursor }, o),
               (r) => r.prompts,
@@ -184,7 +186,7 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     },
 
     async get_prompt(name: string, args?: Record<string, string>) {
-      return connection.run(`prompts/get "${name}"`, callDeadline(), true, (client, opts) =>
+      return connection.run(`prompts/get "${name}"`, thisCall(), true, (client, opts) =>
         client.getPrompt(args === undefined ? { name } : { name, arguments: args }, opts),
       );
     },
@@ -192,5 +194,16 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     async close() {
       await connection.close();
     },
+  };
+}
+
+/** The call as the ctx of an older host or a test shows it (no currentCall): read through ctx each time. */
+function callOf(ctx: PluginContext): CallHandle {
+  return {
+    deadline: Date.now() + ctx.remainingMs(),
+    get signal() {
+      return ctx.signal;
+    },
+    progress: (update) => ctx.progress?.(update),
   };
 }

@@ -14,6 +14,9 @@ import { config } from "./config.js";
 export default definePlugin({
   kind: "mcp",
   config,
+  // Each method reads its call (ctx.currentCall()) before its first await: the runtime need not
+  // track calls across awaits, which with "isolation": "host" would slow every promise of the host.
+  callContext: "sync",
   async create(cfg, ctx): Promise<McpConnector> {
     const early = cfg.command
       ? startServer({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env })

@@ -4,8 +4,6 @@
  * report held back is sent when the interval ends, or when the call answers (flush), so the
  * caller always sees the last progress before the result.
  */
-import { AsyncResource } from "node:async_hooks";
-import type { PluginContext } from "patchbay/plugin";
 
 export interface Progress {
   progress: number;
@@ -17,21 +15,15 @@ export class ProgressRelay {
   private last = 0;
   private held: Progress | null = null;
   private timer: NodeJS.Timeout | null = null;
-  /**
-   * The call's async context: the SDK calls us from the transport's data event, where ctx.progress
-   * would not know the call. A plain AsyncResource rather than AsyncResource.bind(): bind() costs
-   * about 10 µs (it builds a deprecation getter each time), paid on every call, progress or not.
-   */
-  private readonly scope = new AsyncResource("mcp-remote.progress");
 
+  /**
+   * `send` is the call's own progress (its handle's, from ctx.currentCall()): the SDK calls us
+   * from the transport's data event, outside the call, where ctx.progress would not know it.
+   */
   constructor(
-    private readonly ctx: PluginContext,
+    private readonly send: (p: Progress) => void,
     private readonly intervalMs: number,
   ) {}
-
-  private send(p: Progress): void {
-    this.scope.runInAsyncScope(() => this.ctx.progress?.(p));
-  }
 
   /** For the SDK's onprogress. */
   readonly report = (p: Progress): void => {

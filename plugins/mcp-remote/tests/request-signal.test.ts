@@ -8,7 +8,7 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { PluginContext } from "patchbay/plugin";
 import { Connection } from "../src/connection.js";
 import { config } from "../src/config.js";
-import { RequestSignals } from "../src/request-signal.js";
+import { RequestSignal, RequestSignals } from "../src/request-signal.js";
 import { STDIO_SERVER } from "./demo-server.js";
 
 setFlagsFromString("--expose-gc");
@@ -53,11 +53,57 @@ it("aborts a request's signal with the caller's reason or the session's, and unl
   expect(late.signal.aborted).toBe(true);
 });
 
+it("answers as an AbortSignal does to what the SDK and mcp-remote use of it", async () => {
+  const real = new AbortController();
+  const light = new RequestSignal();
+  const heard = { real: [] as string[], light: [] as string[] };
+  for (const [name, signal] of [
+    ["real", real.signal],
+    ["light", light.asAbortSignal],
+  ] as const) {
+    const twice = () => heard[name].push("twice");
+    const removed = () => heard[name].push("removed");
+    signal.addEventListener("abort", twice);
+    signal.addEventListener("abort", twice);
+    signal.addEventListener("abort", removed, { once: true });
+    signal.removeEventListener("abort", removed);
+    signal.addEventListener("abort", () => {
+      throw new Error(`${name} listener threw`);
+    });
+    signal.addEventListener("abort", function (this: unknown) {
+      heard[name].push(this === signal ? "this is the signal" : "another this");
+    });
+    expect(() => signal.throwIfAborted()).not.toThrow();
+  }
+  const thrown: string[] = [];
+  const onUncaught = (err: Error) => thrown.push(err.message);
+  process.prependListener("uncaughtException", onUncaught);
+  try {
+    real.abort(new Error("stop"));
+    light.abort(new Error("stop"));
+    light.abort(new Error("again"));
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.removeListener("uncaughtException", onUncaught);
+  }
+  expect(heard.light).toEqual(heard.real);
+  expect(thrown.sort()).toEqual(["light listener threw", "real listener threw"]);
+  for (const signal of [real.signal, light.asAbortSignal]) {
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as Error).message).toBe("stop");
+    expect(() => signal.throwIfAborted()).toThrow("stop");
+    const late = () => heard.light.push("late");
+    signal.addEventListener("abort", late);
+  }
+  expect(heard.light).toEqual(heard.real);
+});
+
 it("keeps no request's signal alive after the request settles, so calls do not accumulate", async () => {
   const refs: WeakRef<AbortSignal>[] = [];
   for (let i = 0; i < 20; i++) {
     callSignal = new AbortController().signal;
-    const result = await connection.run("tools/call echo", Date.now() + 5_000, false, (client, opts) => {
+    const caller = { deadline: Date.now() + 5_000, signal: callSignal };
+    const result = await connection.run("tools/call echo", caller, false, (client, opts) => {
       refs.push(new WeakRef(opts.signal));
       return client.request(
         { method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } },
