@@ -18,9 +18,12 @@ if (!existsSync(fileURLToPath(main))) {
   );
   process.exit(1);
 }
-// A command that boots a host starts worker threads now, so they load the worker runtime on the
-// other cores while this one loads the CLI and reads the config (src/spawn/warm-threads.ts).
-if (process.argv[2] === "boot" || process.argv[2] === "serve") {
+// `boot` starts worker threads now, so they load the worker runtime on the other cores while this
+// one loads the CLI and reads the config (src/spawn/warm-threads.ts). Not `serve`: there the host's
+// own thread (the gateway's load, then a client's initialize) and the upstream servers are what a
+// client waits for, and warm threads took CPU from both (measured: a first start's initialize
+// answered ~170 ms later, and no earlier first tools/call over HTTP).
+if (process.argv[2] === "boot") {
   const { availableParallelism } = await import("node:os");
   const warm = await import(new URL("../dist/spawn/warm-threads.js", import.meta.url).href);
   warm.prestartThreads(Math.min(availableParallelism(), 4));

@@ -5,7 +5,7 @@
  * runtime (entry, serve loop, "patchbay/plugin" with zod: ~0.12 s of CPU each) on the idle core,
  * and the first instances start in it as if that had already been done.
  *
- * bin/patchbay.mjs starts them for the commands that boot a host, from this module as tsc wrote
+ * bin/patchbay.mjs starts them for `patchbay boot` (see there why not for `serve`), from this module as tsc wrote
  * it (the CLI bundle keeps it out, so both hold the same instance: scripts/bundle-cli.mjs).
  *
  * A warm thread is started with an empty environment and the default heap limit: an instance
