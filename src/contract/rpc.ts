@@ -34,7 +34,8 @@ export interface InstanceTask {
 /** The tinypool task that turns a pool thread into one instance's server. */
 /** What a thread started ahead of its instance runs first: it loads the worker runtime (spawn/warm-threads.ts). */
 export interface WarmTask {
-  warm: true;
+  /** The module every plugin imports ("patchbay/plugin" in the runtime bundle), imported now. */
+  warm: string;
 }
 
 export interface ServeTask extends InstanceTask {

@@ -15,7 +15,7 @@
  */
 import { Tinypool } from "tinypool";
 import type { WarmTask } from "../contract/rpc.js";
-import { workerEntryPath } from "../paths.js";
+import { authoringAliases, workerEntryPath } from "../paths.js";
 import { DEFAULTS } from "../config/defaults.js";
 import { sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB } from "./runtime.js";
 
@@ -48,7 +48,7 @@ export function prestartThreads(count: number): void {
     const pool = new Tinypool(threadPoolOptions({}, DEFAULTS.max_memory_mb));
     // A thread that fails to warm up is dropped: the instance that would have taken it starts a
     // thread of its own, and reports that one's failure if it fails too.
-    pool.run({ warm: true } satisfies WarmTask).catch(() => {
+    pool.run({ warm: authoringAliases()["patchbay/plugin"] } satisfies WarmTask).catch(() => {
       const at = idle.indexOf(pool);
       if (at >= 0) idle.splice(at, 1);
       void pool.destroy().catch(() => undefined);

@@ -5,6 +5,7 @@
  * (errors, contract), never host stages. serveOnHostThread is the same loop for "isolation":
  * "host" (spawn/host-runtime.ts), which imports this bundle on the host's own thread.
  */
+import { pathToFileURL } from "node:url";
 import { isMainThread, type MessagePort } from "node:worker_threads";
 import type {
   HostToWorker,
@@ -22,7 +23,7 @@ export default async function serve(task: ServeTask | WarmTask): Promise<void> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
   enableCompileCache();
   // A thread started ahead of its instance loads what every plugin imports, then waits for it.
-  if ("warm" in task) return void (await import("../plugin.js"));
+  if ("warm" in task) return void (await import(pathToFileURL(task.warm).href));
   const { port, env, ...rest } = task;
   setEnvironment(env);
   const out = new ResultOutbox((msg) => port.postMessage(msg), unsendableResult(rest.instance));
