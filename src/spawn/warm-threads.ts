@@ -46,11 +46,12 @@ export function threadPoolOptions(env: Record<string, string>, maxMemoryMb: numb
 export function prestartThreads(count: number): void {
   for (let i = 0; i < count; i++) {
     const pool = new Tinypool(threadPoolOptions({}, DEFAULTS.max_memory_mb));
-    // A thread that fails to warm up is dropped: the instance that would have taken it starts a
-    // thread of its own, and reports that one's failure if it fails too.
+    // A thread that fails to warm up while idle is dropped: the instance that would have taken it
+    // starts a thread of its own. Once taken, the pool is the instance's, and so is reporting it.
     pool.run({ warm: authoringAliases()["patchbay/plugin"] } satisfies WarmTask).catch(() => {
       const at = idle.indexOf(pool);
-      if (at >= 0) idle.splice(at, 1);
+      if (at < 0) return;
+      idle.splice(at, 1);
       void pool.destroy().catch(() => undefined);
     });
     idle.push(pool);
