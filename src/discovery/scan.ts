@@ -105,7 +105,8 @@ export function readManifest(
   } catch (err) {
     return fail(`not valid JSON (${(err as Error).message})`);
   }
-  const parsed = ManifestSchema.safeParse(raw);
+  // jitless: each manifest is parsed once per boot, where zod's compiled fast path costs more to build than it saves.
+  const parsed = ManifestSchema.safeParse(raw, { jitless: true });
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({
       pointer: "/" + i.path.map(String).join("/"),

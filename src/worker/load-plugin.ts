@@ -20,7 +20,7 @@ const NATIVE_MODULES = ["zod", "better-sqlite3", "@modelcontextprotocol/sdk", "p
 
 export interface LoadedDefinition {
   kind: string;
-  config: { safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: ZodIssueLike[] } } };
+  config: { safeParse(value: unknown, params?: { jitless?: boolean }): { success: boolean; data?: unknown; error?: { issues: ZodIssueLike[] } } };
   create(config: unknown, ctx: unknown): unknown;
 }
 
@@ -139,7 +139,8 @@ export function parseInstanceConfig(
   walkMarkedFields(def.config, structuredClone(task.config), (f) => {
     if (f.marks.secret) secrets.push(f.value as string);
   });
-  const parsed = def.config.safeParse(task.config);
+  // Once per worker start: zod's compiled fast path (jitless: false) would cost more to build than it saves.
+  const parsed = def.config.safeParse(task.config, { jitless: true });
   if (!parsed.success) {
     const issues = describeConfigIssues(def.config, parsed.error?.issues ?? []);
     const lines = issues.map((i) => `config.${i.field || "(root)"}: ${i.message}`);
