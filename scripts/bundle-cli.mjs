@@ -48,6 +48,7 @@ await build({
 const servers = path.join(dist, "servers");
 const source = path.join(root, "servers", "demo-server.mjs");
 const ENTRY = "\0demo-mcp-entry";
+const NO_AJV = "\0demo-mcp-no-ajv";
 rmSync(servers, { recursive: true, force: true });
 await build({
   input: { "demo-mcp": ENTRY },
@@ -59,6 +60,21 @@ await build({
       resolveId: (id) => (id === ENTRY ? id : null),
       load: (id) =>
         id === ENTRY ? `import { serveStdio } from ${JSON.stringify(source)};\nawait serveStdio();\n` : null,
+    },
+    {
+      // The SDK's Server builds an ajv instance (with ajv-formats) for one job: checking a
+      // client's answer to an elicitation request against the requested schema. The demo server
+      // never elicits, and ajv was a third of this bundle: ~240 KB compiled at every start, on
+      // the critical path of `npm start`. A stand-in that says so if it is ever asked.
+      name: "demo-mcp-no-ajv",
+      resolveId: (id, importer) =>
+        id === "../validation/ajv-provider.js" && importer?.includes(`${path.sep}@modelcontextprotocol${path.sep}`)
+          ? NO_AJV
+          : null,
+      load: (id) =>
+        id === NO_AJV
+          ? `export class AjvJsonSchemaValidator {\n  getValidator() {\n    throw new Error("The bundled demo MCP server validates no JSON Schema (it never elicits): run servers/demo-server.mjs for the SDK's ajv validator.");\n  }\n}\n`
+          : null,
     },
   ],
   logLevel: "warn",
