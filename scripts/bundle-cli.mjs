@@ -48,7 +48,14 @@ await build({
 const servers = path.join(dist, "servers");
 const source = path.join(root, "servers", "demo-server.mjs");
 const ENTRY = "\0demo-mcp-entry";
-const NO_AJV = "\0demo-mcp-no-ajv";
+const unused = (what) =>
+  `throw new Error("The bundled demo MCP server carries no ${what}: run servers/demo-server.mjs for the SDK as published.")`;
+/** What the demo server's bundle has instead of these SDK imports (see the demo-mcp-slim plugin below). */
+const STAND_INS = {
+  "../validation/ajv-provider.js": `export class AjvJsonSchemaValidator { getValidator() { ${unused("JSON Schema validator (it never elicits)")}; } }`,
+  "zod/v3": `export function object() { ${unused("zod 3 (its schemas are zod 4)")}; }`,
+  "zod-to-json-schema": `export function zodToJsonSchema() { ${unused("zod 3 (its schemas are zod 4)")}; }`,
+};
 rmSync(servers, { recursive: true, force: true });
 await build({
   input: { "demo-mcp": ENTRY },
@@ -62,19 +69,17 @@ await build({
         id === ENTRY ? `import { serveStdio } from ${JSON.stringify(source)};\nawait serveStdio();\n` : null,
     },
     {
-      // The SDK's Server builds an ajv instance (with ajv-formats) for one job: checking a
-      // client's answer to an elicitation request against the requested schema. The demo server
-      // never elicits, and ajv was a third of this bundle: ~240 KB compiled at every start, on
-      // the critical path of `npm start`. A stand-in that says so if it is ever asked.
-      name: "demo-mcp-no-ajv",
+      // Parts of the SDK the demo server never runs, each a large share of this bundle compiled
+      // at every start (on the critical path of `npm start`), replaced by stand-ins that say so
+      // if they are ever reached: ajv, which the SDK's Server builds for one job (checking a
+      // client's answer to an elicitation, and the demo server never elicits), and zod 3 with
+      // its JSON Schema converter (the demo server's schemas are zod 4). 750 KB became ~360 KB.
+      name: "demo-mcp-slim",
       resolveId: (id, importer) =>
-        id === "../validation/ajv-provider.js" && importer?.includes(`${path.sep}@modelcontextprotocol${path.sep}`)
-          ? NO_AJV
+        importer?.includes(`${path.sep}@modelcontextprotocol${path.sep}sdk${path.sep}`) && id in STAND_INS
+          ? `\0demo-mcp-stand-in:${id}`
           : null,
-      load: (id) =>
-        id === NO_AJV
-          ? `export class AjvJsonSchemaValidator {\n  getValidator() {\n    throw new Error("The bundled demo MCP server validates no JSON Schema (it never elicits): run servers/demo-server.mjs for the SDK's ajv validator.");\n  }\n}\n`
-          : null,
+      load: (id) => (id.startsWith("\0demo-mcp-stand-in:") ? STAND_INS[id.slice("\0demo-mcp-stand-in:".length)] : null),
     },
   ],
   logLevel: "warn",

@@ -1,7 +1,8 @@
 /**
  * The demo MCP server's bundle (dist/servers/demo-mcp.mjs, scripts/bundle-cli.mjs), which the
- * default connectors.json starts on every `npm start`: one file, without ajv (the SDK's
- * elicitation-answer validator, which the demo server never uses), and still a whole MCP server.
+ * default connectors.json starts on every `npm start`: one file, without the SDK parts the demo
+ * server never runs (ajv, the elicitation-answer validator; zod 3 and its JSON Schema converter),
+ * and still a whole MCP server.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -13,12 +14,12 @@ import { ROOT } from "../helpers.js";
 const BUNDLE = path.join(ROOT, "dist", "servers", "demo-mcp.mjs");
 
 describe("the bundled demo MCP server", () => {
-  it("imports nothing but Node built-ins and carries no ajv", () => {
+  it("imports nothing but Node built-ins and carries no ajv, zod 3 or zod-to-json-schema", () => {
     const code = readFileSync(BUNDLE, "utf8");
     const imports = [...code.matchAll(/^import\s[^;]*?from\s*"([^"]+)"/gm)].map((m) => m[1]);
     expect(imports.every((s) => s.startsWith("node:"))).toBe(true);
-    expect(code).not.toMatch(/^\/\/ node_modules\/(ajv|ajv-formats|fast-uri)\//m);
-    expect(code).toContain("validates no JSON Schema");
+    expect(code).not.toMatch(/^\/\/ node_modules\/(ajv|ajv-formats|fast-uri|zod-to-json-schema|zod\/v3)\//m);
+    expect(code).toContain("carries no JSON Schema validator");
   });
 
   it("serves its tools over stdio: initialize, tools/list and a call with a structured result", async () => {
