@@ -9,7 +9,9 @@
 // The MCP SDK modules the bundled plugins import (BUNDLED_SDK_MODULES in src/paths.ts) are bundled
 // here too, from the SDK's ES build with everything it imports, into dist/runtime/mcp-sdk/: zod
 // is then one copy shared with "patchbay/plugin" instead of a second one from node_modules.
-// zod's locales other than English load on first use (lazy-zod-locales.mjs).
+// zod's locales other than English load on first use (lazy-zod-locales.mjs). The Client's default
+// JSON Schema validator (ajv, a third of the SDK's bundle) is left out: the one plugin that uses
+// the Client, mcp-remote, gives it its own (plugins/mcp-remote/src/output-validation.ts).
 //
 // rolldown (pinned in devDependencies; it is also vite's bundler) only joins modules: no
 // minifying (readable frames when a worker fails) and no source maps (a worker enables Node's
@@ -48,6 +50,21 @@ const sdkInputs = Object.fromEntries(
   ]),
 );
 
+/** The SDK Client's import of its ajv validator, as a stand-in that says what to do if it is built. */
+function clientWithoutAjv() {
+  const STAND_IN = "\0patchbay-sdk-no-ajv";
+  const clientIndex = fileURLToPath(import.meta.resolve("@modelcontextprotocol/sdk/client/index.js"));
+  return {
+    name: "sdk-client-without-ajv",
+    resolveId: (id, importer) =>
+      id === STAND_IN || (id === "../validation/ajv-provider.js" && importer === clientIndex) ? STAND_IN : null,
+    load: (id) =>
+      id === STAND_IN
+        ? `export class AjvJsonSchemaValidator {\n  constructor() {\n    throw new Error("The MCP SDK bundled for Patchbay's plugins carries no ajv: give the Client a jsonSchemaValidator (as plugins/mcp-remote does).");\n  }\n}\n`
+        : null,
+  };
+}
+
 rmSync(out, { recursive: true, force: true });
 await build({
   input: {
@@ -60,7 +77,7 @@ await build({
   },
   platform: "node",
   external,
-  plugins: [lazyZodLocales()],
+  plugins: [lazyZodLocales(), clientWithoutAjv()],
   logLevel: "warn",
   output: bundleOutput(out),
 });

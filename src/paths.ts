@@ -105,7 +105,6 @@ export const BUNDLED_SDK_MODULES = [
   "client/auth-extensions.js",
   "client/streamableHttp.js",
   "shared/stdio.js",
-  "validation/ajv-provider.js",
 ] as const;
 
 /** The SDK modules a shipped plugin imports, mapped to their bundled copies. */

@@ -2,7 +2,8 @@
  * The MCP SDK's bundled copy (dist/runtime/mcp-sdk/, scripts/bundle-runtime.mjs) and how plugins
  * reach it: only shipped plugins get it, for every SDK module they import (two copies of the
  * SDK's classes in one plugin would break its `instanceof McpError`); it shares zod with
- * "patchbay/plugin"; and an alias reached only through a dynamic import() is loaded when that
+ * "patchbay/plugin"; it leaves the Client's ajv out (mcp-remote gives it its own validator);
+ * and an alias reached only through a dynamic import() is loaded when that
  * import runs, so mcp-remote's server still starts before the SDK loads. Real files, real
  * workers, jiti's own transform.
  */
@@ -92,6 +93,35 @@ describe("the MCP SDK's bundled copy", () => {
     expect(loaded?.McpError).toBe(types.McpError);
     // Not the node_modules copy a plugin of the operator's own gets.
     expect(loaded?.McpError).not.toBe(createRequire(import.meta.url)(`${SDK}types.js`).McpError);
+  });
+
+  it("carries no ajv: its Client must be given a validator, and mcp-remote's lets it list tools with outputSchemas", async () => {
+    const client = readFileSync(bundledSdkAliases()[`${SDK}client/index.js`], "utf8");
+    expect(client).not.toMatch(/^\/\/ node_modules\/(ajv|ajv-formats)\//m);
+    const { Client } = await import(pathToFileURL(bundledSdkAliases()[`${SDK}client/index.js`]).href);
+    expect(() => new Client({ name: "t", version: "1" })).toThrow(
+      /carries no ajv: give the Client a jsonSchemaValidator/,
+    );
+    const { hostChecksOutput } = await import("../../plugins/mcp-remote/src/output-validation.js");
+    const { StdioClientTransport } = await import(`${SDK}client/stdio.js`);
+    const c = new Client({ name: "t", version: "1" }, { jsonSchemaValidator: hostChecksOutput });
+    await c.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(ROOT, "servers", "demo-mcp.mjs")],
+        env: { PATH: process.env.PATH ?? "" },
+        stderr: "ignore",
+      }),
+    );
+    try {
+      // The demo server's `add` has an outputSchema: tools/list asks the validator for it, and must not fail.
+      const { tools } = await c.listTools();
+      expect(tools.find((t: { name: string }) => t.name === "add")?.outputSchema).toBeDefined();
+      // Used at all, it says so rather than answering for a schema it never checked.
+      expect(() => hostChecksOutput.getValidator({ type: "object" })({})).toThrow(/validates no JSON Schema/);
+    } finally {
+      await c.close();
+    }
   });
 
   it("imports an alias reached only through a dynamic import() when that import runs, not before the entry", async () => {

@@ -30,7 +30,7 @@ import { unavailable } from "patchbay/plugin";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { LogBudget } from "./budget.js";
 import { clientCapabilities, installHandlers } from "./client-features.js";
-import { lazySchemaValidator } from "./lazy-validator.js";
+import { hostChecksOutput } from "./output-validation.js";
 import { ClientRequestBudget } from "./client-budget.js";
 import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
@@ -245,7 +245,7 @@ export class Connection {
   private async openOnce(): Promise<Session> {
     const client = new Client(
       { name: "patchbay-mcp-remote", version: "1.0.0" },
-      { capabilities: clientCapabilities(this.cfg), jsonSchemaValidator: lazySchemaValidator() },
+      { capabilities: clientCapabilities(this.cfg), jsonSchemaValidator: hostChecksOutput },
     );
     const transport = this.makeTransport();
     const session: Session = {
