@@ -166,8 +166,22 @@ function queryDeclarationProblem(manifest: Manifest): string | null {
   return core ? `filters must not list "${core}": query, limit and mode are part of every query` : null;
 }
 
+/** What the host's plugin API says to a range, by range: every bundled plugin declares the same one, read on every boot. */
+const rangeVerdicts = new Map<string, { range: string | null; satisfied: boolean; pluginIsNewer: boolean }>();
+
+function rangeVerdict(declared: string) {
+  let verdict = rangeVerdicts.get(declared);
+  if (!verdict) {
+    const range = validRange(declared);
+    const satisfied = range !== null && satisfies(PLUGIN_API_VERSION, range);
+    verdict = { range, satisfied, pluginIsNewer: range !== null && !satisfied && ltr(PLUGIN_API_VERSION, range) };
+    rangeVerdicts.set(declared, verdict);
+  }
+  return verdict;
+}
+
 function checkApiRange(manifest: Manifest): PatchbayError | null {
-  const range = validRange(manifest.patchbay);
+  const { range, satisfied, pluginIsNewer } = rangeVerdict(manifest.patchbay);
   if (!range) {
     return pbError(
       "PB_ERR_PLUGIN_MANIFEST_INVALID",
@@ -175,9 +189,8 @@ function checkApiRange(manifest: Manifest): PatchbayError | null {
       { plugin: manifest.name },
     );
   }
-  if (satisfies(PLUGIN_API_VERSION, range)) return null;
-  // The host is below the range: the plugin was written for a newer host.
-  const pluginIsNewer = ltr(PLUGIN_API_VERSION, range);
+  if (satisfied) return null;
+  // pluginIsNewer: the host is below the range, so the plugin was written for a newer host.
   const upgrade = pluginIsNewer
     ? "upgrade Patchbay (the host) to a version that provides it"
     : "upgrade the plugin to one written for this plugin API";
