@@ -79,7 +79,10 @@ export function scanPlugins(configuredDirs: readonly string[], bundledDir: strin
 
 function readPluginFolder(root: string, bundled: boolean, errors: PatchbayError[]): DiscoveredPlugin[] {
   const found: DiscoveredPlugin[] = [];
-  for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  // Code-point order, not localeCompare: its first call builds ICU's collator, ~15 ms of every boot.
+  for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : +(a.name > b.name),
+  )) {
     if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
     const dir = path.join(root, entry.name);
     const manifestPath = path.join(dir, "plugin.json");
