@@ -20,7 +20,12 @@ const NATIVE_MODULES = ["zod", "better-sqlite3", "@modelcontextprotocol/sdk", "p
 
 export interface LoadedDefinition {
   kind: string;
-  config: { safeParse(value: unknown, params?: { jitless?: boolean }): { success: boolean; data?: unknown; error?: { issues: ZodIssueLike[] } } };
+  config: {
+    safeParse(
+      value: unknown,
+      params?: { jitless?: boolean },
+    ): { success: boolean; data?: unknown; error?: { issues: ZodIssueLike[] } };
+  };
   create(config: unknown, ctx: unknown): unknown;
 }
 
