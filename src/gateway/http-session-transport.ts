@@ -26,6 +26,8 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 
+import { ToolCallLane, type ToolCallLaneOptions } from "./tool-call-lane.js";
+
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
@@ -36,11 +38,25 @@ export class SessionTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** Fast-path requests awaiting their answer, by JSON-RPC id. */
   private readonly waiting = new Map<RequestId, ServerResponse>();
+  /** Runs a fast-path call past the SDK server's Protocol dispatch (tool-call-lane.ts); absent: the server runs it. */
+  private readonly lane?: ToolCallLane;
 
-  constructor(opts: ConstructorParameters<typeof StreamableHTTPServerTransport>[0]) {
+  constructor(opts: ConstructorParameters<typeof StreamableHTTPServerTransport>[0], lane?: ToolCallLaneOptions) {
     this.sdk = new StreamableHTTPServerTransport(opts);
-    this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    this.sdk.onclose = () => this.onclose?.();
+    if (lane)
+      this.lane = new ToolCallLane(
+        lane,
+        (message) => this.send(message),
+        (error) => this.onerror?.(error),
+      );
+    this.sdk.onmessage = (message, extra) => {
+      this.lane?.see(message);
+      this.onmessage?.(message, extra);
+    };
+    this.sdk.onclose = () => {
+      this.lane?.close();
+      this.onclose?.();
+    };
     this.sdk.onerror = (error) => this.onerror?.(error);
   }
 
@@ -76,6 +92,7 @@ export class SessionTransport implements Transport {
 
   /** A message handed to the session's server as if the client had sent it (a withdrawal). */
   deliver(message: JSONRPCMessage): void {
+    this.lane?.see(message);
     this.onmessage?.(message);
   }
 
@@ -94,6 +111,7 @@ export class SessionTransport implements Transport {
     res.once("close", () => {
       if (this.waiting.get(body.id) === res) this.waiting.delete(body.id);
     });
+    if (this.lane?.run(body)) return true;
     // What the SDK transport tells the server about the request: its headers and full URL.
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     this.onmessage(body, { requestInfo: { headers: req.headers, url } });
