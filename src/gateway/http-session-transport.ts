@@ -3,8 +3,10 @@
  * for the one request clients send most, a plain `tools/call`. The SDK transport converts every
  * request to a web Request and its reply back (through @hono/node-server), and checks the body
  * against its JSON-RPC schemas again after the gateway has already parsed it: together most of the
- * HTTP layer's cost per call. A plain tools/call on an established session is instead handed to
- * the session's SDK server here and its JSON reply written straight to the node:http response.
+ * HTTP layer's cost per call. A plain tools/call on an established session is instead run here
+ * (on the lane, tool-call-lane.ts, when the transport was given one: the gateway's handler, past
+ * the SDK server's Protocol dispatch and its zod checks; else by the session's SDK server) and its
+ * JSON reply written straight to the node:http response.
  *
  * The fast path only takes requests the SDK transport would take too (plainToolCall is narrower
  * than its checks), so it refuses nothing of its own: anything else (another method, a batch, an
@@ -12,8 +14,9 @@
  * included, as before. The checks made before either path (Host/Origin, token, session id, body
  * size, JSON) are http.ts's and are the same for both. The reply is the SDK's to the byte: status
  * 200, content-type application/json, mcp-session-id, the JSON-RPC response as JSON.stringify writes
- * it. What the SDK server does with the request (its own checks of the params, the handler,
- * cancellation, result validation) is unchanged: it is the same server.
+ * it. What decides the answer (the checks of the params, the handler, cancellation, result
+ * validation) is the SDK server's, or the lane's copy of it, which answers the same
+ * (tests/gateway/http-session-transport.test.ts and http-fast.test.ts hold them to the same bytes).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -25,6 +28,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { ToolCallLane, type ToolCallLaneOptions } from "./tool-call-lane.js";
 
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
@@ -36,11 +40,25 @@ export class SessionTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** Fast-path requests awaiting their answer, by JSON-RPC id. */
   private readonly waiting = new Map<RequestId, ServerResponse>();
+  /** Runs a fast-path call past the SDK server's Protocol dispatch (tool-call-lane.ts); absent: the server runs it. */
+  private readonly lane?: ToolCallLane;
 
-  constructor(opts: ConstructorParameters<typeof StreamableHTTPServerTransport>[0]) {
+  constructor(opts: ConstructorParameters<typeof StreamableHTTPServerTransport>[0], lane?: ToolCallLaneOptions) {
     this.sdk = new StreamableHTTPServerTransport(opts);
-    this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    this.sdk.onclose = () => this.onclose?.();
+    if (lane)
+      this.lane = new ToolCallLane(
+        lane,
+        (message) => this.send(message),
+        (error) => this.onerror?.(error),
+      );
+    this.sdk.onmessage = (message, extra) => {
+      this.lane?.see(message);
+      this.onmessage?.(message, extra);
+    };
+    this.sdk.onclose = () => {
+      this.lane?.close();
+      this.onclose?.();
+    };
     this.sdk.onerror = (error) => this.onerror?.(error);
   }
 
@@ -76,6 +94,7 @@ export class SessionTransport implements Transport {
 
   /** A message handed to the session's server as if the client had sent it (a withdrawal). */
   deliver(message: JSONRPCMessage): void {
+    this.lane?.see(message);
     this.onmessage?.(message);
   }
 
@@ -94,6 +113,7 @@ export class SessionTransport implements Transport {
     res.once("close", () => {
       if (this.waiting.get(body.id) === res) this.waiting.delete(body.id);
     });
+    if (this.lane?.run(body)) return true;
     // What the SDK transport tells the server about the request: its headers and full URL.
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     this.onmessage(body, { requestInfo: { headers: req.headers, url } });

@@ -26,6 +26,8 @@ export class SessionTable {
   evicted = 0;
   /** Places held by initialize requests still running. */
   private pending = 0;
+  /** The session last in use order, which a touch leaves where it is (a client's requests in a row). */
+  private newest: string | undefined;
 
   constructor(
     private readonly max = MAX_SESSIONS,
@@ -52,10 +54,12 @@ export class SessionTable {
 
   add(id: string, transport: SessionTransport): void {
     this.sessions.set(id, { transport, lastSeen: Date.now(), open: 0 });
+    this.newest = id;
   }
 
   delete(id: string): void {
     this.sessions.delete(id);
+    if (this.newest === id) this.newest = undefined;
   }
 
   /** A request on session `id` starts; the returned function ends it. */
@@ -84,7 +88,7 @@ export class SessionTable {
       const idle = [...this.sessions].find(([, s]) => s.open === 0);
       if (!idle) return null;
       // Removed before close resolves: a burst of new clients each evicts its own session.
-      this.sessions.delete(idle[0]);
+      this.delete(idle[0]);
       this.evicted++;
       this.pending++;
       await idle[1].transport.close().catch(() => undefined);
@@ -104,7 +108,9 @@ export class SessionTable {
 
   private touch(id: string, s: Session): void {
     s.lastSeen = Date.now();
+    if (this.newest === id) return;
     this.sessions.delete(id);
     this.sessions.set(id, s);
+    this.newest = id;
   }
 }

@@ -124,7 +124,7 @@ function readBody(req: IncomingMessage): Promise<string | "too-large"> {
       chunks.push(chunk);
     });
     req.once("end", () => {
-      if (!over) resolve(Buffer.concat(chunks).toString("utf8"));
+      if (!over) resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString("utf8"));
     });
     req.once("error", reject);
   });

@@ -52,3 +52,22 @@ export function checkHostAndOrigin(
   }
   return null;
 }
+
+/**
+ * checkHostAndOrigin for one server's names, remembering the last Host and Origin that passed: a
+ * client sends the same pair on every request, and the check's parsing (and a URL parse when an
+ * Origin is sent) would be repeated for nothing. Any other pair is checked in full.
+ */
+export function hostAndOriginCheck(allowed: Set<string>): (host?: string, origin?: string) => string | null {
+  let passedHost: string | undefined;
+  let passedOrigin: string | undefined;
+  return (host, origin) => {
+    if (host !== undefined && host === passedHost && origin === passedOrigin) return null;
+    const denied = checkHostAndOrigin(host, origin, allowed);
+    if (denied === null) {
+      passedHost = host;
+      passedOrigin = origin;
+    }
+    return denied;
+  };
+}

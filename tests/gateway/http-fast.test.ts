@@ -101,6 +101,12 @@ describe("serve --http fast path for tools/call", () => {
     ["a Content-Type with a charset", call(echo), { "content-type": "application/json; charset=utf-8" }],
     ["an unsupported protocol version", call(echo), { "mcp-protocol-version": "1999-01-01" }],
     ["no protocol version", call(echo), { "mcp-protocol-version": undefined }],
+    // Shapes the lane reads through the schemas rather than its own fast check (stdio-shapes.ts).
+    ["a custom _meta key", call({ ...echo, _meta: { trace: "t" } })],
+    ["no arguments", call({ name: "gw__echo" })],
+    ["an extra params key", call({ ...echo, extra: 1 })],
+    ["arguments that are not an object", call({ name: "gw__echo", arguments: "x" })],
+    ["a zero id", call(echo, { id: 0 })],
   ];
   it.each(cases)("answers %s alone exactly as in a batch of one (the SDK transport's answer)", async (_, body, h) => {
     const headers: Record<string, string> = { ...base };
@@ -133,6 +139,9 @@ describe("serve --http fast path for tools/call", () => {
     expect((await post(s.url, noToken, body)).status).toBe(403);
     expect((await post(s.url, { ...base, host: "evil.example.com" }, body)).status).toBe(403);
     expect((await post(s.url, { ...base, origin: "http://evil.example.com" }, body)).status).toBe(403);
+    // The same Host and Origin that pass on one request are refused with another on the next.
+    expect((await post(s.url, { ...base, origin: `http://${new URL(s.url).host}` }, body)).status).toBe(200);
+    expect((await post(s.url, { ...base, origin: "null" }, body)).status).toBe(403);
     const unknown = await post(s.url, { ...base, "mcp-session-id": "no-such-session" }, body);
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.body).error.code).toBe(-32001);

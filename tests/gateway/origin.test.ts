@@ -2,8 +2,9 @@
  * DNS-rebinding protection: which Host and Origin headers the HTTP gateway accepts.
  */
 import { describe, expect, it } from "vitest";
-import { allowedHostnames, checkHostAndOrigin } from "../../src/gateway/origin.js";
-import { bearerMatches } from "../../src/gateway/state-dir.js";
+import { requestPath } from "../../src/gateway/http.js";
+import { allowedHostnames, checkHostAndOrigin, hostAndOriginCheck } from "../../src/gateway/origin.js";
+import { bearerCheck, bearerMatches } from "../../src/gateway/state-dir.js";
 
 describe("Host and Origin checks", () => {
   const loopback = allowedHostnames("127.0.0.1", {});
@@ -29,6 +30,49 @@ describe("Host and Origin checks", () => {
     expect(checkHostAndOrigin("10.0.0.5:7777", undefined, behindProxy)).toBeNull();
     expect(checkHostAndOrigin("evil.example.com", undefined, behindProxy)).toMatch(/Host/);
   });
+
+  it("remembers only a pair that passed: whatever else comes next is checked in full", () => {
+    const check = hostAndOriginCheck(loopback);
+    const pairs: [string | undefined, string | undefined][] = [
+      ["localhost:7777", undefined],
+      ["localhost:7777", undefined],
+      ["localhost:7777", "http://evil.example.com"],
+      ["localhost:7777", "null"],
+      ["localhost:7777", "http://localhost:6274"],
+      ["localhost:7777", "http://localhost:6274"],
+      ["evil.example.com", "http://localhost:6274"],
+      ["evil.example.com", undefined],
+      [undefined, undefined],
+      ["localhost:7777", undefined],
+    ];
+    for (const [host, origin] of pairs)
+      expect(check(host, origin), `${host} ${origin}`).toBe(checkHostAndOrigin(host, origin, loopback));
+  });
+});
+
+describe("request path", () => {
+  it("is what new URL gives as the pathname, for the two paths served and everything else", () => {
+    for (const target of [
+      "/mcp",
+      "/mcp?a=1",
+      "/mcp#x",
+      "/mcp?a#b",
+      "/status",
+      "/status?x",
+      "/./mcp",
+      "//mcp",
+      "/mcp/",
+      "/MCP",
+      "/%6dcp",
+      "/a/../mcp",
+      "/mcp;x",
+      "http://h/mcp",
+      "/",
+      "",
+      "/nothing?mcp",
+    ])
+      expect(requestPath(target), target).toBe(new URL(target, "http://localhost").pathname);
+  });
 });
 
 describe("bearer token check", () => {
@@ -39,5 +83,20 @@ describe("bearer token check", () => {
     expect(bearerMatches("Basic abc", "abc")).toBe(false);
     expect(bearerMatches(undefined, "abc")).toBe(false);
     expect(bearerMatches("Bearer ", "abc")).toBe(false);
+  });
+
+  it("checks each header against the token made once, whatever came before", () => {
+    const matches = bearerCheck("s3cret-token");
+    for (const [header, ok] of [
+      ["Bearer s3cret-token", true],
+      ["Bearer s3cret-tokeN", false],
+      ["BEARER  s3cret-token ", true],
+      ["Bearer s3cret-token", true],
+      ["Bearers3cret-token", false],
+      ["Bearer s3cret-token-and-more", false],
+      ["Bearer", false],
+      [undefined, false],
+    ] as const)
+      expect(matches(header), String(header)).toBe(ok);
   });
 });
