@@ -108,6 +108,27 @@ describe("DirectRequests", () => {
     });
   });
 
+  it("sends the params as given, with the request's id as progressToken added to their _meta", async () => {
+    const { direct, sent } = wire();
+    const ps = [
+      { name: "a", arguments: { x: 1 } },
+      { name: "b", arguments: {}, _meta: { patchbay_identity: { user: "u" } } },
+      { name: "c", arguments: {}, task: { ttl: 5 }, _meta: { k: 1 } },
+    ];
+    const calls = ps.map((p) =>
+      settled(direct.request("tools/call", p, anything, { timeout: 1000, signal: signal() }, () => {})),
+    );
+    await Promise.resolve();
+    expect(sent.map((m) => (m as { params?: unknown }).params)).toEqual([
+      { name: "a", arguments: { x: 1 }, _meta: { progressToken: sent[0].id } },
+      { name: "b", arguments: {}, _meta: { patchbay_identity: { user: "u" }, progressToken: sent[1].id } },
+      { name: "c", arguments: {}, task: { ttl: 5 }, _meta: { k: 1, progressToken: sent[2].id } },
+    ]);
+    expect(ps[1]._meta).toEqual({ patchbay_identity: { user: "u" } });
+    direct.closed();
+    await Promise.all(calls);
+  });
+
   it("leaves every other message to the SDK Client: numeric ids, requests, unknown ids, other tokens", async () => {
     const { direct, sent } = wire();
     const p = settled(direct.request("tools/call", {}, anything, { timeout: 1000, signal: signal() }, () => {}));
