@@ -25,6 +25,8 @@ type Update = { progress: number; total?: number; message?: string };
 export class CallScope {
   private controller: AbortController | null = null;
   private reason: Error | null = null;
+  /** onAbort's listeners: an AbortController's without the AbortController. */
+  private listeners: ((reason: Error) => void)[] | null = null;
 
   constructor(
     readonly deadline: number,
@@ -38,10 +40,36 @@ export class CallScope {
     return this.controller.signal;
   }
 
+  get aborted(): boolean {
+    return this.reason !== null;
+  }
+
+  onAbort(listener: (reason: Error) => void): () => void {
+    if (this.reason) return noop;
+    (this.listeners ??= []).push(listener);
+    return () => {
+      const i = this.listeners?.indexOf(listener) ?? -1;
+      if (i >= 0) this.listeners!.splice(i, 1);
+    };
+  }
+
   /** The runtime's, not the plugin's: the host cancelled the call, or the instance closes. */
   abort(reason: Error): void {
-    this.reason ??= reason;
+    if (this.reason) return;
+    this.reason = reason;
     this.controller?.abort(reason);
+    const listeners = this.listeners ?? [];
+    this.listeners = null;
+    for (const listener of listeners) {
+      try {
+        listener(reason);
+      } catch (err) {
+        // As an AbortSignal's listener: a throwing one neither stops the others nor the abort.
+        process.nextTick(() => {
+          throw err;
+        });
+      }
+    }
   }
 
   readonly progress = (update: Update): void => {
@@ -52,6 +80,8 @@ export class CallScope {
     this.send(msg);
   };
 }
+
+const noop = (): void => {};
 
 /** Shared by every instance on a thread: its hooks are enabled once, at the first tracked call. */
 const callScope = new AsyncLocalStorage<CallScope>();

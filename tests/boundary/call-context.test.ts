@@ -44,6 +44,24 @@ describe('callContext "sync"', () => {
     await expect.poll(() => sink.lines.filter((l) => l.includes("the kept handle's signal aborted")).length).toBe(2);
   });
 
+  it("runs the kept handle's onAbort (and says aborted) when the call passes its deadline, without its signal", async () => {
+    await expect(host.mcp("sync").call("wait-light", {})).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
+    await sink.waitFor("the kept handle's onAbort ran");
+    const line = sink.lines.find((l) => l.includes("the kept handle's onAbort ran"));
+    expect(line).toContain('"aborted":true');
+    expect(line).toContain('"sameAsSignal":true');
+    expect(sink.lines.some((l) => l.includes("a removed onAbort listener ran"))).toBe(false);
+    expect(sink.lines.some((l) => l.includes("an onAbort added after the abort ran"))).toBe(false);
+  });
+
+  it("runs the kept handle's onAbort when the caller withdraws the call", async () => {
+    const caller = new AbortController();
+    const pending = host.call("mcpConnectors/sync", "call", ["wait-light", {}], { signal: caller.signal });
+    setTimeout(() => caller.abort(new Error("changed my mind")), 50);
+    await expect(pending).rejects.toBeDefined();
+    await expect.poll(() => sink.lines.filter((l) => l.includes("the kept handle's onAbort ran")).length).toBe(2);
+  });
+
   it("reports progress through the handle to this call's caller", async () => {
     const seen: unknown[] = [];
     await host.call("mcpConnectors/sync", "call", ["progress", {}], { onProgress: (u: unknown) => seen.push(u) });

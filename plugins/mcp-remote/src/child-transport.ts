@@ -16,6 +16,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { exited, type ChildServer } from "./child-server.js";
 import { parseMessage } from "./fast-shapes.js";
+import { DirectRequests } from "./direct-requests.js";
 
 const STDIN_GRACE_MS = 300;
 const TERM_GRACE_MS = 500;
@@ -28,6 +29,8 @@ export class ChildTransport implements Transport {
   private readonly readBuffer = new LineBuffer();
   private started = false;
   private closed = false;
+  /** Requests written past the SDK Client (direct-requests.ts); their answers are taken before it sees them. */
+  readonly direct: DirectRequests;
 
   /** `onKilled` hears a server that had to be killed (it ignored stdin closing and SIGTERM). */
   constructor(
@@ -35,6 +38,14 @@ export class ChildTransport implements Transport {
     private readonly onKilled: (pid: number | undefined) => void,
   ) {
     this.proc = child.proc;
+    const isOpen = () => !this.closed;
+    this.direct = new DirectRequests({
+      send: (message) => this.send(message),
+      get open() {
+        return isOpen();
+      },
+      error: (err) => this.onerror?.(err),
+    });
   }
 
   /** The server's stderr, for the log (read it before start: nothing is lost, the pipe buffers). */
@@ -107,6 +118,7 @@ export class ChildTransport implements Transport {
         continue;
       }
       if (message === null) return;
+      if (this.direct.take(message)) continue;
       this.onmessage?.(message);
     }
   }
@@ -116,6 +128,7 @@ export class ChildTransport implements Transport {
     const onclose = this.onclose;
     this.onclose = undefined; // exactly once, whether the child exited or close() ended it
     onclose?.();
+    this.direct.closed();
   }
 }
 

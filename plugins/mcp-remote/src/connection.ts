@@ -35,7 +35,7 @@ import { ClientRequestBudget } from "./client-budget.js";
 import type { McpRemoteConfig } from "./config.js";
 import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
-import { RequestSignals } from "./request-signal.js";
+import { callAborted, RequestSignals, type CallAbort } from "./request-signal.js";
 import { startServer, type ChildServer } from "./child-server.js";
 import { classifyLoss, ConnectionLostError } from "./loss.js";
 import { ChildTransport } from "./child-transport.js";
@@ -70,12 +70,11 @@ export interface Session {
 }
 
 /**
- * The call a request is made for: its deadline (ms since the epoch, or Infinity) and its signal,
+ * The call a request is made for: its deadline (ms since the epoch, or Infinity) and its abort,
  * read from the call's handle (ctx.currentCall()), since the connection outlives every call.
  */
-export interface Caller {
+export interface Caller extends CallAbort {
   readonly deadline: number;
-  readonly signal: AbortSignal;
 }
 
 /** What an operation on a session is given: the per-request options for the SDK. */
@@ -127,7 +126,7 @@ export class Connection {
 
   /**
    * Runs `op` on a live session before the caller's deadline, reconnecting once if the session
-   * was lost; `caller.signal` aborts it (the host's deadline or cancel). `idempotent` ops are
+   * was lost; the caller's abort stops it (the host's deadline or cancel). `idempotent` ops are
    * retried after a loss even if the server may have seen them.
    */
   async run<T>(
@@ -137,12 +136,12 @@ export class Connection {
     op: (client: Client, opts: RequestOpts, session: Session) => Promise<T>,
     lateByMs = AFTER_DEADLINE_MS,
   ): Promise<T> {
-    const { deadline, signal } = caller;
+    const { deadline } = caller;
     for (let attempt = 0; ; attempt++) {
       const left = deadline - Date.now();
       if (left <= 0) throw deadlineError(what);
-      const session = await this.acquire(left + lateByMs, signal);
-      const request = session.requests.open(signal);
+      const session = await this.acquire(left + lateByMs, caller);
+      const request = session.requests.openFor(caller);
       try {
         return await op(
           session.client,
@@ -164,10 +163,10 @@ export class Connection {
           await session.transport.finishAuth(await this.auth.waitForCode(Math.max(1, deadline - Date.now())));
           continue;
         }
-        const loss = signal.aborted ? "none" : classifyLoss(err, session);
+        const loss = callAborted(caller) ? "none" : classifyLoss(err, session);
         if (loss === "none") throw err;
         this.drop(session);
-        const retry = attempt === 0 && !signal.aborted && (loss === "not-sent" || idempotent);
+        const retry = attempt === 0 && !callAborted(caller) && (loss === "not-sent" || idempotent);
         if (!retry) {
           if (loss === "maybe-sent" && !idempotent) {
             const text = `${what}: the connection to ${this.target} was lost while the request was in flight; not retried because it may have run (${session.why ?? (err as Error).message})`;
@@ -208,7 +207,7 @@ export class Connection {
     if (early) await this.childTransport(early).close();
   }
 
-  private acquire(budgetMs: number, signal: AbortSignal): Promise<Session> {
+  private acquire(budgetMs: number, caller: Caller): Promise<Session> {
     if (this.closed) return Promise.reject(new Error("mcp-remote: the connector is closed"));
     if (this.session && !this.session.lost) return Promise.resolve(this.session);
     if (!this.opening) {
@@ -217,7 +216,7 @@ export class Connection {
       });
     }
     // The connect runs on its own timeout (connect_timeout_ms) and outlives a caller that gives up.
-    return bounded(this.opening, budgetMs, signal, `connecting to ${this.target}`);
+    return bounded(this.opening, budgetMs, caller.signal, `connecting to ${this.target}`);
   }
 
   /** What the server said about itself at initialize (instructions included); connects if needed. */

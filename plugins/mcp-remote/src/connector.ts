@@ -12,6 +12,7 @@ import type { CallHandle, McpConnector, McpDispatchCtx, PluginContext, ToolDescr
 import type { ChildServer } from "./child-server.js";
 import type { McpRemoteConfig } from "./config.js";
 import { Connection, type RequestOpts, type Session } from "./connection.js";
+import { ChildTransport } from "./child-transport.js";
 import { callToolResultShape } from "./fast-shapes.js";
 import { ProgressRelay } from "./progress.js";
 import { jsonLengthOver } from "./result-size.js";
@@ -101,6 +102,9 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
             // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
             if (!session.tools) await loadTools(client, opts, session, call.deadline);
             if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
+            // A stdio session's own requests skip the Client's request machinery (direct-requests.ts).
+            if (session.transport instanceof ChildTransport)
+              return session.transport.direct.request("tools/call", params, callToolResultShape, opts, relay.report);
             return client.request({ method: "tools/call", params }, callToolResultShape, {
               ...opts,
               // Giving onprogress makes the SDK send a progressToken; the caller sees it as the call's progress.

@@ -65,8 +65,43 @@ export class RequestSignal {
   }
 }
 
+/**
+ * The call a request is made for, as its handle (ctx.currentCall()) gives it. A host that has
+ * `onAbort` and `aborted` lets a request hear the call's abort without the call's `signal`, which
+ * the host makes (an AbortController) only when it is read; an older host's handle has `signal` only.
+ */
+export interface CallAbort {
+  readonly signal: AbortSignal;
+  readonly aborted?: boolean;
+  onAbort?(listener: (reason: Error) => void): () => void;
+}
+
+/** Whether the call has aborted, without making its signal when the host can tell. */
+export function callAborted(call: CallAbort): boolean {
+  return call.onAbort ? call.aborted === true : call.signal.aborted;
+}
+
 export class RequestSignals {
   private readonly live = new Set<RequestSignal>();
+
+  /** As open(), under a call: through its onAbort when the host has it (no AbortSignal made). */
+  openFor(call: CallAbort): { signal: AbortSignal; done: () => void } {
+    if (!call.onAbort) return this.open(call.signal);
+    const signal = new RequestSignal();
+    if (call.aborted) {
+      signal.abort(call.signal.reason);
+      return { signal: signal.asAbortSignal, done: noop };
+    }
+    const off = call.onAbort((reason) => signal.abort(reason));
+    this.live.add(signal);
+    return {
+      signal: signal.asAbortSignal,
+      done: () => {
+        off();
+        this.live.delete(signal);
+      },
+    };
+  }
 
   /** A signal for one request under `parent`; call `done()` when the request has settled. */
   open(parent: AbortSignal): { signal: AbortSignal; done: () => void } {

@@ -53,6 +53,35 @@ it("aborts a request's signal with the caller's reason or the session's, and unl
   expect(late.signal.aborted).toBe(true);
 });
 
+it("under a handle with onAbort, links through it and never reads the handle's signal", () => {
+  const requests = new RequestSignals();
+  let listeners: ((reason: Error) => void)[] = [];
+  let aborted = false;
+  const handle = {
+    get signal(): AbortSignal {
+      throw new Error("signal read");
+    },
+    get aborted() {
+      return aborted;
+    },
+    onAbort(listener: (reason: Error) => void) {
+      listeners.push(listener);
+      return () => (listeners = listeners.filter((l) => l !== listener));
+    },
+  };
+  const first = requests.openFor(handle);
+  const second = requests.openFor(handle);
+  second.done();
+  expect(listeners).toHaveLength(1);
+  aborted = true;
+  for (const l of listeners) l(new Error("deadline"));
+  expect((first.signal.reason as Error).message).toBe("deadline");
+  expect(second.signal.aborted).toBe(false);
+  first.done();
+  expect(listeners).toHaveLength(0);
+  expect(requests.size).toBe(0);
+});
+
 it("answers as an AbortSignal does to what the SDK and mcp-remote use of it", async () => {
   const real = new AbortController();
   const light = new RequestSignal();
