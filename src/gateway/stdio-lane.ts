@@ -14,32 +14,27 @@
  * The lane runs the same schemas once each, in the order the SDK would: JSONRPCRequestSchema
  * (what JSONRPCMessageSchema's union picks for a request), CallToolRequestSchema on its output,
  * and CallToolResultSchema on the handler's result (each with a fast path for values it passes
- * unchanged, stdio-shapes.ts), reuses a finished call's AbortController (release), and answers as Server and Protocol do (result
+ * unchanged, stdio-shapes.ts), reuses a finished call's AbortController, and answers as Server and Protocol do (result
  * or error shape, no answer to a cancelled call, aborts on notifications/cancelled and on close,
  * progress through Protocol.notification). Anything it does not take unchanged goes to the SDK:
  * a request that fails either request schema (the SDK answers its own error), a task-augmented
  * call or one related to a task, every other method. tests/gateway/stdio-lane.test.ts holds the
- * lane and the SDK's path to the same answers.
+ * lane and the SDK's path to the same answers. The running of a call is tool-call-lane.ts, which
+ * the HTTP session's fast path shares.
  *
  * The framing keeps the unfinished line as a list of chunks: the SDK's ReadBuffer concatenates
  * the whole buffer on every chunk, quadratic in a long line (a 10 MB request arrives in ~160 chunks).
  */
-import { getEventListeners } from "node:events";
-import { safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  CancelledNotificationSchema,
-  ErrorCode,
   JSONRPCMessageSchema,
-  McpError,
-  RELATED_TASK_META_KEY,
   type CallToolRequest,
   type CallToolResult,
   type JSONRPCMessage,
   type RequestId,
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
-import { checkToolResult, readToolCall } from "./stdio-shapes.js";
+import { ToolCallLane } from "./tool-call-lane.js";
 
 /** What a tools/call handler gets besides the params (the part of the SDK's RequestHandlerExtra the gateway uses). */
 export interface ToolCallExtra {
@@ -60,9 +55,6 @@ export interface StdioLaneOptions {
 
 type Rec = Record<string, unknown>;
 
-/** Finished calls' controllers kept for reuse (more than one only when calls overlap). */
-const MAX_SPARE = 16;
-
 export class StdioLaneTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -71,16 +63,22 @@ export class StdioLaneTransport implements Transport {
   private pendingBytes = 0;
   private started = false;
   private closed = false;
-  /** tools/calls the lane runs, by request id (as the Protocol keeps its handlers' controllers). */
-  private readonly running = new Map<RequestId, AbortController>();
-  /** Controllers of finished calls, never aborted and with no listener left (see release). */
-  private readonly spare: AbortController[] = [];
+  /** Runs the tools/calls the lane takes (tool-call-lane.ts, shared with the HTTP session's fast path). */
+  private readonly calls: ToolCallLane | null;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
     private readonly opts: StdioLaneOptions,
-  ) {}
+  ) {
+    this.calls = opts.toolCall
+      ? new ToolCallLane(
+          { toolCall: opts.toolCall, notify: opts.notify ?? (async () => undefined) },
+          (message) => this.send(message),
+          (error) => this.onerror?.(error),
+        )
+      : null;
+  }
 
   async start(): Promise<void> {
     if (this.started) throw new Error("StdioLaneTransport already started");
@@ -104,9 +102,7 @@ export class StdioLaneTransport implements Transport {
     this.pendingBytes = 0;
     // The client is gone: its calls are withdrawn, as the Protocol aborts its handlers on close.
     this.closed = true;
-    for (const controller of this.running.values()) controller.abort();
-    this.running.clear();
-    this.spare.length = 0;
+    this.calls?.close();
     this.onclose?.();
   }
 
@@ -153,94 +149,17 @@ export class StdioLaneTransport implements Transport {
     } catch (err) {
       return this.onerror?.(err as Error);
     }
-    if (this.opts.toolCall && isRecord(value) && value.method === "tools/call" && this.lane(value)) return;
+    if (this.calls && isRecord(value) && value.method === "tools/call" && this.calls.run(value)) return;
     let message: JSONRPCMessage;
     try {
       message = JSONRPCMessageSchema.parse(value);
     } catch (err) {
       return this.onerror?.(err as Error);
     }
-    if (this.running.size > 0 && (message as Rec).method === "notifications/cancelled" && !("id" in message))
-      this.cancel(message);
+    // A notifications/cancelled for a call the lane runs aborts it; the Protocol still gets it, for its own calls.
+    this.calls?.see(message);
     this.onmessage?.(message);
   }
-
-  /** Runs a tools/call the SDK would hand its handler unchanged; false: the SDK takes it. */
-  private lane(value: Rec): boolean {
-    const request = readToolCall(value);
-    if (!request) return false;
-    const { id, params } = request;
-    if (params.task !== undefined || params._meta?.[RELATED_TASK_META_KEY] !== undefined) return false;
-    const controller = this.spare.pop() ?? new AbortController();
-    this.running.set(id, controller);
-    const { signal } = controller;
-    const notify = this.opts.notify;
-    const extra: ToolCallExtra = {
-      signal,
-      sendNotification: async (notification) => {
-        if (signal.aborted || !notify) return;
-        await notify(notification, id);
-      },
-    };
-    const toolCall = this.opts.toolCall as ToolCallHandler;
-    let answer: Promise<CallToolResult>;
-    try {
-      answer = toolCall(params, extra);
-    } catch (err) {
-      answer = Promise.reject(err);
-    }
-    answer
-      .then(
-        (result) => {
-          if (signal.aborted) return; // a cancelled call is not answered
-          const checked = checkToolResult(result);
-          if (checked.success) return this.send({ result: checked.data, jsonrpc: "2.0", id } as JSONRPCMessage);
-          const why = checked.error instanceof Error ? checked.error.message : String(checked.error);
-          return this.send(
-            errorResponse(id, new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${why}`) as never),
-          );
-        },
-        (error: Rec) => {
-          if (signal.aborted) return;
-          return this.send(errorResponse(id, error));
-        },
-      )
-      .catch((err) => this.onerror?.(new Error(`Failed to send response: ${err}`)))
-      .finally(() => {
-        if (this.running.get(id) === controller) this.running.delete(id);
-        this.release(controller);
-      });
-    return true;
-  }
-
-  /**
-   * A finished call's controller is kept for the next call when nothing of this call can hear it
-   * again: never aborted, and no listener left on its signal (the host's call removes its own when
-   * the call settles; one that stays, such as a wait for the boot, keeps the controller out).
-   * Creating an AbortSignal costs Node 20 about 9 µs, nearly all of the lane's own time on a call.
-   */
-  private release(controller: AbortController): void {
-    if (this.spare.length >= MAX_SPARE || this.closed || controller.signal.aborted) return;
-    if (getEventListeners(controller.signal, "abort").length > 0) return;
-    this.spare.push(controller);
-  }
-
-  /**
-   * notifications/cancelled for a call the lane runs, read as the Protocol reads it (which then
-   * still gets it, for its own calls). Like the Protocol, a requestId of 0 cancels nothing.
-   */
-  private cancel(message: JSONRPCMessage): void {
-    const parsed = safeParse(CancelledNotificationSchema, message);
-    if (!parsed.success || !parsed.data.params.requestId) return;
-    this.running.get(parsed.data.params.requestId)?.abort(parsed.data.params.reason);
-  }
-}
-
-/** A failed call as the Protocol answers it: the error's integer code (else -32603), its message and data. */
-function errorResponse(id: RequestId, error: Rec): JSONRPCMessage {
-  const code = Number.isSafeInteger(error.code) ? (error.code as number) : ErrorCode.InternalError;
-  const message = (error.message as string | undefined) ?? "Internal error";
-  return { jsonrpc: "2.0", id, error: { code, message, ...(error.data !== undefined && { data: error.data }) } };
 }
 
 function isRecord(v: unknown): v is Rec {

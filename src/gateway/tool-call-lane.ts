@@ -115,8 +115,9 @@ export class ToolCallLane {
 
   /**
    * A finished call's controller is kept for the next call when nothing of this call can hear it
-   * again: never aborted, and no listener left on its signal. Creating an AbortSignal costs Node 20
-   * several µs.
+   * again: never aborted, and no listener left on its signal (the host's call removes its own when
+   * the call settles; one that stays, such as a wait for the boot, keeps the controller out).
+   * Creating an AbortSignal costs Node 20 about 9 µs, nearly all of a lane's own time on a call.
    */
   private release(controller: AbortController): void {
     if (this.spare.length >= MAX_SPARE || this.closed || controller.signal.aborted) return;

@@ -3,6 +3,10 @@
  * `currentCall()` read the call in progress, so one ctx object serves every concurrent call
  * correctly: through AsyncLocalStorage by default, or, for a plugin defined with
  * `callContext: "sync"`, only while its method runs synchronously (CallTracker).
+ *
+ * Slightly longer than 300 lines on purpose: CallScope (a call's deadline, abort and listeners),
+ * both ways of finding the call in progress and the ctx that reads them answer one question,
+ * which call this is, and a change to one must be read against the others.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isMainThread } from "node:worker_threads";
