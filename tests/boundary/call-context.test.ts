@@ -67,4 +67,24 @@ describe('callContext "sync"', () => {
     await host.call("mcpConnectors/sync", "call", ["progress", {}], { onProgress: (u: unknown) => seen.push(u) });
     expect(seen).toEqual([{ progress: 1, total: 2, message: "through the handle" }]);
   });
+
+  it("survives an onAbort listener that throws: the error ends that worker only, as a throwing signal listener's would, and the instance serves again", async () => {
+    await expect(host.mcp("sync").call("throw-on-abort", {})).rejects.toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
+    await sink.waitFor("onAbort listener exploded");
+    // The host blames the instance that threw.
+    expect(sink.lines.find((l) => l.includes("onAbort listener exploded"))).toContain("mcpConnectors/sync");
+    await expect
+      .poll(
+        async () =>
+          (
+            (await host
+              .mcp("sync")
+              .call("where", {})
+              .catch(() => null)) as Record<string, unknown> | null
+          )?.handle !== undefined,
+        { timeout: 15_000, interval: 200 },
+      )
+      .toBe(true);
+    expect(host.report().instances[0].state).toBe("ready");
+  });
 });
