@@ -5,12 +5,18 @@
  * outputSchema from the list_tools answers that pass through it, per instance, so the check
  * holds whatever the plugin does (mcp-remote does not rely on the SDK's own check).
  *
+ * Each outputSchema is kept as its JSON text when the list passes and compiled when a result of
+ * that tool first needs it: a listing comes back right when a serve's first call is waiting for
+ * its instance, and compiling every declared schema then (plus loading ajv, ~40 ms the first
+ * time) delayed that call for tools it never used. The text, not the object, so what the caller
+ * of list_tools does with the tools it got cannot change what is checked later.
+ *
  * Why a module of its own: guard.ts and contract-checks.ts are shared by every kind; the
  * outputSchema cache and the JSON Schema validator belong to mcp alone.
  */
 import { createRequire } from "node:module";
 import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { pbError, type PatchbayError } from "../errors.js";
+import { type PatchbayError, pbError } from "../errors.js";
 
 type Rec = Record<string, unknown>;
 type Validate = (input: unknown) => { valid: boolean; errorMessage?: string };
@@ -18,9 +24,14 @@ type Validate = (input: unknown) => { valid: boolean; errorMessage?: string };
 /** A schema bigger than this is not compiled (a hostile server could make compiling expensive). */
 const MAX_SCHEMA_CHARS = 256 * 1024;
 
+/** A declared outputSchema not compiled yet: its JSON text, taken when the list passed. */
+interface Uncompiled {
+  text: string;
+}
+
 interface ToolSchemas {
-  /** tool name → its compiled outputSchema check, or the reason it could not be compiled. */
-  byTool: Map<string, Validate | string>;
+  /** tool name → its outputSchema: compiled, not yet compiled, or the reason it cannot be used. */
+  byTool: Map<string, Validate | Uncompiled | string>;
   /** Set when the listing failed: the host does not ask again before then (a broken list_tools must not tax every call). */
   retryAt?: number;
 }
@@ -45,12 +56,33 @@ export function toolsUnknown(target: object): void {
 
 /** Called with every list_tools answer that passed the schema: remembers each tool's outputSchema. */
 function rememberTools(target: object, tools: readonly Rec[]): void {
-  const byTool = new Map<string, Validate | string>();
+  const byTool = new Map<string, Validate | Uncompiled | string>();
   for (const t of tools) {
-    if (t.outputSchema && typeof t.outputSchema === "object")
-      byTool.set(String(t.name), compile(t.outputSchema as Rec));
+    if (t.outputSchema && typeof t.outputSchema === "object") byTool.set(String(t.name), snapshot(t.outputSchema));
   }
   known.set(target, { byTool });
+}
+
+/** The schema's text to compile later, or why it cannot be used (bounded here, before anything is kept). */
+function snapshot(schema: object): Uncompiled | string {
+  let text: string;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    return "its outputSchema is not plain JSON";
+  }
+  if (text.length > MAX_SCHEMA_CHARS) return `its outputSchema is larger than ${MAX_SCHEMA_CHARS} characters`;
+  return { text };
+}
+
+/** The tool's check, compiling its schema on first use (and keeping the result, the reason included). */
+function checkFor(target: object, tool: string): Validate | string | undefined {
+  const byTool = known.get(target)?.byTool;
+  const entry = byTool?.get(tool);
+  if (entry === undefined || typeof entry === "string" || typeof entry === "function") return entry;
+  const compiled = compile(JSON.parse(entry.text) as Rec);
+  byTool?.set(tool, compiled);
+  return compiled;
 }
 
 /**
@@ -66,13 +98,6 @@ function loadAjv(): typeof AjvJsonSchemaValidator {
 }
 
 function compile(schema: Rec): Validate | string {
-  let text: string;
-  try {
-    text = JSON.stringify(schema);
-  } catch {
-    return "its outputSchema is not plain JSON";
-  }
-  if (text.length > MAX_SCHEMA_CHARS) return `its outputSchema is larger than ${MAX_SCHEMA_CHARS} characters`;
   try {
     ajv ??= new (loadAjv())();
     return ajv.getValidator(schema as never) as Validate;
@@ -89,7 +114,7 @@ function checkMcpCallResult(instance: string, tool: string, result: unknown, tar
       method: "call",
       tool,
     });
-  const check = known.get(target)?.byTool.get(tool);
+  const check = checkFor(target, tool);
   // Fixture and in-process plugins may answer any JSON; only a tool that declared an outputSchema is held to MCP's shape.
   if (!result || typeof result !== "object" || Array.isArray(result)) {
     if (check !== undefined)
