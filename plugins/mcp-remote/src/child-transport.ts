@@ -1,7 +1,7 @@
 /**
  * The MCP client transport over a stdio server this plugin started (child-server.ts): the
- * SDK's line framing and message check (its ReadBuffer's rules and 10 MiB bound, its
- * serializeMessage; each line checked as its deserializeMessage does, through fast-shapes.ts),
+ * SDK's line framing and message check (its ReadBuffer's rules and 10 MiB bound, line-buffer.ts;
+ * its serializeMessage; each line checked as its deserializeMessage does, through fast-shapes.ts),
  * over a child process that may have been running since create(). Replaces the SDK's
  * StdioClientTransport, which can only spawn its own child, and late.
  *
@@ -11,12 +11,12 @@
  */
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
-import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { exited, type ChildServer } from "./child-server.js";
-import { parseMessage } from "./fast-shapes.js";
+import { type ChildServer, exited } from "./child-server.js";
 import { DirectRequests } from "./direct-requests.js";
+import { LineBuffer } from "./line-buffer.js";
 
 const STDIN_GRACE_MS = 300;
 const TERM_GRACE_MS = 500;
@@ -129,32 +129,6 @@ export class ChildTransport implements Transport {
     this.onclose = undefined; // exactly once, whether the child exited or close() ended it
     onclose?.();
     this.direct.closed();
-  }
-}
-
-/**
- * The SDK's ReadBuffer (shared/stdio.js), with each line checked by parseMessage: the same bound
- * (a message over 10 MiB empties the buffer and throws the SDK's words, which connection.ts
- * reports), the same framing (a line ends at \n, a \r before it is dropped).
- */
-class LineBuffer {
-  private buffer: Buffer | undefined;
-
-  append(chunk: Buffer): void {
-    if ((this.buffer?.length ?? 0) + chunk.length > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
-      this.buffer = undefined;
-      throw new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`);
-    }
-    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
-  }
-
-  readMessage(): JSONRPCMessage | null {
-    if (!this.buffer) return null;
-    const index = this.buffer.indexOf("\n");
-    if (index === -1) return null;
-    const line = this.buffer.toString("utf8", 0, index).replace(/\r$/, "");
-    this.buffer = this.buffer.subarray(index + 1);
-    return parseMessage(line);
   }
 }
 
