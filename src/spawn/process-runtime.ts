@@ -22,14 +22,15 @@
  * is not inherited by workers or children (which is why both stay denied). See
  * docs/isolation.md.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { FATAL_LINE_PREFIX, type InstanceTask, type TaskMessage } from "../contract/rpc.js";
-import type { RpcTransport } from "../rpc/client.js";
 import { processEntryPath, runtimeReadPaths } from "../paths.js";
-import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
+import type { RpcTransport } from "../rpc/client.js";
+import { LOG_MSG_MAX } from "./log-limit.js";
+import { REASON_WAIT_MS, STOP_TIMEOUT_MS, sleep, type WorkerRuntime } from "./runtime.js";
 
 export interface ProcessRuntimeOptions {
   task: InstanceTask;
@@ -185,15 +186,30 @@ function describeExit(
   return `its process exited with code ${exit.code}${error ? ` (${error.trim()})` : ""}`;
 }
 
+/**
+ * The child's output, line by line. Only the new chunk is searched for line ends, and a line that
+ * has not ended past LOG_MSG_MAX characters is passed on as it is (the log cuts it there anyway):
+ * a child writing straight to its descriptor cannot make the host keep an endless line, or split
+ * all of it again on every read.
+ */
 function readLines(child: ChildProcess, name: "stdout" | "stderr", onLine: (line: string) => void): void {
   const stream = child[name];
   if (!stream) return;
   stream.setEncoding("utf8");
   let buffered = "";
   stream.on("data", (chunk: string) => {
-    const lines = (buffered + chunk).split("\n");
-    buffered = lines.pop() ?? "";
-    for (const line of lines) if (line.trim()) onLine(line);
+    let from = 0;
+    for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", from)) {
+      const line = buffered + chunk.slice(from, end);
+      buffered = "";
+      from = end + 1;
+      if (line.trim()) onLine(line);
+    }
+    buffered += chunk.slice(from);
+    if (buffered.length > LOG_MSG_MAX) {
+      if (buffered.trim()) onLine(buffered);
+      buffered = "";
+    }
   });
   stream.on("end", () => {
     if (buffered.trim()) onLine(buffered);

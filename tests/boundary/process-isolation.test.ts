@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
-import { cleanupTempDirs, logSink, writeConfig, waitFor } from "../helpers.js";
+import { cleanupTempDirs, logSink, waitFor, writeConfig } from "../helpers.js";
 
 const SECRET = "pr0cess-s3cret-token";
 const hosts: Host[] = [];
@@ -103,6 +103,20 @@ describe("a process-isolated instance behaves like a thread one", () => {
     await sink.waitFor("leaking [REDACTED]");
     await sink.waitFor("console from plugin [REDACTED]");
     expect(sink.text()).not.toContain(SECRET);
+  });
+
+  it("reads an endless line the child writes to its descriptor in bounded pieces, and the host stays responsive", async () => {
+    // 4 MB with no line end, past the child's logger: the host passes it on in capped log lines
+    // as it arrives, rather than keeping it all (and splitting the whole of it again on every read)
+    // until a line end that may never come.
+    await expect(host.mcp("echo").call("flood", { bytes: 4 * 1024 * 1024 })).resolves.toEqual({ ok: true });
+    await sink.waitFor('"msg":"ffff', 20_000);
+    await host.mcp("echo").call("flood", { bytes: 0, after: "\nflood over\n" });
+    await sink.waitFor('"msg":"flood over"');
+    const flooded = sink.lines.filter((l) => l.includes('"msg":"ffff'));
+    expect(flooded.length).toBeGreaterThan(0);
+    for (const line of flooded) expect(line.length).toBeLessThan(16 * 1024);
+    await expect(host.mcp("echo").call("echo", { text: "after" })).resolves.toMatchObject({ text: "after" });
   });
 
   it("refuses a result that cannot cross the boundary, as a thread does", async () => {
