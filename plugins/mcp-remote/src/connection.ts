@@ -15,30 +15,33 @@
  *   it cannot have reached the server, or when it is idempotent (list, ping): a tool call that
  *   may have run is never silently run twice.
  * - A failed connect is never cached; the next use tries again.
+ * - One message from the server is at most 10 MiB, over stdio and HTTP alike (line-buffer.ts,
+ *   bounded-fetch.ts): past it a JSON answer fails its own request, a stream drops its session.
  *
  * Longer than 300 lines on purpose: these invariants hold across opening, requesting, losing and
  * closing one session, and each is kept by code in more than one of those steps; they stay in one
  * file so that a change to one step is read against the rest.
  */
 import { createInterface } from "node:readline";
+import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { unavailable } from "patchbay/plugin";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
+import { unavailable } from "patchbay/plugin";
+import { boundedFetch } from "./bounded-fetch.js";
 import { LogBudget } from "./budget.js";
-import { clientCapabilities, installHandlers } from "./client-features.js";
-import { hostChecksOutput } from "./output-validation.js";
-import { ClientRequestBudget } from "./client-budget.js";
-import type { McpRemoteConfig } from "./config.js";
-import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
-import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
-import { callAborted, RequestSignals, type CallAbort } from "./request-signal.js";
-import { startServer, type ChildServer } from "./child-server.js";
-import { classifyLoss, ConnectionLostError } from "./loss.js";
+import { type ChildServer, startServer } from "./child-server.js";
 import { ChildTransport } from "./child-transport.js";
+import { ClientRequestBudget } from "./client-budget.js";
+import { clientCapabilities, installHandlers } from "./client-features.js";
+import type { McpRemoteConfig } from "./config.js";
+import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
+import { ConnectionLostError, classifyLoss } from "./loss.js";
+import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
+import { hostChecksOutput } from "./output-validation.js";
+import { type CallAbort, callAborted, RequestSignals } from "./request-signal.js";
 
 export { requestTimeout };
 
@@ -163,6 +166,9 @@ export class Connection {
           await session.transport.finishAuth(await this.auth.waitForCode(Math.max(1, deadline - Date.now())));
           continue;
         }
+        // A JSON answer past the bound (bounded-fetch.ts) fails only its request: the session stays.
+        if (err instanceof Error && TOO_BIG.test(err.message))
+          throw new Error(`${what}: ${this.target} sent a message larger than 10 MiB, which mcp-remote does not read`);
         const loss = callAborted(caller) ? "none" : classifyLoss(err, session);
         if (loss === "none") throw err;
         this.drop(session);
@@ -308,6 +314,8 @@ export class Connection {
       const authProvider = this.auth;
       return (this.lastHttp = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
         requestInit: { headers: this.cfg.headers ?? {} },
+        // One message at most 10 MiB, as over stdio (bounded-fetch.ts).
+        fetch: boundedFetch(),
         ...(authProvider ? { authProvider } : {}),
         // A reconnect of a broken stream is tried soon and given up soon: a dead server must fail calls quickly.
         reconnectionOptions: {
