@@ -74,7 +74,7 @@ function eventBound(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
  * Where in `bytes` the last blank line ends (an event ends at one: "\n\n", "\r\r", "\r\n\r\n"),
  * or -1; `before` is the two bytes that came before `bytes`.
  */
-export function lastEventEnd(bytes: Buffer, before: number[]): number {
+function lastEventEnd(bytes: Buffer, before: number[]): number {
   let end = -1;
   for (const blank of ["\n\n", "\r\r", "\n\r\n"]) {
     const at = bytes.lastIndexOf(blank);
