@@ -6,6 +6,7 @@
 import { isPatchbayError, pbError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { LiveHealth } from "../registry/live-health.js";
+import { STDIO_MAX_LINE } from "./front-lines.js";
 import { takeFront } from "./stdio-front.js";
 import { StdioLaneTransport } from "./stdio-lane.js";
 import { Gateway } from "./gateway.js";
@@ -13,8 +14,6 @@ import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
-
-const STDIO_MAX_LINE = 64 * 1024 * 1024;
 
 export interface ServeOptions {
   mcp: boolean;
@@ -97,8 +96,13 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       // When the head start (gateway/stdio-front.ts) answered first, its streams carry the rest.
       // tools/call takes the lane past the SDK's dispatch (stdio-lane.ts says why and what it keeps).
       const front = takeFront();
+      const tooLong = () =>
+        opts.say(
+          `patchbay: the MCP client sent a line longer than ${STDIO_MAX_LINE / 2 ** 20} MiB, which serve does not read; closing the connection.`,
+        );
       const transport = new StdioLaneTransport(front?.input ?? process.stdin, front?.output ?? process.stdout, {
         maxLineBytes: STDIO_MAX_LINE,
+        onOverflow: tooLong,
         toolCall: (params, extra) => gateway.callTool(params, extra),
         notify: (notification, requestId) => server.notification(notification, { relatedRequestId: requestId }),
       });
@@ -110,6 +114,10 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
         server.onclose = () => (onclose?.(), resolve());
       });
       await server.connect(transport);
+      if (front?.overflowed) {
+        tooLong();
+        front.input.once("end", () => void transport.close());
+      }
     }
     try {
       control = await startControl(dir, async (req) => {

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { FrontLines } from "./front-lines.js";
 
 const REPLAY_ID = "patchbay-front:initialize";
 const MAX_CACHE_BYTES = 8 * 1024 * 1024;
@@ -31,6 +32,8 @@ export interface FrontAnswers {
 export interface FrontStreams {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
+  /** The client sent a line over STDIO_MAX_LINE: `input` ends after the lines before it, and so must the connection. */
+  overflowed: boolean;
 }
 
 let front: { quieted: Promise<void>; handover(): FrontStreams } | null = null;
@@ -132,7 +135,6 @@ export function startFront(argv: string[], env: Record<string, string | undefine
     expected.delete(method);
     if (expected.size === 0) quiet();
   };
-  let buffer = "";
   let initRequest: Record<string, unknown> | null = null;
   const pending: string[] = [];
   let pass: PassThrough | null = null;
@@ -182,15 +184,14 @@ export function startFront(argv: string[], env: Record<string, string | undefine
     }
     pending.push(line);
   };
+  const lines = new FrontLines((line) => {
+    if (line.trim()) take(line);
+  });
   const onData = (chunk: Buffer) => {
-    if (pass) return void pass.write(chunk);
-    buffer += chunk.toString("utf8");
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl).replace(/\r$/, "");
-      buffer = buffer.slice(nl + 1);
-      if (line.trim()) take(line);
-    }
+    if (pass) return void (pass.writableEnded || pass.write(chunk));
+    lines.push(chunk);
+    // Over the line bound the gateway would close the connection: let it start and do so now.
+    if (lines.overflowed) quiet();
   };
   process.stdin.on("data", onData);
   process.stdin.on("end", () => pass?.end());
@@ -200,9 +201,15 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       const p = new PassThrough();
       if (initRequest) p.write(`${JSON.stringify({ ...initRequest, id: REPLAY_ID })}\n`);
       for (const line of pending) p.write(`${line}\n`);
-      if (buffer) p.write(buffer);
       pass = p;
-      if (process.stdin.readableEnded) p.end();
+      // A line over the bound was dropped, and nothing after it is read: the lines before it go
+      // to the gateway, which then ends the connection (serve.ts), as its transport would have.
+      if (lines.overflowed) p.end();
+      else {
+        const rest = lines.rest();
+        if (rest.length > 0) p.write(rest);
+        if (process.stdin.readableEnded) p.end();
+      }
       const output = new Writable({
         write(chunk: Buffer | string, _enc, done) {
           const text = chunk.toString();
@@ -217,7 +224,7 @@ export function startFront(argv: string[], env: Record<string, string | undefine
           process.stdout.write(chunk, () => done());
         },
       });
-      return { input: p, output };
+      return { input: p, output, overflowed: lines.overflowed };
     },
   };
   return quieted;

@@ -47,6 +47,8 @@ type ToolCallHandler = (params: CallToolRequest["params"], extra: ToolCallExtra)
 export interface StdioLaneOptions {
   /** A line longer than this (bytes) ends the connection, as the SDK's maxBufferSize does. */
   maxLineBytes: number;
+  /** Told first when such a line ends the connection (the SDK's transport tells only onerror, which no one shows). */
+  onOverflow?: () => void;
   /** tools/call, as the SDK server's handler runs it; absent: every message goes to the SDK. */
   toolCall?: ToolCallHandler;
   /** How the handler's notifications are sent: the SDK server's notification(), tied to the request. */
@@ -137,6 +139,7 @@ export class StdioLaneTransport implements Transport {
   private overflow(): void {
     this.pending.length = 0;
     this.pendingBytes = 0;
+    this.opts.onOverflow?.();
     this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${this.opts.maxLineBytes} bytes`));
     void this.close().catch(() => undefined);
   }
