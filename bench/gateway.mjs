@@ -2,7 +2,8 @@
 // the boundary → mcp-remote → an MCP server on stdio) against a direct SDK client → the same
 // server, interleaved in the same run, with mcp-remote in its default worker thread and with
 // "isolation": "host" (on the host's own thread, the opt-in the goal is measured on); gateway
-// calls/s with 64 calls in flight; and how soon a spawned `serve --mcp` answers `initialize`
+// calls/s with 64 calls in flight; a proxy that only forwards, as the floor any stdio gateway
+// stands on (the extra process hop, which varies with the machine); and how soon a spawned `serve --mcp` answers `initialize`
 // against a bare SDK stdio server. Needs `npm run build`.
 // Goals: a call with "isolation": "host" ≤ 2x a direct client's; initialize ≤ 1.5x the bare server's.
 import { spawn, spawnSync } from "node:child_process";
@@ -122,6 +123,12 @@ const gatewayHost = await connect(
   [path.join(root, "bin", "patchbay.mjs"), "serve", "--mcp", "--config", hostConfig],
   "demo__echo",
 );
+// The floor: a proxy that only forwards (bench/forward-proxy.mjs), one process hop like the gateway's.
+const forward = await connect(
+  process.execPath,
+  [path.join(root, "bench", "forward-proxy.mjs"), "demo__", process.execPath, server],
+  "demo__echo",
+);
 const hops = echoHops();
 try {
   const d = [];
@@ -134,11 +141,13 @@ try {
   const eh = [];
   const hp = [];
   const ht = [];
+  const fw = [];
   for (let i = 0; i < ROUNDS; i++) {
     // interleaved, so both see the same machine load
     d.push(await sequential(direct, SEQ));
     g.push(await sequential(gateway, SEQ));
     gh.push(await sequential(gatewayHost, SEQ));
+    fw.push(await sequential(forward, SEQ));
     e.push(await sequential(embedded, SEQ));
     eh.push(await sequential(embeddedHost, SEQ));
     hp.push(await sequential(hops.pipe, SEQ));
@@ -152,6 +161,9 @@ try {
   );
   console.log(
     `sequential:        direct ${median(d).toFixed(1)} µs/call; gateway, mcp-remote in a worker thread (default) ${median(g).toFixed(1)} µs/call = ${(median(g) / median(d)).toFixed(2)}x; with "isolation": "host" ${median(gh).toFixed(1)} µs/call = ${(median(gh) / median(d)).toFixed(2)}x (goal ≤ 2x)`,
+  );
+  console.log(
+    `floor:             a proxy that only forwards ${median(fw).toFixed(1)} µs/call = ${(median(fw) / median(d)).toFixed(2)}x direct; "isolation": "host" is ${(median(gh) / median(fw)).toFixed(2)}x that proxy (${(median(gh) - median(fw)).toFixed(1)} µs/call of Patchbay's own work)`,
   );
   console.log(
     `attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`,
@@ -169,6 +181,18 @@ try {
     'stdio tools/call via serve --mcp, mcp-remote "isolation": "host" (× direct SDK client)',
     median(gh) / median(d),
     2,
+    "×",
+  );
+  figure(
+    "stdio tools/call via a proxy that only forwards (× direct SDK client)",
+    median(fw) / median(d),
+    Infinity,
+    "×",
+  );
+  figure(
+    'stdio tools/call via serve --mcp, "isolation": "host" (× a proxy that only forwards)',
+    median(gh) / median(fw),
+    Infinity,
     "×",
   );
   figure(
@@ -237,6 +261,7 @@ try {
   await direct.close();
   await gateway.close();
   await gatewayHost.close();
+  await forward.close();
   await embedded.close();
   await embeddedHost.close();
   await hops.close();
