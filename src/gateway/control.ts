@@ -25,6 +25,16 @@ import { ensureStateDir } from "./state-dir.js";
 
 /** A request line (a `call` carries its arguments) may be this long at most. */
 const MAX_LINE = 4 * 1024 * 1024;
+/**
+ * Until a line shows the key (our clients send it first), a connection may hold this much, and
+ * at most MAX_ANONYMOUS such connections are open (a new one closes the oldest): whoever can
+ * connect without the key (a process-isolated plugin) holds at most 4 MiB of the server's memory,
+ * and cannot shut the operator out by holding connections open.
+ */
+const MAX_ANONYMOUS_LINE = 64 * 1024;
+const MAX_ANONYMOUS = 64;
+/** A request line must have arrived whole this long after connecting. */
+const REQUEST_MS = 10_000;
 export const SOCKET_NAME = "serve.sock";
 export const KEY_NAME = "serve.key";
 
@@ -35,7 +45,11 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControl(dir: string, handler: ControlHandler): Promise<ControlServer> {
+export async function startControl(
+  dir: string,
+  handler: ControlHandler,
+  { requestMs = REQUEST_MS }: { requestMs?: number } = {},
+): Promise<ControlServer> {
   const socketPath = path.join(ensureStateDir(dir), SOCKET_NAME);
   if (await answers(socketPath)) {
     throw pbError(
@@ -57,18 +71,42 @@ export async function startControl(dir: string, handler: ControlHandler): Promis
     /* none */
   }
   writeFileSync(keyPath, key + "\n", { mode: 0o600, flag: "wx" });
+  // A line that starts with the key, as our clients write it: timing-safe, like keyMatches.
+  const keyPrefix = Buffer.from(`{"key":${JSON.stringify(key)}`);
+  const startsWithKey = (text: string) => {
+    const head = Buffer.from(text.slice(0, keyPrefix.length));
+    return head.length === keyPrefix.length && timingSafeEqual(head, keyPrefix);
+  };
+  const anonymous = new Set<net.Socket>();
   const server = net.createServer((conn) => {
+    anonymous.add(conn);
+    if (anonymous.size > MAX_ANONYMOUS) {
+      const oldest = anonymous.values().next().value as net.Socket;
+      anonymous.delete(oldest);
+      oldest.destroy();
+    }
+    conn.setTimeout(requestMs, () => conn.destroy());
+    conn.on("close", () => anonymous.delete(conn));
     let buf = "";
     conn.setEncoding("utf8");
     conn.on("error", () => undefined);
     conn.on("data", (chunk: string) => {
+      const before = buf.length;
       buf += chunk;
-      if (buf.length > MAX_LINE)
+      // Only the new chunk is searched: a line in many pieces costs its length once.
+      const at = chunk.indexOf("\n");
+      const end = at === -1 ? buf.length : before + at;
+      if (anonymous.has(conn) && end >= keyPrefix.length && startsWithKey(buf)) anonymous.delete(conn);
+      if (end > (anonymous.has(conn) ? MAX_ANONYMOUS_LINE : MAX_LINE)) {
+        conn.removeAllListeners("data");
         return void reply(conn, { ok: false, error: toWire(pbError("PB_ERR_USAGE", "Control request too long.")) });
-      const nl = buf.indexOf("\n");
-      if (nl === -1) return;
-      const line = buf.slice(0, nl);
+      }
+      if (at === -1) return;
+      const line = buf.slice(0, end);
+      buf = "";
       conn.removeAllListeners("data");
+      anonymous.delete(conn);
+      conn.setTimeout(0); // the request is in; a call may run as long as its own deadline
       let request: unknown;
       try {
         request = JSON.parse(line);
@@ -141,8 +179,9 @@ function readKey(dir: string): string | undefined {
   }
 }
 
+/** The one answer of a connection, which then closes whatever the other end does (a Unix socket keeps what was written). */
 function reply(conn: net.Socket, body: unknown): void {
-  conn.end(JSON.stringify(body) + "\n");
+  conn.end(JSON.stringify(body) + "\n", () => conn.destroy());
 }
 
 /**
@@ -172,7 +211,8 @@ export async function askServer(
     conn.setEncoding("utf8");
     conn.on("connect", () => {
       connected = true;
-      conn.write(JSON.stringify({ ...request, key: readKey(dir) }) + "\n");
+      // The key first: the server then allows the line its full length (MAX_LINE).
+      conn.write(JSON.stringify({ key: readKey(dir), ...request }) + "\n");
     });
     conn.on("data", (chunk: string) => (buf += chunk));
     conn.on("end", () => {

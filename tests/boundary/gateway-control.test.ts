@@ -94,6 +94,35 @@ describe.each(MODES)("a hostile plugin in %s mode inside a running serve", (mode
       });
   });
 
+  it("cannot hold the control socket: long lines refused, idle connections capped, the operator still gets in", async () => {
+    const socket = path.join(dir, ".patchbay", "serve.sock");
+    const config = path.join(dir, "connectors.json");
+    // 60 connections each holding 200 KiB of a line without the key, then 80 that send nothing.
+    const long = await attack("control-hold", { socket, connections: 60, bytes: 200 * 1024, holdMs: 1_000 });
+    const holding = attack("control-hold", { socket, connections: 80, bytes: 0, holdMs: 4_000 });
+    await new Promise((r) => setTimeout(r, 1_000)); // the plugin's connections are open by now
+    const status = await runCli(["status", "--json", "--config", config], { cwd: dir, env: env() });
+    const idle = await holding;
+    if (mode === "sandbox") {
+      // It does not even see .patchbay/: nothing connected, nothing to close.
+      expect(long.answers).toEqual([]);
+    } else {
+      expect(long.closedByServer).toBe(60);
+      expect(long.answers).toHaveLength(1);
+      expect(JSON.parse(String((long.answers as string[])[0]))).toMatchObject({
+        ok: false,
+        error: { code: "PB_ERR_USAGE", message: "Control request too long." },
+      });
+      // The oldest 16 made room for the rest, and one more for the operator's status when it came
+      // after all 80 (on a slow machine it may come among them: then its place was never taken).
+      expect(idle.closedByServer).toBeGreaterThanOrEqual(16);
+      expect(idle.closedByServer).toBeLessThanOrEqual(17);
+      expect(idle.answers).toEqual([]);
+    }
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout).instances.map((i: { id: string }) => i.id)).toContain("mcpConnectors/h");
+  });
+
   it("cannot read the control key or the bearer token", async () => {
     for (const file of ["serve.key", "token"]) {
       const p = path.join(dir, ".patchbay", file);
