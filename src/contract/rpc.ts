@@ -44,11 +44,11 @@ export interface ServeTask extends InstanceTask {
   env: Record<string, string>;
 }
 
-// --- process isolation: the child's IPC channel, before the serve loop ---
+// --- process isolation: the child's channel (contract/frame-channel.ts), before the serve loop ---
 
 /**
  * The first message a process-isolated child receives: its task (secrets travel here, never in
- * argv or env). Node queues IPC messages until the child's entry attaches its listener.
+ * argv or env). The socket holds it until the child's entry reads its fd 3.
  */
 export interface TaskMessage {
   t: "task";

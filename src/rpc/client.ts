@@ -1,7 +1,7 @@
 /**
  * The host's end of one worker's persistent channel: id-correlated calls with deadlines,
  * cancellation, and rejection of every pending call the moment the worker goes away. The
- * channel is a small transport (a thread's MessagePort, a child process's IPC channel), so
+ * channel is a small transport (a thread's MessagePort, a child process's framed socket), so
  * both isolation modes share every rule here.
  *
  * Longer than 300 lines on purpose: the pending-call table is the one state here, and every path

@@ -1,17 +1,17 @@
 /**
  * "isolation": "process": the instance runs in a forked child under Node's permission model,
- * with the same serve loop and RPC as a thread (worker/process-entry.ts), over the child's IPC
- * channel with `serialization: "advanced"` (structured clone, as a MessagePort: Maps, Dates and
- * undefined survive, and an unserializable value throws at send time on either side).
+ * with the same serve loop and RPC as a thread (worker/process-entry.ts), over a socket pair on
+ * the child's fd 3 carrying bounded structured-clone frames (contract/frame-channel.ts says why not Node's
+ * IPC channel: a child could crash the host through it).
  *
- * Why node:child_process fork() and not tinypool's `runtime: "child_process"`: that runtime
+ * Why node:child_process and not tinypool's `runtime: "child_process"`: that runtime
  * cannot transfer a MessagePort, and its `channel` option can multiplex raw IPC messages next to
  * its own task protocol, but (tinypool 2.2) it adds TINYPOOL_WORKER_ID to the child's env (the
  * env must hold only the manifest's permissions.env), pipes the child's stdout and stderr
  * straight into the host's (a plugin's raw write would corrupt `--json` output and bypass secret
  * scrubbing), hides the child's exit code, signal and stderr behind "Worker exited
  * unexpectedly" (so an out-of-memory death cannot be named), and calls the channel's onClose
- * only on terminate(). Forking ourselves costs these ~150 lines and keeps one runtime contract.
+ * only on terminate(). Spawning ourselves costs these ~150 lines and keeps one runtime contract.
  *
  * What the permission model does here (Node 20, `--experimental-permission`; it is a seat belt,
  * not a sandbox): file reads are limited to the plugin folder, Patchbay's dist/ and the
@@ -22,13 +22,15 @@
  * is not inherited by workers or children (which is why both stay denied). See
  * docs/isolation.md.
  */
-import { type ChildProcess, fork } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Socket } from "node:net";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { FATAL_LINE_PREFIX, type InstanceTask, type TaskMessage } from "../contract/rpc.js";
 import { processEntryPath, runtimeReadPaths } from "../paths.js";
 import type { RpcTransport } from "../rpc/client.js";
+import { encodeFrame, FrameReader } from "../contract/frame-channel.js";
 import { LOG_MSG_MAX } from "./log-limit.js";
 import { REASON_WAIT_MS, STOP_TIMEOUT_MS, sleep, type WorkerRuntime } from "./runtime.js";
 
@@ -43,7 +45,7 @@ export interface ProcessRuntimeOptions {
   onOutput(stream: "stdout" | "stderr", line: string): void;
   /**
    * Runs Node through a launcher (sandbox-runtime.ts: bwrap): given the resolved options and
-   * Node's own flags, the program fork() starts and the arguments before the entry module.
+   * Node's own flags, the program to start and the arguments before the entry module.
    */
   wrap?(opts: ProcessRuntimeOptions, nodeArgs: string[]): { execPath: string; execArgv: string[] };
 }
@@ -76,12 +78,9 @@ export function startProcess(options: ProcessRuntimeOptions): WorkerRuntime {
   const opts = { ...options, task: { ...options.task, jitiCacheDir: ownJitiCache(options.task) } };
   const nodeArgs = processExecArgv(opts);
   const launch = opts.wrap ? opts.wrap(opts, nodeArgs) : { execPath: process.execPath, execArgv: nodeArgs };
-  const child = fork(processEntryPath(), [], {
-    execPath: launch.execPath,
-    execArgv: launch.execArgv,
+  const child = spawn(launch.execPath, [...launch.execArgv, processEntryPath()], {
     env: opts.env,
-    serialization: "advanced",
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
   const stderrTail: string[] = [];
   readLines(child, "stdout", (line) => opts.onOutput("stdout", line));
@@ -108,7 +107,12 @@ export function startProcess(options: ProcessRuntimeOptions): WorkerRuntime {
     });
   });
 
-  const transport = processTransport(child, opts.task, exited);
+  // What the child did to the channel that made the host end it (contract/frame-channel.ts), for exitReason.
+  let violation: string | null = null;
+  const transport = processTransport(child, opts.task, exited, (why) => {
+    violation ??= why;
+    child.kill("SIGKILL");
+  });
   const kill = async () => {
     if (exit || spawnError) return;
     child.kill("SIGTERM");
@@ -117,36 +121,55 @@ export function startProcess(options: ProcessRuntimeOptions): WorkerRuntime {
     await Promise.race([exited, sleep(STOP_TIMEOUT_MS)]);
   };
   // A child that closes its end of the channel but lives on can no longer be reached: kill it.
-  // (A dying child disconnects just before its exit; the delay lets that exit be the one reported.)
-  child.once("disconnect", () => void sleep(KILL_AFTER_MS).then(kill));
+  // (A dying child's channel closes just before its exit; the delay lets that exit be the one reported.)
+  channelOf(child).once("close", () => void sleep(KILL_AFTER_MS).then(kill));
 
   return {
     transport,
     // The child's stderr closes when it exits (it may not start processes that could hold it open).
     exitReason: () =>
       Promise.race([Promise.all([exited, stderrClosed]), sleep(REASON_WAIT_MS)]).then(() =>
-        describeExit(exit, spawnError, stderrTail),
+        violation
+          ? `it broke its channel to the host: it sent ${violation}`
+          : describeExit(exit, spawnError, stderrTail),
       ),
     destroy: kill,
   };
 }
 
+/** The child's end of the channel: fd 3, a socket pair (stdio "pipe"). */
+function channelOf(child: ChildProcess): Socket {
+  return child.stdio[3] as Socket;
+}
+
 /**
- * The IPC channel as an RpcTransport, after sending the child its task. The close is reported
- * once the child has exited and its channel has drained (results it sent just before dying
- * still settle their calls).
+ * The channel as an RpcTransport, after sending the child its task. The close is reported once
+ * the child has exited and its channel has drained (results it sent just before dying still
+ * settle their calls). A frame the host cannot read ends the reading, and `onViolation` ends the child.
  */
-function processTransport(child: ChildProcess, task: InstanceTask, exited: Promise<void>): RpcTransport {
-  child.send({ t: "task", task } satisfies TaskMessage);
+function processTransport(
+  child: ChildProcess,
+  task: InstanceTask,
+  exited: Promise<void>,
+  onViolation: (why: string) => void,
+): RpcTransport {
+  const socket = channelOf(child);
   let onMessage: (msg: unknown) => void = () => undefined;
   // Raw and unchecked: RpcClient checks every message before anything reads it.
-  child.on("message", (msg: unknown) => onMessage(msg));
-  const disconnected = new Promise<void>((resolve) =>
-    child.connected ? child.once("disconnect", resolve) : resolve(),
-  );
-  const closed = exited.then(() => Promise.race([disconnected, sleep(DRAIN_MS)]));
+  const reader = new FrameReader((msg) => onMessage(msg), onViolation);
+  socket.on("data", (chunk: Buffer) => reader.push(chunk));
+  // A write to a child that just died fails here; its exit reports it.
+  socket.on("error", () => undefined);
+  const closedChannel = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  const closed = exited.then(() => Promise.race([closedChannel, sleep(DRAIN_MS)]));
+  const post = (msg: unknown) => {
+    // Serialized now: a value structured clone cannot carry throws here, as RpcTransport requires.
+    const frame = encodeFrame(msg);
+    if (!socket.destroyed) socket.write(frame);
+  };
+  post({ t: "task", task } satisfies TaskMessage);
   return {
-    post: (msg) => void child.send(msg),
+    post,
     onMessage: (fn) => (onMessage = fn),
     onClose: (fn) => void closed.then(fn),
   };

@@ -6,7 +6,7 @@
  * Node needs (/usr, /lib*, /bin, /etc/ssl), the plugin folder read-only, Patchbay's runtime
  * files read-only, its own jiti cache and the declared permissions.fs paths: a symlink shipped
  * in the plugin folder resolves inside that tree, so it reaches nothing else. Its environment
- * is only permissions.env (plus the IPC descriptor Node's fork() adds), it dies with the host
+ * is only permissions.env (its channel to the host is fd 3, not a variable), it dies with the host
  * (--die-with-parent), holds no capabilities, and Node's permission model still runs inside.
  *
  * Where bwrap is missing or cannot create namespaces, starting throws PB_ERR_SANDBOX_UNAVAILABLE:
@@ -95,8 +95,8 @@ export function startSandbox(options: SandboxRuntimeOptions): WorkerRuntime {
 
 /** bwrap's arguments for one child: namespaces, then the mounts, read-only first. */
 function sandboxArgs(opts: ProcessRuntimeOptions, net: boolean): string[] {
-  // No --clearenv: bwrap's own environment is already only the child's (permissions.env plus
-  // NODE_CHANNEL_FD, which the child needs to find its IPC channel).
+  // No --clearenv: bwrap's own environment is already only the child's (permissions.env); the
+  // channel to the host is the inherited fd 3 (contract/frame-channel.ts).
   // No --new-session: setsid() puts the child in a scheduler autogroup of its own, which doubled
   // the call round trip on a busy machine (bench/sandbox.mjs). What it guards against, TIOCSTI
   // keystroke injection into the host's terminal, needs a tty descriptor: the child has none

@@ -120,7 +120,7 @@ export class CallTracker {
 
 type Level = LogMessage["level"];
 
-/** Posts one message to the host, over whichever channel carries this worker (a port or IPC). */
+/** Posts one message to the host, over whichever channel carries this worker (a port or a child's socket). */
 export type Send = (msg: WorkerToHost) => void;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The serve loop every plugin worker runs, whichever runtime carries it: load the plugin,
  * answer calls, cancel them, relay grant calls, close. The runtime only supplies a channel
- * (entry.ts: the serve task's MessagePort in a thread; process-entry.ts: the IPC channel of a
+ * (entry.ts: the serve task's MessagePort in a thread; process-entry.ts: the framed socket of a
  * process-isolated child), so both runtimes behave the same to the host.
  */
 import { pbError, toWire, type WireError } from "../errors.js";

@@ -116,6 +116,34 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
     record(`${MALFORMED.length} malformed messages`, mode, `contained: dropped, restarted after ${MALFORMED_LIMIT}`);
   });
 
+  it("cannot crash the host or fill its memory with forged frames on its channel: the child is ended and restarted", async () => {
+    if (mode === "thread") {
+      // A thread's channel is a MessagePort: it carries structured clones, never raw bytes.
+      await expect(host.mcp("h").call("ipc-forge", { hex: "00" })).resolves.toEqual({ written: false });
+      return record("forged channel frames", mode, "n/a: a MessagePort carries no raw bytes");
+    }
+    const forged: Record<string, string> = {
+      // Through Node's IPC channel these twelve bytes threw in the host's event loop and ended it.
+      "a length with its top bit set": `f0000000${"ff".repeat(8)}`,
+      "a length over 64 MiB, the rest never sent": "04000001",
+      "a body that is not structured-clone data": "00000004ffffffff",
+      "an empty frame": "00000000",
+    };
+    for (const [what, hex] of Object.entries(forged)) {
+      // A host each: three crashes in a row open the instance's circuit, as they should.
+      const own = await boot(mode, logSink());
+      const err = await own
+        .mcp("h")
+        .call("ipc-forge", { hex })
+        .catch((e: Error) => e);
+      expect(err, what).toMatchObject({ code: "PB_ERR_PLUGIN_CRASHED" });
+      expect((err as Error).message, what).toContain("it broke its channel to the host: it sent a");
+      await expect(own.mcp("n").call("echo", { text: "neighbour" })).resolves.toMatchObject({ text: "neighbour" });
+      await expect(own.mcp("h").call("pid", {}), what).resolves.toHaveProperty("pid");
+    }
+    record("forged channel frames", mode, "contained: child ended and restarted, reason named");
+  });
+
   it("cannot steer the scrubber: defaults and forged secrets are ignored, codes and names stay readable", async () => {
     await host
       .mcp("h")
