@@ -21,6 +21,7 @@ import {
 } from "../contract/rpc-check.js";
 import { DeadlineWheel } from "./deadlines.js";
 import { CallOutbox } from "./outbox.js";
+import { ProgressGate } from "./progress-gate.js";
 
 /** One progress report of a call in flight (already checked: finite numbers, bounded text). */
 export interface ProgressUpdate {
@@ -45,6 +46,8 @@ interface Pending {
   deadline: number;
   timeoutMs: number;
   onProgress?: (update: ProgressUpdate) => void;
+  /** Paces this call's progress (progress-gate.ts); made at its first report. */
+  gate?: ProgressGate;
   resolve(value: unknown): void;
   reject(err: PatchbayError): void;
 }
@@ -235,7 +238,10 @@ export class RpcClient {
     this.cancelled.clear();
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const p of waiting) p.reject(err);
+    for (const p of waiting) {
+      p.gate?.drop();
+      p.reject(err);
+    }
   }
 
   /** A worker's progress report: only for a pending call that asked for progress; malformed ones are dropped. */
@@ -245,11 +251,7 @@ export class RpcClient {
     const update: ProgressUpdate = { progress: msg.progress };
     if (typeof msg.total === "number" && Number.isFinite(msg.total)) update.total = msg.total;
     if (typeof msg.message === "string") update.message = msg.message.slice(0, MAX_PROGRESS_MESSAGE);
-    try {
-      p.onProgress(update);
-    } catch {
-      // The caller's callback failing must not break the channel.
-    }
+    (p.gate ??= new ProgressGate(p.onProgress)).offer(update);
   }
 
   /** A subscribed resource changed: passed on to the instance's onMessage under the rate cap (O(1) to drop). */
@@ -311,6 +313,7 @@ export class RpcClient {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
+    p.gate?.drop();
     p.reject(err);
     // Still queued (it never reached the worker): nothing to cancel there, nothing to wait for.
     if (this.outbox.drop(id)) return;
@@ -334,6 +337,7 @@ export class RpcClient {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
+    p.gate?.flush();
     if (ok) p.resolve(value);
     else p.reject(local ?? fromWire(wire!));
   }

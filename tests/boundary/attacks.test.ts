@@ -144,6 +144,23 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
     record("forged channel frames", mode, "contained: child ended and restarted, reason named");
   });
 
+  it("cannot flood its caller with progress: 100,000 reports reach it at most one per 50 ms, the last before the answer", async () => {
+    const seen: { progress: number; at: number }[] = [];
+    await expect(
+      host.call("mcpConnectors/h", "call", ["progress-flood", { count: 100_000 }], {
+        onProgress: (u: { progress: number }) => seen.push({ progress: u.progress, at: Date.now() }),
+      }),
+    ).resolves.toEqual({ sent: 100_000 });
+    expect(seen[0].progress).toBe(1);
+    expect(seen.at(-1)!.progress).toBe(100_000);
+    // Paced: each update (but the last, delivered with the answer) at least 50 ms after the one
+    // before; a little slack for the clock's rounding. Timers only ever fire late, never early.
+    const gaps = seen.slice(1, -1).map((u, i) => u.at - seen[i].at);
+    expect(gaps.filter((g) => g < 45)).toEqual([]);
+    expect(seen.length).toBeLessThan(100);
+    record("100,000 progress reports in one call", mode, "contained: ≤ 1 update per 50 ms, the last before the answer");
+  });
+
   it("cannot steer the scrubber: defaults and forged secrets are ignored, codes and names stay readable", async () => {
     await host
       .mcp("h")
