@@ -174,6 +174,11 @@ export const CATALOGUE = Object.freeze({
     'List the instance in the plugin\'s "requires" and grant it in the instance\'s "grants".',
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_GRANT_BUSY: entry(
+    "the plugin has too many calls to other instances in flight",
+    "Await the plugin's earlier ctx.connectors calls before making more (at most 256 in flight per instance).",
+    EXIT.UNHEALTHY,
+  ),
   PB_ERR_CONTRACT_ARGS: entry(
     "the call's arguments do not match the contract",
     "Fix the arguments named in the message.",

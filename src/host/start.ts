@@ -32,6 +32,12 @@ export function workerEnvFor(planned: PlannedInstance, env: NodeJS.ProcessEnv): 
  * plugin drive every instance over HTTP, past its own grants.
  */
 const HOST_ONLY_ENV = new Set(["PATCHBAY_TOKEN"]);
+/**
+ * Calls one instance may have in flight to the instances it was granted. Each holds its
+ * arguments in the host until its target answers, and a plugin can make them in a loop without
+ * awaiting any; past this many it is told to wait (PB_ERR_GRANT_BUSY) instead.
+ */
+export const MAX_GRANT_CALLS_IN_FLIGHT = 256;
 
 /**
  * A plugin reports what its upstream server asked (mcp-remote: sampling, elicitation, roots) as
@@ -58,6 +64,7 @@ export async function startInstance(
   const workerEnv = workerEnvFor(planned, opts.env ?? process.env);
   const log = host.logger.child({ instance: entry.id, plugin: plugin.name });
   const operatorValues = operatorStrings(planned.config);
+  let grantCallsInFlight = 0;
 
   entry.target = {
     instance: entry.id,
@@ -110,7 +117,17 @@ export async function startInstance(
           }),
         );
       }
-      return host.invoke(registry.get(msg.target), msg.method, msg.args);
+      if (grantCallsInFlight >= MAX_GRANT_CALLS_IN_FLIGHT) {
+        return Promise.reject(
+          pbError(
+            "PB_ERR_GRANT_BUSY",
+            `${entry.id} already has ${MAX_GRANT_CALLS_IN_FLIGHT} calls to other instances in flight; this one to "${msg.target}" was not made.`,
+            { instance: entry.id, target: msg.target, limit: MAX_GRANT_CALLS_IN_FLIGHT },
+          ),
+        );
+      }
+      grantCallsInFlight++;
+      return host.invoke(registry.get(msg.target), msg.method, msg.args).finally(() => grantCallsInFlight--);
     },
     onResourceUpdated: (uri) => host.resourceUpdated(entry.id, uri),
     onStateChange: (state, reason) => {

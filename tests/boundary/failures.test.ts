@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
+import { MAX_GRANT_CALLS_IN_FLIGHT } from "../../src/host/start.js";
 import { cleanupTempDirs, logSink, writeConfig, waitFor } from "../helpers.js";
 
 const hosts: Host[] = [];
@@ -126,5 +127,23 @@ describe("a misbehaving plugin never takes down the host or its neighbours", () 
     await expect(host.mcp("caller").call("overreach", { text: "x" })).rejects.toMatchObject({
       code: "PB_ERR_GRANT_DENIED",
     });
+  });
+
+  it("a plugin making calls to its grants in a loop has at most 256 in flight: the rest are told to wait", async () => {
+    const { file } = writeConfig({
+      mcpConnectors: {
+        echo: { plugin: "fx-echo" },
+        caller: { plugin: "fx-caller", grants: ["mcpConnectors/echo"], timeout_ms: 30_000 },
+      },
+    });
+    const host = await createHost({ config: file, logLevel: "silent" });
+    hosts.push(host);
+    // All 300 are made in one turn; each of the first 256 runs 500 ms, so none has ended when the 257th comes.
+    await expect(host.mcp("caller").call("fan-out", { count: 300, ms: 500 })).resolves.toEqual({
+      ok: MAX_GRANT_CALLS_IN_FLIGHT,
+      PB_ERR_GRANT_BUSY: 300 - MAX_GRANT_CALLS_IN_FLIGHT,
+    });
+    // Each freed its place when it ended.
+    await expect(host.mcp("caller").call("fan-out", { count: 200, ms: 10 })).resolves.toEqual({ ok: 200 });
   });
 });
