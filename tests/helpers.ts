@@ -161,3 +161,16 @@ export async function waitFor<T>(fn: () => Promise<T>, attempts = 2_400): Promis
   }
   throw last;
 }
+
+/** Cuts `bytes` at pseudo-random places (a fixed seed: the same cuts every run), empty pieces included: how a pipe may deliver a stream. */
+export function cutPieces(bytes: Buffer, seed: number, maxPiece: number): Buffer[] {
+  const pieces: Buffer[] = [];
+  let state = seed;
+  for (let at = 0; at < bytes.length; ) {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    const size = state % (maxPiece + 1);
+    pieces.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return pieces;
+}

@@ -4,6 +4,7 @@
 // frame ends the reading, with why.
 
 import { describe, expect, it } from "vitest";
+import { cutPieces } from "../helpers.js";
 import { encodeFrame, FrameReader, MAX_FRAME_BYTES } from "../../src/contract/frame-channel.js";
 
 function read(chunks: Buffer[], max?: number) {
@@ -18,19 +19,6 @@ function read(chunks: Buffer[], max?: number) {
   return { messages, violations };
 }
 
-/** Cuts `bytes` at pseudo-random places (a fixed seed: the same cuts every run), empty pieces included. */
-function cut(bytes: Buffer, seed: number, maxPiece: number): Buffer[] {
-  const pieces: Buffer[] = [];
-  let state = seed;
-  for (let at = 0; at < bytes.length; ) {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    const size = state % (maxPiece + 1);
-    pieces.push(bytes.subarray(at, at + size));
-    at += size;
-  }
-  return pieces;
-}
-
 const messages = [
   { t: "result", id: 1, ok: true, value: { text: "日本語 🚀", n: 1.5, u: undefined, d: new Date(0) } },
   { t: "log", level: "info", msg: "x".repeat(70_000) },
@@ -42,7 +30,7 @@ describe("the process channel's frames", () => {
   it("reads every message back, over 200 cuttings of the stream", () => {
     const stream = Buffer.concat(messages.map(encodeFrame));
     for (let seed = 1; seed <= 200; seed++) {
-      const r = read(cut(stream, seed, 1 + ((seed * 37) % 9000)));
+      const r = read(cutPieces(stream, seed, 1 + ((seed * 37) % 9000)));
       expect(r.violations, `seed ${seed}`).toEqual([]);
       expect(r.messages, `seed ${seed}`).toEqual(messages);
     }

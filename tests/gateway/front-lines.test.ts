@@ -3,6 +3,7 @@
 // many pieces arrives once, and a line over the bound ends the reading (the lines before it are kept).
 
 import { describe, expect, it } from "vitest";
+import { cutPieces } from "../helpers.js";
 import { FrontLines } from "../../src/gateway/front-lines.js";
 
 function read(chunks: Buffer[], maxBytes?: number): { lines: string[]; reader: FrontLines } {
@@ -10,19 +11,6 @@ function read(chunks: Buffer[], maxBytes?: number): { lines: string[]; reader: F
   const reader = new FrontLines((line) => lines.push(line), maxBytes);
   for (const chunk of chunks) reader.push(chunk);
   return { lines, reader };
-}
-
-/** Cuts `bytes` at pseudo-random places (a fixed seed: the same cuts every run), empty pieces included. */
-function cut(bytes: Buffer, seed: number, maxPiece: number): Buffer[] {
-  const pieces: Buffer[] = [];
-  let state = seed;
-  for (let at = 0; at < bytes.length; ) {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    const size = state % (maxPiece + 1);
-    pieces.push(bytes.subarray(at, at + size));
-    at += size;
-  }
-  return pieces;
 }
 
 const text = [
@@ -41,7 +29,7 @@ describe("the head start's line reader", () => {
       .slice(0, -1)
       .map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
     for (let seed = 1; seed <= 300; seed++) {
-      const { lines, reader } = read(cut(bytes, seed, 1 + (seed % 40)));
+      const { lines, reader } = read(cutPieces(bytes, seed, 1 + (seed % 40)));
       expect(lines, `seed ${seed}`).toEqual(expected);
       expect(reader.rest().length).toBe(0);
     }
@@ -57,7 +45,7 @@ describe("the head start's line reader", () => {
 
   it("reads a 20 MB line that arrives in 64 KiB pieces whole", () => {
     const line = Buffer.alloc(20 * 1024 * 1024, "a");
-    const chunks = cut(Buffer.concat([line, Buffer.from("\nnext\n")]), 7, 64 * 1024);
+    const chunks = cutPieces(Buffer.concat([line, Buffer.from("\nnext\n")]), 7, 64 * 1024);
     const { lines } = read(chunks);
     expect(lines.map((l) => l.length)).toEqual([line.length, 4]);
   });
@@ -67,7 +55,7 @@ describe("the head start's line reader", () => {
     const long = "y".repeat(33);
     for (const stream of [`a\n${ok}\n${long}\nafter\n`, `a\n${ok}\n${long}`]) {
       for (let seed = 1; seed <= 50; seed++) {
-        const { lines, reader } = read(cut(Buffer.from(stream), seed, 1 + (seed % 20)), 32);
+        const { lines, reader } = read(cutPieces(Buffer.from(stream), seed, 1 + (seed % 20)), 32);
         expect(lines, `seed ${seed}`).toEqual(["a", ok]);
         expect(reader.overflowed).toBe(true);
         expect(reader.rest().length).toBe(0);
