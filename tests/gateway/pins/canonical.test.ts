@@ -134,7 +134,9 @@ describe("pinnedFields and definitionHash", () => {
   it("is sha256 of the canonical pinned fields", () => {
     const hash = definitionHash("tool", TOOL);
     expect(hash).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const expected = createHash("sha256").update(canonicalJson(pinnedFields("tool", TOOL))).digest("hex");
+    const expected = createHash("sha256")
+      .update(canonicalJson(pinnedFields("tool", TOOL)))
+      .digest("hex");
     expect(hash).toBe("sha256:" + expected);
   });
 
