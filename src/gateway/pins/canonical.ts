@@ -2,9 +2,9 @@
  * The pinned part of an upstream definition and its canonical JSON and hash. A pin must survive the
  * upstream re-serialising the same definition (key order, whitespace), so the hash is taken over a
  * canonical form rather than the bytes received. Pure: no I/O; the gateway hashes every definition of
- * every instance on each check, so the canonicaliser is written for speed (one pass, string building).
+ * every instance on each check, so the canonicaliser is written for speed: one walk writing parts that are
+ * joined once, no JSON round trip, and native JSON.stringify only for the strings that need escaping.
  */
-import { createHash } from "node:crypto";
 import * as crypto from "node:crypto";
 
 export type DefinitionKind = "tool" | "prompt" | "resourceTemplate";
@@ -12,7 +12,7 @@ export type DefinitionKind = "tool" | "prompt" | "resourceTemplate";
 /**
  * Which fields of each kind are pinned: what reaches a model's context. A tool's name is the lock's key
  * (not part of its hash); `_meta` and `icons` are display or transport data an upstream may vary freely.
- * Each list is in code-point order, so the picked object needs no sort of its own keys.
+ * Each list is in code-point order, so the insertion sort below finds the picked object's keys in order.
  */
 const PINNED: Record<DefinitionKind, readonly string[]> = {
   tool: ["annotations", "description", "inputSchema", "outputSchema", "title"],
@@ -146,14 +146,17 @@ function quote(s: string): string {
 
 class DepthExceeded extends Error {}
 
-/** True when `v` reaches itself: the walk stops at the depth bound, so this runs only on refused input. */
-function hasCycle(v: unknown, ancestors: Set<unknown>, depth: number): boolean {
-  if (v === null || typeof v !== "object") return false;
+/**
+ * True when `v` reaches itself. Runs only on refused input (past the depth bound). `cleared` holds values
+ * already walked without finding one, so shared subtrees (a DAG) are walked once, not once per path.
+ */
+function hasCycle(v: unknown, ancestors: Set<unknown>, cleared: Set<unknown>): boolean {
+  if (v === null || typeof v !== "object" || cleared.has(v)) return false;
   if (ancestors.has(v)) return true;
-  if (depth > MAX_DEPTH) return false;
   ancestors.add(v);
-  for (const child of Object.values(v)) if (hasCycle(child, ancestors, depth + 1)) return true;
+  for (const child of Object.values(v)) if (hasCycle(child, ancestors, cleared)) return true;
   ancestors.delete(v);
+  cleared.add(v);
   return false;
 }
 
@@ -172,7 +175,7 @@ export function canonicalJson(value: unknown): string {
   } catch (error) {
     if (!(error instanceof DepthExceeded)) throw error;
     throw new Error(
-      hasCycle(value, new Set(), 0)
+      hasCycle(value, new Set(), new Set())
         ? "canonicalJson: the value holds a cycle"
         : `canonicalJson: nesting deeper than ${MAX_DEPTH} levels`,
     );
@@ -183,7 +186,7 @@ export function canonicalJson(value: unknown): string {
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 const sha256Hex: (text: string) => string = oneShot
   ? (text) => oneShot("sha256", text, "hex")
-  : (text) => createHash("sha256").update(text).digest("hex");
+  : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
 /** "sha256:<64 hex>" of canonicalJson(pinnedFields(kind, def)). */
 export function definitionHash(kind: DefinitionKind, def: Record<string, unknown>): string {

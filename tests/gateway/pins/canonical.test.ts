@@ -91,6 +91,12 @@ describe("canonicalJson", () => {
     expect(() => canonicalJson([[[[nest(62)]]]])).toThrow(/deeper than 64/);
     expect(() => canonicalJson({ n: 1n })).toThrow(/bigint/);
   });
+
+  it("refuses a deep value of shared subtrees without walking every path (2^70 of them) to look for a cycle", () => {
+    let shared: unknown = 1;
+    for (let i = 0; i < 70; i++) shared = { a: shared, b: shared };
+    expect(() => canonicalJson(shared)).toThrow(/deeper than 64/);
+  });
 });
 
 const TOOL = {

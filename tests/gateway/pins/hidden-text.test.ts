@@ -70,7 +70,7 @@ describe("findHiddenText", () => {
         properties: {
           "a/b~c": { type: "string", description: "the \u200Bpath" },
           mode: { type: "string", enum: ["read", "wr\u202Eite"] },
-          ["no\u2063tes"]: { type: "string" },
+          "no\u2063tes": { type: "string" },
         },
       },
     };
