@@ -72,6 +72,15 @@ function codeUnitSorted(keys: string[]): string[] {
 
 const codePointSorted = (keys: string[]): string[] => keys.sort(byCodePoint);
 
+/**
+ * Each key's `"key":` text, kept across calls: schemas repeat a few keys (type, description, properties) in
+ * every tool, and a lookup measured about 20% faster than quoting each again. Bounded in entries and key
+ * length, so an upstream's odd keys cost it no memory; once full it only stops adding.
+ */
+const KEY_TEXT = new Map<string, string>();
+const KEY_TEXT_MAX = 4096;
+const KEY_TEXT_MAX_LENGTH = 64;
+
 /** What JSON drops from an object and writes as null in an array. */
 function dropped(v: unknown): boolean {
   return v === undefined || typeof v === "function" || typeof v === "symbol";
@@ -121,7 +130,12 @@ function write(v: unknown, out: string[], depth: number, sorted: (keys: string[]
     const k = keys[i];
     const value = o[k];
     if (dropped(value)) continue;
-    out.push(first ? quote(k) + ":" : "," + quote(k) + ":");
+    let member = KEY_TEXT.get(k);
+    if (member === undefined) {
+      member = quote(k) + ":";
+      if (KEY_TEXT.size < KEY_TEXT_MAX && k.length <= KEY_TEXT_MAX_LENGTH) KEY_TEXT.set(k, member);
+    }
+    out.push(first ? member : "," + member);
     first = false;
     write(value, out, depth + 1, sorted);
   }
@@ -182,7 +196,8 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-// crypto.hash (Node ≥ 20.12) skips the Hash object: about twice as fast for the short inputs hashed here.
+// crypto.hash (Node ≥ 20.12) allocates no Hash object; for the 1–2 KB texts hashed here it measured level
+// with createHash in CPU time (SHA-256 itself dominates), with less garbage per definition.
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 const sha256Hex: (text: string) => string = oneShot
   ? (text) => oneShot("sha256", text, "hex")
