@@ -47,6 +47,14 @@ function shown(value: unknown): string {
   return revealHidden(clip(json));
 }
 
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return canonicalJson(a) === canonicalJson(b);
+  } catch {
+    return false;
+  }
+}
+
 function escapeSegment(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
@@ -91,10 +99,11 @@ class Differ {
     }
     if (typeof a === "string" && typeof b === "string")
       return this.push({ pointer, change: "changed", before: shown(a), after: shown(b), words: clip(wordDiff(a, b)) });
-    // Different types, or numbers/booleans/deep values: equal when their canonical forms are.
-    const before = shown(a);
-    const after = shown(b);
-    return before === after || this.push({ pointer, change: "changed", before, after });
+    // Different types, numbers, booleans, or values past the depth bound: equal when their whole canonical
+    // forms are (never the clipped texts shown: "1" and 1, or two long arrays alike in their first 2,000
+    // characters, must not pass as equal). A value canonicalJson refuses equals nothing but itself.
+    if (sameJson(a, b)) return true;
+    return this.push({ pointer, change: "changed", before: shown(a), after: shown(b) });
   }
 }
 

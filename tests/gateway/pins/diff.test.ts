@@ -79,6 +79,28 @@ describe("diffDefinitions", () => {
     ]);
   });
 
+  it("compares values by their whole canonical JSON, never by the clipped text shown", () => {
+    const nest = (n: number, leaf: unknown): unknown => (n === 0 ? leaf : [nest(n - 1, leaf)]);
+    const cycle = (): Record<string, unknown> => {
+      const o: Record<string, unknown> = {};
+      o.self = o;
+      return o;
+    };
+    const changes = diffDefinitions(
+      "tool",
+      { annotations: { a: "1", c: nest(70, 1), d: nest(70, 1), e: cycle() } },
+      { annotations: { a: 1, c: nest(70, 2), d: nest(70, 1), e: cycle() } },
+    );
+    // Past depth 64 the walk compares the rest whole: c differs there, d does not, e cannot be written.
+    expect(changes.map((c) => c.pointer)).toEqual([
+      "/annotations/a",
+      `/annotations/c${"/0".repeat(62)}`,
+      `/annotations/e${"/self".repeat(62)}`,
+    ]);
+    expect(changes[0]).toMatchObject({ change: "changed", before: "1", after: "1" });
+    expect(changes[2].before).toMatch(/^\(not JSON: .*cycle/);
+  });
+
   it("stops at 200 changes and clips long texts to 2,000 characters", () => {
     const many: Record<string, unknown> = {};
     for (let i = 0; i < 500; i++) many[`p${i}`] = { type: "string" };
