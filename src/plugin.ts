@@ -96,6 +96,13 @@ export interface PluginContext {
    */
   resourceUpdated?(uri: string): void;
   /**
+   * Tells the host that a list the plugin offers changed (an mcp plugin: "tools", "prompts" or
+   * "resources"; mcp-remote relays the server's list_changed notifications). Any time; the host
+   * reads the list again when it chooses (the gateway: at most once a second), checks it against
+   * connectors.lock.json, and only then tells its clients.
+   */
+  listChanged?(list: "tools" | "prompts" | "resources"): void;
+  /**
    * The call in progress as a handle the plugin may keep: its deadline, signal and progress stay
    * this call's after the method's awaits, wherever the plugin reads them. Null outside a call.
    * Read it when the method starts if the plugin's definition says `callContext: "sync"`.

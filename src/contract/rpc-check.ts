@@ -6,7 +6,7 @@
  * the instance; the returned string says why, for the log line.
  */
 import type { WireError } from "../errors.js";
-import { MAX_BATCH, MAX_RESOURCE_URI_CHARS, type WorkerToHost } from "./rpc.js";
+import { CHANGEABLE_LISTS, MAX_BATCH, MAX_RESOURCE_URI_CHARS, type WorkerToHost } from "./rpc.js";
 
 const LOG_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 
@@ -95,6 +95,11 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
         return bad(
           `a resource-updated message whose uri has ${m.uri.length} characters (at most ${MAX_RESOURCE_URI_CHARS})`,
         );
+      return { ok: true, msg: m as unknown as WorkerToHost };
+    // An offered list changed; how often it is read again is the reader's choice.
+    case "list-changed":
+      if (!(CHANGEABLE_LISTS as readonly unknown[]).includes(m.list))
+        return bad(`a list-changed message whose list is not one of ${CHANGEABLE_LISTS.join(", ")}`);
       return { ok: true, msg: m as unknown as WorkerToHost };
     // A batch is unwrapped by the receiver (checkBatch) before its entries come here: one inside another is refused.
     case "batch":

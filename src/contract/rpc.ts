@@ -194,7 +194,8 @@ export type WorkerToHost =
   | GrantCallMessage
   | ClosedMessage
   | ProgressMessage
-  | ResourceUpdatedMessage;
+  | ResourceUpdatedMessage
+  | ListChangedMessage;
 
 // --- worker → host: progress of a call in flight ---
 
@@ -226,4 +227,19 @@ export const MAX_RESOURCE_URI_CHARS = 8_192;
 export interface ResourceUpdatedMessage {
   t: "resource-updated";
   uri: string;
+}
+
+/** The lists a plugin may say changed (mcp-remote relays MCP notifications/{tools,prompts,resources}/list_changed). */
+export const CHANGEABLE_LISTS = ["tools", "prompts", "resources"] as const;
+export type ChangeableList = (typeof CHANGEABLE_LISTS)[number];
+
+/**
+ * A plugin's ctx.listChanged(list): what it offers changed, so the host's readers (the gateway's
+ * catalog, which checks definitions against their pins before any client sees them) read it
+ * again. Any time; untrusted: anything but a known list name drops the message as malformed, and
+ * the reader, not the worker, decides how often it reads (the gateway: once a second at most).
+ */
+export interface ListChangedMessage {
+  t: "list-changed";
+  list: ChangeableList;
 }

@@ -11,6 +11,7 @@ import type {
   InstanceReport,
   LiveInstanceStatus,
   Remote,
+  ListChange,
   ResourceUpdate,
 } from "./types.js";
 import type { Section } from "../contract/kinds.js";
@@ -38,6 +39,7 @@ export type {
   CallOptions,
   InstanceReport,
   LiveInstanceStatus,
+  ListChange,
   ResourceUpdate,
 } from "./types.js";
 
@@ -46,6 +48,7 @@ export class Host {
   private readonly receiptLog = new ReceiptLog();
   private readonly guard: CallGuard;
   private readonly updateListeners = new Set<(update: ResourceUpdate) => void>();
+  private readonly listListeners = new Set<(change: ListChange) => void>();
 
   constructor(
     private readonly registry: Registry,
@@ -165,6 +168,29 @@ export class Host {
         fn(update);
       } catch {
         // One listener failing must not keep the update from the others.
+      }
+    }
+  }
+
+  /**
+   * What an instance offers may have changed: its plugin said so (mcp-remote relays an MCP server's
+   * list_changed, or its reconnect to a server that may have restarted), or its worker is restarting.
+   * The gateway reads the instance's lists again and checks them against their pins before any client
+   * hears of it. Returns the function that stops listening.
+   */
+  onListChanged(fn: (change: ListChange) => void): () => void {
+    this.listListeners.add(fn);
+    return () => void this.listListeners.delete(fn);
+  }
+
+  /** Internal (host/start.ts wires each worker here). */
+  listChanged(instance: string, list: ListChange["list"]): void {
+    if (this.closed) return;
+    for (const fn of this.listListeners) {
+      try {
+        fn({ instance, list });
+      } catch {
+        // One listener failing must not keep the change from the others.
       }
     }
   }

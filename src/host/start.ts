@@ -130,8 +130,13 @@ export async function startInstance(
       return host.invoke(registry.get(msg.target), msg.method, msg.args).finally(() => grantCallsInFlight--);
     },
     onResourceUpdated: (uri) => host.resourceUpdated(entry.id, uri),
+    onListChanged: (list) => host.listChanged(entry.id, list),
     onStateChange: (state, reason) => {
-      if (state === "restarting") entry.restarts = (entry.restarts ?? 0) + 1;
+      if (state === "restarting") {
+        entry.restarts = (entry.restarts ?? 0) + 1;
+        // A new worker may bring another upstream (a new release, a new process): its definitions are read again.
+        host.listChanged(entry.id, "all");
+      }
       if (state === "restarting" || state === "failed")
         log.warn({ state }, `${entry.id} ${state}${reason ? `: ${reason.message}` : ""}`);
       // After boot the report follows the worker: an open circuit is "failed" until the host restarts.

@@ -33,6 +33,12 @@ export interface ResourceUpdate {
   uri: string;
 }
 
+/** An instance's offered list may have changed (host.onListChanged); "all" when its worker restarts. */
+export interface ListChange {
+  instance: string;
+  list: "tools" | "prompts" | "resources" | "all";
+}
+
 export interface InstanceReport {
   id: string;
   section: Section;

@@ -13,7 +13,7 @@
  * guard that keeps two of them from overlapping would be out of sight of the one it guards.
  */
 import { pbError, PatchbayError, fromWire } from "../errors.js";
-import type { GrantCallMessage, InstanceTask, LogMessage, WorkerToHost } from "../contract/rpc.js";
+import type { ChangeableList, GrantCallMessage, InstanceTask, LogMessage, WorkerToHost } from "../contract/rpc.js";
 import { RpcClient, type ProgressUpdate } from "../rpc/client.js";
 import { RestartPolicy } from "./restart-policy.js";
 import { sleep, STOP_TIMEOUT_MS, type Isolation, type WorkerRuntime } from "./runtime.js";
@@ -51,6 +51,8 @@ export interface InstanceWorkerOptions {
   onGrantCall(msg: GrantCallMessage): Promise<unknown>;
   /** A subscribed resource changed (already checked and rate-capped by RpcClient). */
   onResourceUpdated?(uri: string): void;
+  /** The plugin said an offered list changed (already checked by rpc-check.ts). */
+  onListChanged?(list: ChangeableList): void;
   onStateChange?(state: WorkerState, reason?: PatchbayError): void;
 }
 
@@ -289,6 +291,8 @@ export class InstanceWorker {
         return this.onClosed?.();
       case "resource-updated":
         return this.opts.onResourceUpdated?.(msg.uri);
+      case "list-changed":
+        return this.opts.onListChanged?.(msg.list);
     }
   }
 

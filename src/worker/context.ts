@@ -12,7 +12,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { isMainThread } from "node:worker_threads";
 import { fromWire, pbError } from "../errors.js";
 import {
+  CHANGEABLE_LISTS,
   MAX_RESOURCE_URI_CHARS,
+  type ChangeableList,
   type GrantResultMessage,
   type LogMessage,
   type WorkerToHost,
@@ -241,6 +243,10 @@ export function createContext(opts: ContextOptions) {
     resourceUpdated(uri: string): void {
       if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_RESOURCE_URI_CHARS) return;
       send({ t: "resource-updated", uri });
+    },
+    /** An offered list (tools, prompts, resources) changed; the host reads it again. */
+    listChanged(list: ChangeableList): void {
+      if ((CHANGEABLE_LISTS as readonly unknown[]).includes(list)) send({ t: "list-changed", list });
     },
   });
   return { ctx, onGrantResult };

@@ -153,6 +153,7 @@ const WorkerMessage = z.union([
     message: z.string().optional(),
   }),
   z.looseObject({ t: z.literal("resource-updated"), uri: z.string().min(1).max(MAX_RESOURCE_URI_CHARS) }),
+  z.looseObject({ t: z.literal("list-changed"), list: z.enum(["tools", "prompts", "resources"]) }),
 ]);
 const KINDS = [
   "result",
@@ -164,13 +165,16 @@ const KINDS = [
   "closed",
   "progress",
   "resource-updated",
+  "list-changed",
 ] as const;
 
 describe("the wire check of worker → host messages", () => {
   it(`accepts exactly what the declaration accepts over ${RUNS * 5} random messages (seed ${SEED})`, () => {
     const gen = generator(SEED + 1);
     const field = () =>
-      gen.int(3) ? gen.pick([1, 2, "x", true, ["a"], [], { code: "E", message: "m" }, "warn", 0, -1]) : gen.value(1);
+      gen.int(3)
+        ? gen.pick([1, 2, "x", true, ["a"], [], { code: "E", message: "m" }, "warn", 0, -1, "tools", "prompts"])
+        : gen.value(1);
     let accepted = 0;
     for (let i = 0; i < RUNS * 5; i++) {
       const t = gen.pick(KINDS);
@@ -191,6 +195,7 @@ describe("the wire check of worker → host messages", () => {
         "total",
         "message",
         "uri",
+        "list",
       ]) {
         if (gen.int(2)) msg[key] = field();
       }

@@ -34,6 +34,9 @@ describe("checkWorkerMessage", () => {
     [{ t: "resource-updated" }],
     [{ t: "resource-updated", uri: 42 }],
     [{ t: "resource-updated", uri: "" }],
+    [{ t: "list-changed" }],
+    [{ t: "list-changed", list: "everything" }],
+    [{ t: "list-changed", list: ["tools"] }],
   ])("refuses %j with a reason", (raw) => {
     const r = checkWorkerMessage(raw);
     expect(r.ok).toBe(false);
@@ -50,6 +53,8 @@ describe("checkWorkerMessage", () => {
       { t: "closed" },
       { t: "resource-updated", uri: "test://a" },
       { t: "resource-updated", uri: "x".repeat(MAX_RESOURCE_URI_CHARS) },
+      { t: "list-changed", list: "tools" },
+      { t: "list-changed", list: "resources" },
     ];
     for (const m of msgs) expect(checkWorkerMessage(m)).toEqual({ ok: true, msg: m });
   });
