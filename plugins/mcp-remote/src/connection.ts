@@ -27,7 +27,11 @@ import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotoc
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { unavailable } from "patchbay/plugin";
 import { boundedFetch } from "./bounded-fetch.js";
@@ -264,10 +268,14 @@ export class Connection {
       why: null,
     };
     installHandlers(client, this.cfg, this.ctx, () => this.target, this.asks);
+    // The host reads a changed list again (the gateway checks it against its pins before clients hear of it).
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       session.tools = null;
       this.ctx.log.debug("tool list changed", { target: this.target });
+      this.ctx.listChanged?.("tools");
     });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.ctx.listChanged?.("prompts"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.ctx.listChanged?.("resources"));
     client.onclose = () => {
       session.lost = true;
       breakSession(session, new ConnectionLostError(`the connection to ${this.target} closed`));

@@ -19,6 +19,7 @@ import { jsonLengthOver } from "./result-size.js";
 import { callAsTask } from "./tasks.js";
 import { collectPages, toDescriptor } from "./lists.js";
 import { ResourceSubscriptions } from "./subscriptions.js";
+import { ToldDefinitions } from "./told.js";
 
 /** A tool result larger than this (as JSON) is refused rather than carried across the host. */
 const MAX_RESULT_CHARS = 8 * 1024 * 1024;
@@ -36,6 +37,7 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
   const thisCall = (): CallHandle => ctx.currentCall?.() ?? callOf(ctx);
   const target = () => connection.target;
   const subscriptions = new ResourceSubscriptions(ctx, target);
+  const told = new ToldDefinitions(ctx);
   connection.onConnected = (client) => subscriptions.attach(client, cfg.connect_timeout_ms);
 
   /** tools/list to the end, cached on the session until list_changed; notes the task-only tools. */
@@ -83,9 +85,11 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
 
     async list_tools() {
       const call = thisCall();
-      return connection.run("tools/list", call, true, (client, opts, session) =>
+      const tools = await connection.run("tools/list", call, true, (client, opts, session) =>
         loadTools(client, opts, session, call.deadline),
       );
+      told.remember(tools);
+      return tools;
     },
 
     async call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx) {
@@ -100,7 +104,9 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
         .during(() =>
           connection.run(`tools/call "${tool}"`, call, false, async (client, opts, session) => {
             // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
-            if (!session.tools) await loadTools(client, opts, session, call.deadline);
+            // A list read here (a new session, or after list_changed) may define the tool otherwise than
+            // the host was told: the call is not sent, and the host reads the list again (told.ts).
+            if (!session.tools) told.check(tool, await loadTools(client, opts, session, call.deadline), target());
             if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
             // A stdio session's own requests skip the Client's request machinery (direct-requests.ts).
             if (session.transport instanceof ChildTransport)
