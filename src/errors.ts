@@ -320,6 +320,26 @@ export const CATALOGUE = Object.freeze({
     "List the tools again (tools/list): the tool's instance may be unhealthy or not exposed in connectors.json's gateway section.",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_TOOL_DRIFT: entry(
+    "a definition differs from its pin in connectors.lock.json, or is new since the lock was written",
+    "Review it with `patchbay pins diff <instance>`; if the change is one you approve, `patchbay pins accept <instance> <name>` (the running serve takes it at once). Until then the gateway withholds it (pinning enforce) or flags it (warn).",
+    EXIT.UNHEALTHY,
+  ),
+  PB_ERR_TOOL_HIDDEN_TEXT: entry(
+    "a definition carries text a person does not see but a model reads",
+    "Look at it with `patchbay pins diff <instance>` (hidden characters shown as <U+XXXX>); accept it only if you understand why it is there: `patchbay pins accept <instance> <name> --allow-hidden-text`.",
+    EXIT.UNHEALTHY,
+  ),
+  PB_ERR_PINS_LOCK_INVALID: entry(
+    "connectors.lock.json cannot be used",
+    "Fix the file at the JSON pointer named, or restore it from version control; deleting it makes the next serve pin what the upstreams offer then (trust on first use).",
+    EXIT.USAGE,
+  ),
+  PB_ERR_PINS_UNKNOWN: entry(
+    "no such instance or definition to accept",
+    "Run `patchbay pins diff` to see the instances and definitions that differ from their pins, and accept one of those.",
+    EXIT.USAGE,
+  ),
   PB_ERR_GATEWAY_UNAUTHORIZED: entry(
     "the request has no valid bearer token",
     "Send the header Authorization with the value Bearer <token>, the token being PATCHBAY_TOKEN's value or the contents of the .patchbay/token file `patchbay serve --http` printed; this server has no OAuth sign-in.",

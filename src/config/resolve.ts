@@ -6,7 +6,7 @@ import path from "node:path";
 import { SECTIONS } from "../contract/kinds.js";
 import { toPointer, type ConfigIssue } from "./issues.js";
 import type { ConnectorsFile } from "./schema.js";
-import type { ResolvedConfig, ResolvedInstance } from "./types.js";
+import type { ResolvedConfig, ResolvedInstance, ResolvedPinning } from "./types.js";
 import type { WireError } from "../errors.js";
 
 /** A grant must name something that exists (an instance or an alias), or the plugin's call fails at run time. */
@@ -84,7 +84,12 @@ export function buildResolved({
     }
   }
   const pluginDirs = [...new Set(parsed.plugins.map((p) => path.resolve(dir, p)))];
-  const gateway = { expose: { ...parsed.gateway.expose } };
+  const { default: pinDefault, ...pinInstances } =
+    typeof parsed.gateway.pinning === "string" ? { default: parsed.gateway.pinning } : parsed.gateway.pinning;
+  const gateway = {
+    expose: { ...parsed.gateway.expose },
+    pinning: { default: pinDefault ?? "enforce", instances: pinInstances } as ResolvedPinning,
+  };
   return deepFreeze({
     file,
     dir,

@@ -164,6 +164,8 @@ const DefaultsSchema = z
   .default({ ...DEFAULTS })
   .meta({ description: "Values every instance gets unless it sets its own.", ...COMMENTS });
 
+const pinningMode = z.enum(["enforce", "warn", "off"]);
+
 /** What `patchbay serve --mcp|--http` offers AI clients; the default is read-only. */
 const GatewaySchema = z
   .strictObject({
@@ -187,8 +189,21 @@ const GatewaySchema = z
           'Per instance ("section/name"): what the gateway exposes. Unlisted instances get the default: an mcp connector\'s tools (after allowed_tools) and the read methods of memory (query, get), skill (get, list) and agent (list_agents, agent_status) instances; nothing that writes or delivers.',
         ...COMMENTS,
       }),
+    pinning: z
+      .union([
+        pinningMode,
+        z.record(z.union([z.literal("default"), instanceRef]), pinningMode).meta({
+          description:
+            'Per instance ("section/name"), with "default" for the rest: e.g. { "default": "enforce", "mcpConnectors/dev": "warn" }.',
+        }),
+      ])
+      .default("enforce")
+      .meta({
+        description:
+          "Tool, prompt and resource template definitions held to connectors.lock.json (written on the first serve): enforce (a changed or new definition is withheld until `patchbay pins accept`), warn (served, flagged), off.",
+      }),
   })
-  .default({ expose: {} })
+  .default({ expose: {}, pinning: "enforce" })
   .meta({
     description:
       "The MCP gateway of `patchbay serve --mcp` / `--http`: which instances' methods AI clients see as tools.",
@@ -241,7 +256,7 @@ const MCP_INSTANCE_KEYS = Object.keys({ ...commonFields, ...mcpFields, ...traili
 export function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return TOP_KEYS;
   if (path.length === 1 && path[0] === "defaults") return DEFAULTS_KEYS;
-  if (path.length === 1 && path[0] === "gateway") return ["expose"];
+  if (path.length === 1 && path[0] === "gateway") return ["expose", "pinning"];
   if (path.length === 2 && (SECTIONS as readonly PropertyKey[]).includes(path[0])) {
     return path[0] === "mcpConnectors" ? MCP_INSTANCE_KEYS : INSTANCE_KEYS;
   }

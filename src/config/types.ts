@@ -23,6 +23,14 @@ export interface LoadConfigOptions {
   scoped?: boolean;
 }
 
+export type PinningMode = "enforce" | "warn" | "off";
+
+export interface ResolvedPinning {
+  default: PinningMode;
+  /** "section/name" → its own mode. */
+  instances: Record<string, PinningMode>;
+}
+
 export interface ResolvedInstance {
   /** "memoryStores/primary" */
   id: string;
@@ -61,8 +69,11 @@ export interface ResolvedConfig {
   /** Whether the file names "plugins" itself: a missing folder the user named is worth a warning, the default is not. */
   pluginDirsDeclared: boolean;
   defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number; healthIntervalMs: number };
-  /** The gateway section: per instance, true/false or the exact methods exposed. */
-  gateway: { expose: Record<string, boolean | string[]> };
+  /**
+   * The gateway section: per instance, true/false or the exact methods exposed; how definitions are held
+   * to connectors.lock.json (`pinning.default`, and per instance).
+   */
+  gateway: { expose: Record<string, boolean | string[]>; pinning: ResolvedPinning };
   /** In file order within a section, sections in SECTIONS order. Aliases are not instances. */
   instances: ResolvedInstance[];
   /** "localModels/default" → "localModels/gemma2": always the final instance. */

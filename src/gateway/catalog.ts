@@ -11,6 +11,7 @@ import { nameTools, type ToolRoute } from "./names.js";
 import { boundTools, warnOnce, type UpstreamTool } from "./catalog-bounds.js";
 import type { PatchbayError } from "../errors.js";
 import { passthroughOf, type Passthrough } from "./resources.js";
+import type { PinBook } from "./pins/pin-book.js";
 
 /** Fields of an upstream tool descriptor that pass through unchanged when the connector has them. */
 const PASS_THROUGH = ["title", "annotations", "outputSchema", "_meta", "icons"] as const;
@@ -31,11 +32,14 @@ export interface Catalog {
   passthrough: Passthrough;
   /** Every exposed instance, live or not (a subscription outlives a spell of ill health, not its exposure). */
   exposed: Set<string>;
+  /** Tools withheld by their pins (pins/pin-book.ts), by the name a client would call them: the refusal to give. */
+  withheld: Map<string, PatchbayError>;
 }
 
 export async function buildCatalog(
   host: Host,
   expose: Readonly<Record<string, boolean | readonly string[]>>,
+  pins: PinBook | null = null,
 ): Promise<Catalog> {
   const caps = await host.capabilities();
   const errors: PatchbayError[] = unknownExposeKeys(
@@ -46,6 +50,7 @@ export async function buildCatalog(
   const exposedMcp = new Set<string>();
   const exposed = new Set<string>();
   const pending: { route: ToolRoute; kind: CatalogTool["kind"]; make: (name: string) => Tool }[] = [];
+  const held: { route: ToolRoute; error: PatchbayError }[] = [];
   for (const c of caps) {
     if (!c.kind) continue;
     const methods = exposedMethods({ id: c.id, kind: c.kind, capabilities: c.optional ?? [] }, expose);
@@ -62,7 +67,13 @@ export async function buildCatalog(
     const route = (target: string): ToolRoute => ({ instance: c.id, section: c.section, name: c.name, target });
     if (c.kind === "mcp") {
       exposedMcp.add(c.id);
-      for (const t of boundTools(c.id, (c.tools ?? []) as unknown as UpstreamTool[], warnOnce(host))) {
+      const bounded = boundTools(c.id, (c.tools ?? []) as unknown as UpstreamTool[], warnOnce(host));
+      // Held to their pins as clients would see them (after the bounds), before any client does.
+      const { served, withheld } = pins
+        ? pins.review(c.id, "tools", bounded as (UpstreamTool & Record<string, unknown>)[], c.server)
+        : { served: bounded, withheld: [] };
+      for (const w of withheld) held.push({ route: route(w.name), error: w.error });
+      for (const t of served) {
         pending.push({
           route: route(t.name),
           kind: c.kind,
@@ -84,6 +95,7 @@ export async function buildCatalog(
       });
     }
   }
+  pins?.flush();
   const named = nameTools(pending.map((p) => p.route));
   const byRoute = new Map(pending.map((p) => [p.route, p]));
   const tools = new Map<string, CatalogTool>();
@@ -91,7 +103,32 @@ export async function buildCatalog(
     const p = byRoute.get(route)!;
     tools.set(name, { route, kind: p.kind, tool: p.make(name) });
   }
-  return { tools, skipped, errors, passthrough: passthroughOf(caps, exposedMcp), exposed };
+  return {
+    tools,
+    skipped,
+    errors,
+    passthrough: passthroughOf(caps, exposedMcp),
+    exposed,
+    withheld: withheldNames(named, pending, held),
+  };
+}
+
+/**
+ * The names withheld tools would be called by. They take no part in naming the served ones: a new
+ * tool named like another instance's approved one must not rename that one. A withheld name that a
+ * served tool holds is the served tool's.
+ */
+function withheldNames(
+  served: Map<string, ToolRoute>,
+  pending: { route: ToolRoute }[],
+  held: { route: ToolRoute; error: PatchbayError }[],
+): Map<string, PatchbayError> {
+  const out = new Map<string, PatchbayError>();
+  if (held.length === 0) return out;
+  const errors = new Map(held.map((h) => [h.route, h.error]));
+  for (const [name, route] of nameTools([...pending.map((p) => p.route), ...held.map((h) => h.route)]))
+    if (!served.has(name) && errors.has(route)) out.set(name, errors.get(route)!);
+  return out;
 }
 
 function isLive(c: InstanceCapabilities): boolean {

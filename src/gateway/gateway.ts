@@ -29,6 +29,10 @@ import { PassthroughRoutes, registerPassthrough } from "./resources.js";
 import { Subscriptions } from "./subscriptions.js";
 import type { ToolCallExtra } from "./stdio-lane.js";
 import { ToolCalls } from "./tool-calls.js";
+import { ListChangeWatch } from "./list-changes.js";
+import { PinBook } from "./pins/pin-book.js";
+import { lockPathFor } from "./pins/lock-file.js";
+import type { ListChange } from "../host/types.js";
 
 export interface GatewayOptions {
   expose: Readonly<Record<string, boolean | readonly string[]>>;
@@ -37,6 +41,8 @@ export interface GatewayOptions {
   stateDir?: string | null;
   /** How long the first tools/list waits for the boot when the cache cannot answer it. @default 20000 */
   holdMs?: number;
+  /** Where a message for the operator goes (serve: stderr), e.g. that the lock file was written. */
+  say?: (line: string) => void;
 }
 
 /**
@@ -56,6 +62,7 @@ export class Gateway {
     errors: [],
     passthrough: { resources: [], templates: [], subscribable: [], prompts: [] },
     exposed: new Set(),
+    withheld: new Map(),
   };
   private key = "";
   private readonly servers = new Set<Server>();
@@ -85,6 +92,9 @@ export class Gateway {
   private readonly holdMs: number;
   /** The head start's answers in the cache are from before this boot. */
   private frontStale = true;
+  /** Definitions held to connectors.lock.json (pins/pin-book.ts). */
+  readonly pins: PinBook;
+  private readonly listChanges: ListChangeWatch;
 
   constructor(
     private readonly host: Host,
@@ -93,10 +103,20 @@ export class Gateway {
     this.expose = opts.expose;
     this.stateDir = opts.stateDir ?? null;
     this.holdMs = opts.holdMs ?? DEFAULT_HOLD_MS;
-    this.routes = new PassthroughRoutes(host, () => this.catalog.passthrough);
+    const say = opts.say ?? ((line: string) => opts.logger.info(line));
+    this.pins = new PinBook({
+      file: lockPathFor(host.config?.file ?? null),
+      pinning: host.config?.gateway.pinning ?? { default: "enforce", instances: {} },
+      warn: (message, data) => opts.logger.warn(data, message),
+      say,
+    });
+    this.listChanges = new ListChangeWatch(host, (lists) => this.listsChanged(lists));
+    this.routes = new PassthroughRoutes(host, () => this.catalog.passthrough, this.pins);
     this.calls = new ToolCalls({
       host,
       tools: () => this.catalog.tools,
+      withheld: () => this.catalog.withheld,
+      fresh: (instance, signal) => this.listChanges.fresh(instance, signal),
       live: () => this.opened,
       booted: (signal) => this.booted(signal),
       ajv: this.ajv,
@@ -164,8 +184,9 @@ export class Gateway {
   }
 
   /** After a hot reload: the gateway section now in force. */
-  setExpose(expose: GatewayOptions["expose"]): void {
+  setExpose(expose: GatewayOptions["expose"], pinning?: Parameters<PinBook["reconfigure"]>[0]): void {
     this.expose = expose;
+    if (pinning) this.pins.reconfigure(pinning);
     if (this.stampKey) this.fingerprints = exposedFingerprints(this.host, expose, this.stampKey);
   }
 
@@ -185,7 +206,7 @@ export class Gateway {
     this.refreshing = (async () => {
       do {
         this.again = false;
-        const next = await buildCatalog(this.host, this.expose);
+        const next = await buildCatalog(this.host, this.expose, this.pins);
         this.catalog = next;
         const key = catalogKey({ ...next, tools: this.served() });
         if (this.stateDir && (key !== this.key || this.frontStale)) {
@@ -206,6 +227,32 @@ export class Gateway {
     this.key = key;
     this.calls.forgetSchemas();
     this.notifyToolsChanged();
+  }
+
+  /**
+   * Instances announced changed lists: read them again (and hold them to their pins) before any client
+   * hears, then tell clients what changed: tools by list_changed when what they see differs, prompts and
+   * resources (read live per request) by their list_changed.
+   */
+  private async listsChanged(lists: Map<string, Set<ListChange["list"]>>): Promise<void> {
+    await this.refresh();
+    const all = [...lists.values()];
+    const said = (l: ListChange["list"]) => all.some((s) => s.has(l) || s.has("all"));
+    for (const s of this.servers) {
+      if (said("prompts"))
+        void Promise.resolve()
+          .then(() => s.sendPromptListChanged())
+          .catch(() => undefined);
+      if (said("resources"))
+        void Promise.resolve()
+          .then(() => s.sendResourceListChanged())
+          .catch(() => undefined);
+    }
+  }
+
+  /** The operator accepted pins (patchbay pins accept): withheld definitions may be served now. */
+  async pinsChanged(): Promise<void> {
+    await this.refresh();
   }
 
   /** Tells clients about an instance's health in their log stream (at their chosen level). */
@@ -308,6 +355,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.settle();
+    this.listChanges.close();
     this.subscriptions.close();
     await Promise.all([...this.servers].map((s) => s.close().catch(() => undefined)));
   }

@@ -23,6 +23,8 @@ import { pbError, toWire } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { nameTools, type ToolRoute } from "./names.js";
+import type { PinBook } from "./pins/pin-book.js";
+import type { PatchbayError } from "../errors.js";
 
 export const RESOURCE_METHODS = ["list_resources", "read_resource"] as const;
 export const PROMPT_METHODS = ["list_prompts", "get_prompt"] as const;
@@ -82,11 +84,28 @@ const MAX_ROUTES = 10_000;
 export class PassthroughRoutes {
   private readonly uriOwner = new Map<string, string>();
   private prompts = new Map<string, ToolRoute>();
+  /** Prompts withheld by their pins, by the name a client would get them by. */
+  private heldPrompts = new Map<string, PatchbayError>();
 
   constructor(
     private readonly host: Host,
     private readonly current: () => Passthrough,
+    /** Prompts and resource templates are held to connectors.lock.json as tools are (pins/pin-book.ts). */
+    private readonly pins: PinBook | null = null,
   ) {}
+
+  /** One instance's list as clients may see it: what its pins let through (the rest withheld). */
+  private reviewed(
+    instance: string,
+    list: "prompts" | "resourceTemplates",
+    defs: Record<string, unknown>[],
+  ): { served: Record<string, unknown>[]; withheld: { name: string; error: PatchbayError }[] } {
+    if (!this.pins) return { served: defs, withheld: [] };
+    const named = defs.filter((d): d is { name: string } & Record<string, unknown> => typeof d.name === "string");
+    const out = this.pins.review(instance, list, named);
+    this.pins.flush();
+    return out;
+  }
 
   knownOwner(uri: string): string | undefined {
     return this.uriOwner.get(uri);
@@ -146,36 +165,49 @@ export class PassthroughRoutes {
 
   async listPrompts(): Promise<Record<string, unknown>[]> {
     const found: { route: ToolRoute; prompt: Record<string, unknown> }[] = [];
+    const held: { route: ToolRoute; error: PatchbayError }[] = [];
     for (const c of this.current().prompts) {
       try {
-        for (const p of items(await this.host.call(c.id, "list_prompts", []), "prompts")) {
-          if (typeof p.name === "string")
-            found.push({ route: { instance: c.id, section: c.section, name: c.name, target: p.name }, prompt: p });
-        }
+        const route = (target: string): ToolRoute => ({ instance: c.id, section: c.section, name: c.name, target });
+        const listed = items(await this.host.call(c.id, "list_prompts", []), "prompts");
+        const { served, withheld } = this.reviewed(c.id, "prompts", listed);
+        for (const p of served) if (typeof p.name === "string") found.push({ route: route(p.name), prompt: p });
+        for (const w of withheld) held.push({ route: route(w.name), error: w.error });
       } catch {
         /* as above */
       }
     }
     this.prompts = nameTools(found.map((f) => f.route));
+    const heldNames = new Map(held.map((h) => [h.route, h.error]));
+    this.heldPrompts = new Map();
+    for (const [name, route] of nameTools([...found.map((f) => f.route), ...held.map((h) => h.route)]))
+      if (!this.prompts.has(name) && heldNames.has(route)) this.heldPrompts.set(name, heldNames.get(route)!);
     const byRoute = new Map(found.map((f) => [f.route, f.prompt]));
     return [...this.prompts].map(([name, route]) => ({ ...byRoute.get(route), name }));
-  }
-
-  templatesOf(): string[] {
-    return this.current().templates.map((c) => c.id);
-  }
-
-  call(instance: string, method: string): Promise<unknown> {
-    return this.host.call(instance, method, []);
   }
 
   getPrompt(route: ToolRoute, args: Record<string, unknown> | undefined): Promise<unknown> {
     return this.host.call(route.instance, "get_prompt", args ? [route.target, args] : [route.target]);
   }
 
-  async promptRoute(name: string): Promise<ToolRoute | undefined> {
+  /** The route of a prompt clients may get, or the refusal of one its pins withhold. */
+  async promptRoute(name: string): Promise<ToolRoute | PatchbayError | undefined> {
     if (!this.prompts.has(name)) await this.listPrompts();
-    return this.prompts.get(name);
+    return this.prompts.get(name) ?? this.heldPrompts.get(name);
+  }
+
+  /** Every template connector's templates that their pins let through. */
+  async listTemplates(): Promise<Record<string, unknown>[]> {
+    const all: Record<string, unknown>[] = [];
+    for (const c of this.current().templates) {
+      try {
+        const listed = items(await this.host.call(c.id, "list_resource_templates", []), "resourceTemplates");
+        all.push(...this.reviewed(c.id, "resourceTemplates", listed).served);
+      } catch {
+        /* as above */
+      }
+    }
+    return all;
   }
 }
 
@@ -219,15 +251,7 @@ function registerResources(
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     await listWait();
-    const all: Record<string, unknown>[] = [];
-    for (const c of routes.templatesOf()) {
-      try {
-        all.push(...items(await routes.call(c, "list_resource_templates"), "resourceTemplates"));
-      } catch {
-        /* as above */
-      }
-    }
-    return { resourceTemplates: all } as never;
+    return { resourceTemplates: await routes.listTemplates() } as never;
   });
 }
 
@@ -244,6 +268,7 @@ function registerPrompts(
   server.setRequestHandler(GetPromptRequestSchema, async (req) => {
     await booted();
     const route = await routes.promptRoute(req.params.name);
+    if (route instanceof Error) throw protocolError(route, ErrorCode.InvalidParams);
     if (!route)
       throw protocolError(
         pbError(

@@ -14,6 +14,7 @@ import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
+import { acceptRequestOf, pinsReport, pinsStatus, type PinsStatus } from "./pins/report.js";
 
 export interface ServeOptions {
   mcp: boolean;
@@ -53,13 +54,20 @@ export interface StatusDocument {
   /** The instances are still booting (each not yet ready shows state "booting"). */
   booting: boolean;
   tools: number;
+  /** Definitions held to connectors.lock.json: the mode, the lock, and what differs from it. */
+  pins: PinsStatus;
   instances: (ReturnType<Host["liveStatus"]>[number] & ReturnType<Gateway["calls"]["stats"]["of"]>)[];
 }
 
 export async function startServing(host: Host, opts: ServeOptions): Promise<Serving> {
   const startedAt = Date.now();
   const dir = stateDir(host.config?.file ?? null);
-  const gateway = new Gateway(host, { expose: host.config?.gateway.expose ?? {}, logger: host.logger, stateDir: dir });
+  const gateway = new Gateway(host, {
+    expose: host.config?.gateway.expose ?? {},
+    logger: host.logger,
+    stateDir: dir,
+    say: opts.say,
+  });
   let watcher: Watcher | null = null;
   let health: LiveHealth | null = null;
   let http: HttpGateway | null = null;
@@ -74,6 +82,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     httpSessions: http ? { mode: http.mode, ...http.sessions() } : null,
     booting: gateway.booting,
     tools: gateway.toolNames().length,
+    pins: pinsStatus(gateway.pins),
     instances: host.liveStatus().map((i) => ({
       ...i,
       // While the boot runs, an instance that has not finished it is booting, not stopped.
@@ -126,9 +135,20 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
           await gateway.booted();
           return controlCall(host, gateway, req);
         }
+        if (req.op === "pins") {
+          await gateway.booted();
+          return pinsReport(gateway.pins, typeof req.instance === "string" ? req.instance : null);
+        }
+        if (req.op === "pins-accept") {
+          await gateway.booted();
+          const { instance, names, allowHiddenText } = acceptRequestOf(req);
+          const result = gateway.pins.accept(instance, names, { allowHiddenText });
+          await gateway.pinsChanged();
+          return result;
+        }
         throw pbError(
           "PB_ERR_USAGE",
-          `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call).`,
+          `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call, pins, pins-accept).`,
         );
       });
     } catch (err) {
@@ -182,7 +202,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
           for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
           // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
           for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
-          if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose);
+          if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose, o.config.gateway.pinning);
           live.sync();
           await gateway.refresh();
           opts.say(

@@ -24,6 +24,10 @@ export interface ToolCallDeps {
   host: Host;
   /** The live catalog's tools (a new map after each refresh). */
   tools(): ReadonlyMap<string, CatalogTool>;
+  /** Tools withheld by their pins, by name: the refusal a call of one gets. */
+  withheld(): ReadonlyMap<string, PatchbayError>;
+  /** Null, or a promise that settles once `instance`'s announced list change has been read and checked. */
+  fresh(instance: string, signal?: AbortSignal): Promise<void> | null;
   /** False until the boot has settled: a call of a tool not yet in the catalog waits for it. */
   live(): boolean;
   booted(signal?: AbortSignal): Promise<void>;
@@ -95,8 +99,16 @@ export class ToolCalls {
           { tool: clip(name) },
         ),
       );
-    const entry = this.deps.tools().get(name);
+    let entry = this.deps.tools().get(name);
+    // Its instance announced a change not checked yet: the call waits for the check, then takes its outcome.
+    const fresh = entry ? this.deps.fresh(entry.route.instance, signal) : null;
+    if (fresh) {
+      await fresh;
+      entry = this.deps.tools().get(name);
+    }
     if (!entry) {
+      const held = this.deps.withheld().get(name);
+      if (held) return toolError(held);
       return toolError(
         pbError(
           "PB_ERR_GATEWAY_TOOL_UNKNOWN",

@@ -26,6 +26,8 @@ export interface InstanceCapabilities extends Partial<StaticCapabilities> {
   tools?: ToolDescriptor[] | null;
   /** mcp: the server's initialize instructions (server_info), when the plugin offers them and the server gave some. */
   instructions?: string;
+  /** mcp: the server's name and version from initialize (server_info), for information (connectors.lock.json). */
+  server?: { name?: string; version?: string };
   /** agent: the agent ids list_agents() returns; null when not running or the lookup failed. */
   agents?: string[] | null;
   /** Why the instance is not ready, or why a live lookup failed. */
@@ -90,8 +92,13 @@ async function describeOne(e: InstanceEntry, aliases: string[], invoke: Invoke):
       try {
         out.tools = (await invoke(e, "list_tools", [], { timeoutMs })) as ToolDescriptor[];
         if (e.planned?.pluginInfo.manifest.capabilities.includes("server_info")) {
-          const info = (await invoke(e, "server_info", [], { timeoutMs })) as { instructions?: unknown };
+          const info = (await invoke(e, "server_info", [], { timeoutMs })) as Record<string, unknown>;
           if (typeof info.instructions === "string") out.instructions = info.instructions;
+          const server: { name?: string; version?: string } = {};
+          // Shown to people and written to the lock file: short strings only.
+          if (typeof info.name === "string") server.name = info.name.slice(0, 200);
+          if (typeof info.version === "string") server.version = info.version.slice(0, 100);
+          if (server.name !== undefined || server.version !== undefined) out.server = server;
         }
       } catch (err) {
         out.error = toWire(err);
