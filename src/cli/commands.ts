@@ -116,6 +116,37 @@ export const COMMANDS: readonly CommandDecl[] = [
     load: async () => (await import("./commands/status.js")).statusCommand,
   },
   {
+    name: "pins diff",
+    args: "[instance]",
+    summary: "what differs from connectors.lock.json: changed, new and hidden-text definitions, by JSON pointer",
+    details: [
+      "Asks the running `patchbay serve` of this config; without one, boots the instances to read their definitions.",
+      "Descriptions are compared by words, schemas by JSON pointer; hidden characters are shown as <U+XXXX>.",
+      "Exit 0 when every definition is as pinned, 1 when one differs.",
+    ],
+    flags: { json },
+    examples: ["patchbay pins diff", "patchbay pins diff mcpConnectors/github --json"],
+    load: async () => (await import("./commands/pins.js")).pinsDiffCommand,
+  },
+  {
+    name: "pins accept",
+    args: "<instance> [name...]",
+    summary: "pin what an instance offers now (all of it, or the named definitions) in connectors.lock.json",
+    details: [
+      "The running `patchbay serve` writes the lock and serves the accepted definitions at once; without one, the instances are booted and the lock written.",
+      "A definition with hidden text is pinned only with --allow-hidden-text.",
+    ],
+    flags: {
+      json,
+      "allow-hidden-text": {
+        type: "boolean",
+        help: "also pin definitions whose text holds characters a person does not see (review them first)",
+      },
+    },
+    examples: ["patchbay pins accept mcpConnectors/github", "patchbay pins accept mcpConnectors/github search_issues"],
+    load: async () => (await import("./commands/pins.js")).pinsAcceptCommand,
+  },
+  {
     name: "init",
     summary: "write a starter connectors.json and plugins folder in an empty folder",
     details: [

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
 import { sandboxProblem } from "../../src/spawn/sandbox-runtime.js";
 import { MALFORMED_LIMIT } from "../../src/spawn/instance-worker.js";
+import { Gateway } from "../../src/gateway/gateway.js";
 import { LOG_LINES_PER_WINDOW } from "../../src/spawn/log-limit.js";
 import { cleanupTempDirs, FIXTURE_PLUGINS, logSink, runCli, tempDir, waitFor, writeConfig } from "../helpers.js";
 
@@ -142,6 +143,34 @@ describe.each(MODES)("a hostile plugin in %s mode", (mode) => {
       await expect(own.mcp("h").call("pid", {}), what).resolves.toHaveProperty("pid");
     }
     record("forged channel frames", mode, "contained: child ended and restarted, reason named");
+  });
+
+  it("cannot make the gateway read its lists in a loop: 100,000 list-changed messages cost a read a second", async () => {
+    const gateway = new Gateway(host, { expose: {}, logger: host.logger, stateDir: null });
+    await gateway.start();
+    try {
+      const { listed: before } = (await host.mcp("h").call("listed", {})) as { listed: number };
+      const started = Date.now();
+      await expect(host.mcp("h").call("list-changed-flood", { count: 100_000 })).resolves.toMatchObject({
+        sent: 100_000,
+      });
+      // The first re-read comes after a short settle; the flood is one announcement to it.
+      const listedNow = async () => ((await host.mcp("h").call("listed", {})) as { listed: number }).listed;
+      for (let i = 0; i < 200 && (await listedNow()) === before; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 1_500));
+      const listed = await listedNow();
+      expect(listed).toBeGreaterThan(before);
+      const seconds = (Date.now() - started) / 1000;
+      expect(listed - before).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+      await expect(host.mcp("n").call("echo", { text: "neighbour" })).resolves.toMatchObject({ text: "neighbour" });
+      record(
+        "100,000 list-changed messages",
+        mode,
+        `contained: ${listed - before} re-reads in ${seconds.toFixed(1)} s`,
+      );
+    } finally {
+      await gateway.close();
+    }
   });
 
   it("cannot flood its caller with progress: 100,000 reports reach it at most one per 50 ms, the last before the answer", async () => {

@@ -9,6 +9,9 @@ import { trustWarnings } from "../../registry/trust.js";
 import { adapterDoctor } from "../../adapter/doctor.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
+import type { Host } from "../../host/api.js";
+import { findingError } from "../../gateway/pins/pin-book.js";
+import { pinsOfHost } from "../../gateway/pins/report.js";
 
 interface Check {
   check: string;
@@ -61,6 +64,7 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   let report;
   try {
     report = host.report();
+    checks.push(...(await pinChecks(host)));
   } finally {
     await host.close();
   }
@@ -93,4 +97,22 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
     io.out(exit === EXIT.OK ? "doctor: everything required is healthy." : `doctor: problems found (exit ${exit}).`);
   }
   return exit;
+}
+
+/**
+ * The definitions the gateway would withhold or flag (connectors.lock.json), read from the booted
+ * instances; never writes the lock. A lock that cannot be read fails: serve would not start on it.
+ */
+async function pinChecks(host: Host): Promise<Check[]> {
+  if (!host.config?.file) return [];
+  try {
+    const book = await pinsOfHost(host, true);
+    return book.list().map((f) => {
+      const err = toWire(findingError(f));
+      return { check: `${f.instance} pins`, ok: false, warn: true, detail: `${f.name}: ${f.status}`, error: err };
+    });
+  } catch (err) {
+    const wire = toWire(err);
+    return [{ check: "connectors.lock.json", ok: false, detail: wire.message, error: wire }];
+  }
 }
