@@ -71,7 +71,10 @@ export function locateLog(opts: LogLocation): string {
   }
 }
 
-/** No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into the client's project. */
+/**
+ * No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into
+ * the client's project.
+ */
 export function homeLog(opts: LogLocation): string {
   return hookLogPath(
     opts.env.PATCHBAY_HOME

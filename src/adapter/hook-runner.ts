@@ -98,7 +98,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRunResult> {
       first instanceof FailOpen
         ? first
         : new FailOpen("error", (first as Error)?.message ?? String(first), toWire(first).code);
-    // A call or start deadline (set to the bound) can fire a moment before the bound's own timer: it is the same timeout.
+    // A call or start deadline (set to the bound) can fire a moment before the bound's own timer:
+    // it is the same timeout.
     if (
       err.code === "PB_ERR_CALL_TIMEOUT" ||
       err.code === "PB_ERR_PLUGIN_START_TIMEOUT" ||

@@ -7,7 +7,10 @@ import type { WireError } from "../errors.js";
 import type { Host } from "./api.js";
 
 export interface CreateHostOptions {
-  /** Path of connectors.json, or an already-parsed object. Default: PATCHBAY_CONFIG, then connectors.json from cwd upwards. */
+  /**
+   * Path of connectors.json, or an already-parsed object. Default: PATCHBAY_CONFIG, then
+   * connectors.json from cwd upwards.
+   */
   config?: string | Record<string, unknown>;
   /** Base folder for an object config. */
   dir?: string;
