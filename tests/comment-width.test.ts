@@ -4,13 +4,10 @@
  * TypeScript's own scanner (a `//` inside a string or a template is not one); a line counts when
  * any part of a comment is on it and the whole line is wider than 120.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./helpers.js";
+import { srcFiles } from "./_src-tree.js";
 
-const SRC = path.join(ROOT, "src");
 const MAX_COLUMNS = 120;
 
 /**
@@ -73,17 +70,8 @@ function longCommentLines(text: string, fileName: string): { line: number; width
   return [...long].sort((a, b) => a - b).map((l) => ({ line: l + 1, width: lines[l].length }));
 }
 
-function srcFiles(): string[] {
-  return (readdirSync(SRC, { recursive: true }) as string[])
-    .filter((f) => f.endsWith(".ts"))
-    .map((f) => f.split(path.sep).join("/"))
-    .sort();
-}
-
 describe("comment width in src/", () => {
-  const byFile = new Map(
-    srcFiles().map((f) => [f, longCommentLines(readFileSync(path.join(SRC, f), "utf8"), f)] as const),
-  );
+  const byFile = new Map([...srcFiles()].map(([f, text]) => [f, longCommentLines(text, f)] as const));
 
   it("reads the real tree", () => {
     expect(byFile.size).toBeGreaterThan(100);

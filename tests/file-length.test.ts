@@ -3,12 +3,9 @@
  * one file on its first line, as a `//` comment of its own above the module's doc block (e.g. the error
  * catalogue: one table, so every code is seen at once), so the length is a decision, not drift.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./helpers.js";
+import { srcFiles } from "./_src-tree.js";
 
-const SRC = path.join(ROOT, "src");
 const MAX_LINES = 300;
 
 /**
@@ -29,14 +26,6 @@ function firstLineWhy(text: string): string | null {
 }
 
 const lineCount = (text: string) => text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-
-function srcFiles(): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const rel of (readdirSync(SRC, { recursive: true }) as string[]).sort()) {
-    if (rel.endsWith(".ts")) files.set(rel.split(path.sep).join("/"), readFileSync(path.join(SRC, rel), "utf8"));
-  }
-  return files;
-}
 
 /** The files of `files` over MAX_LINES without a first-line why, as "path (N lines)". */
 function unexplained(files: ReadonlyMap<string, string>): string[] {

@@ -8,13 +8,10 @@
  * `export ... from`, a lazy `import("x")` and a type's `import("x").T`. A lazy import keeps a module off
  * the start-up path, but the two files still depend on each other: neither can be changed or moved alone.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./helpers.js";
-
-const SRC = path.join(ROOT, "src");
+import { srcFiles } from "./_src-tree.js";
 
 /**
  * Circles still allowed, each as the sorted list of its files. Only one, in the folder another change
@@ -107,14 +104,6 @@ function pathAround(graph: ReadonlyMap<string, string[]>, files: string[]): stri
         queue.push(next);
       }
     }
-  }
-  return files;
-}
-
-function srcFiles(): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const rel of readdirSync(SRC, { recursive: true }) as string[]) {
-    if (rel.endsWith(".ts")) files.set(rel.split(path.sep).join("/"), readFileSync(path.join(SRC, rel), "utf8"));
   }
   return files;
 }

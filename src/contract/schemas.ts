@@ -3,7 +3,7 @@
  * boundary) and results (checked when it comes back), in one table, used only by guard/guard.ts,
  * so nothing is validated twice. The table is the single declaration every contract form derives
  * from (types via drift.ts, fast and wire checks via the property test); the shapes it is built
- * from are schemas/*.ts, one file per contract, and re-exported here.
+ * from are schemas/*.ts, one file per contract.
  */
 import { z } from "zod";
 import type { Kind } from "./kinds.js";
@@ -45,38 +45,6 @@ import {
 } from "./schemas/mcp.js";
 import { EmbeddingsSchema, RunOptionsSchema } from "./schemas/model.js";
 import {
-  MemoryWriteResultSchema,
-  MemoryWriteSchema,
-  PortableMemorySchema,
-  QueryFiltersSchema,
-  SkillRecordSchema,
-} from "./schemas/stores.js";
-
-export {
-  AgentDescriptorSchema,
-  AgentResponseSchema,
-  AgentStatusSchema,
-  DeliveryMetaSchema,
-  DeliveryPayloadSchema,
-  DeliveryReceiptSchema,
-  RequestResponseOptsSchema,
-  WakeOptsSchema,
-  WakeReceiptSchema,
-} from "./schemas/agent.js";
-export {
-  GetPromptResultSchema,
-  PromptSchema,
-  ReadResourceResultSchema,
-  ResourceContentsSchema,
-  ResourceSchema,
-  ResourceTemplateSchema,
-  ServerInfoSchema,
-  SubscriptionUriSchema,
-  ToolDescriptorSchema,
-  ToolResultSchema,
-} from "./schemas/mcp.js";
-export { EmbeddingsSchema, RunOptionsSchema } from "./schemas/model.js";
-export {
   MemoryWriteResultSchema,
   MemoryWriteSchema,
   PortableMemorySchema,
