@@ -9,12 +9,9 @@
 import { parseArgs as tokenize } from "node:util";
 import { pbError } from "../errors.js";
 import { suggest } from "../config/suggest.js";
-import type { CommandDecl, FlagDecl, ParsedArgs } from "./command-types.js";
-import { COMMANDS, findCommand } from "./commands.js";
-import { GLOBAL_FLAGS } from "./flags.js";
+import { COMMANDS, GLOBAL_FLAGS, findCommand, type CommandDecl, type FlagDecl, type ParsedArgs } from "./commands.js";
 
 export type { ParsedArgs };
-export { allowFlags, flagString } from "./flags.js";
 
 export interface CommandLine extends ParsedArgs {
   /** The declared command, or null when the words name none (main.ts explains). */
@@ -131,4 +128,21 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const all: Record<string, FlagDecl> = { ...TOP_FLAGS };
   for (const c of COMMANDS) Object.assign(all, c.flags);
   return parseFlags(argv, all, null);
+}
+
+export function flagString(args: ParsedArgs, name: string): string | undefined {
+  const v = args.flags[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * Kept for commands that check their own flags: the parser already refuses what a command does
+ * not declare, so this only matters for a command run with hand-built ParsedArgs.
+ */
+export function allowFlags(args: ParsedArgs, command: string, allowed: readonly string[]): void {
+  for (const name of Object.keys(args.flags)) {
+    if (!allowed.includes(name) && !Object.hasOwn(GLOBAL_FLAGS, name)) {
+      throw pbError("PB_ERR_USAGE", `patchbay ${command} does not take --${name}.`, { flag: name, command });
+    }
+  }
 }

@@ -5,7 +5,7 @@
  * in the table; tests/cli/command-loaders.test.ts holds the two to the same names.
  */
 import { pbError } from "../errors.js";
-import type { Command, CommandDecl } from "./command-types.js";
+import type { Command, CommandDecl } from "./commands.js";
 
 export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
   boot: async () => (await import("./commands/boot.js")).bootCommand,

@@ -3,15 +3,58 @@
  * Parsing (args.ts), help (help.ts) and dispatch (main.ts) all read this table, so a flag exists
  * for exactly the commands that declare it and help can never drift from it.
  *
- * Nothing here names a command's module: command-loaders.ts does, for dispatch alone. A command
- * reads this table (its usage line, the global flags), so a table that loaded the commands would
+ * Nothing here names a command's module: command-loaders.ts does, for dispatch alone. The
+ * commands read this table (through args.ts and help.ts), so a table that loaded them would
  * import its own readers.
  */
-import type { CommandDecl, FlagDecl } from "./command-types.js";
-import { GLOBAL_FLAGS } from "./flags.js";
+import type { ExitCode } from "../errors.js";
+import type { Output } from "./render.js";
 
-export type { Command, CommandDecl, FlagDecl, ParsedArgs } from "./command-types.js";
-export { GLOBAL_FLAGS };
+/** A command line as a command receives it (args.ts produces it from argv and this table). */
+export interface ParsedArgs {
+  positionals: string[];
+  /** Keyed by long flag name: a string for a flag with a value, true for a switch. */
+  flags: Record<string, string | boolean>;
+}
+
+export type Command = (args: ParsedArgs, io: Output) => Promise<ExitCode>;
+
+export interface FlagDecl {
+  type: "string" | "boolean";
+  /** The value's placeholder in help, e.g. "F" for --config F. */
+  value?: string;
+  help: string;
+  short?: string;
+  /** Shown without brackets in the synopsis; the command itself refuses to run without it. */
+  required?: boolean;
+}
+
+export interface CommandDecl {
+  /** The command's words, e.g. "plugin new". */
+  name: string;
+  /** Positionals as help shows them, e.g. "<kind> <name>". */
+  args?: string;
+  summary: string;
+  /** More lines for `patchbay help <command>`. */
+  details?: string[];
+  flags?: Record<string, FlagDecl>;
+  examples?: string[];
+  /** Help lines computed on demand (e.g. the template kinds): read the disk only when asked. */
+  more?: () => Promise<string[]>;
+  /** Accept flags it does not declare (the hook runner fails open on any command line). */
+  lenient?: boolean;
+}
+
+/** Accepted by every command. */
+export const GLOBAL_FLAGS: Record<string, FlagDecl> = {
+  config: {
+    type: "string",
+    value: "F",
+    help: "connectors.json to use (default: PATCHBAY_CONFIG, then connectors.json from here upwards)",
+  },
+  verbose: { type: "boolean", help: "debug logs, and stack traces with errors" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
 
 const json: FlagDecl = { type: "boolean", help: "print one JSON document on stdout" };
 const dryRun: FlagDecl = { type: "boolean", help: "show what would change; change nothing" };

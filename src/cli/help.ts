@@ -5,7 +5,7 @@
  */
 import { EXIT, pbError, type ExitCode } from "../errors.js";
 import { suggest } from "../config/suggest.js";
-import type { ParsedArgs } from "./command-types.js";
+import type { ParsedArgs } from "./args.js";
 import { COMMANDS, GLOBAL_FLAGS, findCommand, groupOf, type CommandDecl, type FlagDecl } from "./commands.js";
 import type { Output } from "./render.js";
 

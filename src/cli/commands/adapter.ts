@@ -15,8 +15,7 @@ import {
 import { resolveAdapterInstance } from "../../adapter/session.js";
 import { openInboxStore } from "../../adapter-sdk/inbox.js";
 import { renderPeerMessage } from "../../adapter-sdk/render.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
 function instancesOf(args: ParsedArgs, command: string): string[] {

@@ -5,8 +5,7 @@
 import { EXIT, isRetryable, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost, type CreateHostOptions } from "../../host/host.js";
 import type { Host } from "../../host/api.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { renderError, renderReport, type Output } from "../render.js";
 
 /**

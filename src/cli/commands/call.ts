@@ -4,8 +4,7 @@
  * makes one call through the boundary, prints the JSON result on stdout.
  */
 import { EXIT, fromWire, pbError, type ExitCode } from "../../errors.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { usageError } from "../help.js";
 import { callViaServer } from "../../gateway/call-client.js";

@@ -7,8 +7,7 @@ import { bootFailure, createHost } from "../../host/host.js";
 import { inspect } from "../../host/inspect.js";
 import { trustWarnings } from "../../registry/trust.js";
 import { adapterDoctor } from "../../adapter/doctor.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
 interface Check {

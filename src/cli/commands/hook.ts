@@ -6,8 +6,7 @@
  */
 import { EXIT, type ExitCode } from "../../errors.js";
 import { runHook } from "../../adapter/hook-runner.js";
-import { flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { readStdin, write } from "../hook-stdin.js";
 

@@ -9,8 +9,7 @@ import path from "node:path";
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { packageRoot } from "../../paths.js";
 import { ensureVitestConfig, vitestAdvice } from "../../scaffold/vitest-config.js";
-import { flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
 function starter(schema: string): Record<string, unknown> {

@@ -7,8 +7,7 @@
 import { EXIT, type ExitCode } from "../../errors.js";
 import { createHost } from "../../host/host.js";
 import { inspect, listing, type InstanceListing } from "../../host/inspect.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { table, type Output } from "../render.js";
 
 export async function listCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {

@@ -8,8 +8,7 @@ import { EXIT, type ExitCode } from "../../errors.js";
 import { scaffoldPlugin, templateKinds } from "../../scaffold/scaffold.js";
 import { nextSteps, scannedDirs } from "../../scaffold/next-steps.js";
 import { vitestAdvice, vitestSetup } from "../../scaffold/vitest-config.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 import { usageError } from "../help.js";
 

@@ -8,8 +8,7 @@ import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost } from "../../host/host.js";
 import type { Host } from "../../host/api.js";
 import type { Serving, ServeOptions } from "../../gateway/serve.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { renderError, renderReport, type Output } from "../render.js";
 
 const DEFAULT_PORT = 7777;

@@ -10,8 +10,7 @@ import { resolveConfigPath } from "../../config/source.js";
 import { askServer } from "../../gateway/control.js";
 import { stateDir } from "../../gateway/state-dir.js";
 import type { StatusDocument } from "../../gateway/serve.js";
-import { allowFlags, flagString } from "../flags.js";
-import type { ParsedArgs } from "../command-types.js";
+import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import { table, type Output } from "../render.js";
 import { peersStatus, peerToken } from "./status-peers.js";
 
