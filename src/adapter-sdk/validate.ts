@@ -16,7 +16,7 @@ import {
   type CapabilityGroup,
   type CapabilityShape,
 } from "./contract.js";
-import type { AdapterDefinition } from "./definition.js";
+import type { AdapterDefinition } from "./define.js";
 import { deepFreeze } from "./event.js";
 
 /** The methods a create() must return itself (health_check defaults to "healthy", manifest is ours). */
