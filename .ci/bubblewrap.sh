@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs Debian's bubblewrap for "isolation": "sandbox" (issue 8) and prints
-# `export PATCHBAY_BWRAP=...` when a trial sandbox works on this machine; prints nothing otherwise
-# (the sandbox tests then skip with a printed reason).
+# Installs Debian's bubblewrap, which "isolation": "sandbox" runs each child under (namespaces,
+# mounts, no network), and prints `export PATCHBAY_BWRAP=...` when a trial sandbox works on this
+# machine; prints nothing otherwise (the sandbox tests then skip with a printed reason).
 set -uo pipefail
 if ! command -v bwrap >/dev/null 2>&1; then
   { apt-get install -y bubblewrap || { apt-get update && apt-get install -y bubblewrap; }; } >&2

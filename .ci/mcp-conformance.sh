@@ -32,8 +32,9 @@ if [ ! -f "$CLI" ]; then
 fi
 "$NODE22" "$CLI" --version >&2 || { log "the conformance runner does not start"; exit 1; }
 
-# The conformance test runs the suite in a loopback-only network namespace (unshare -n) and needs
-# `ip` to bring lo up there (issue 11); a minimal Debian image may lack iproute2.
+# The conformance test runs the suite in a loopback-only network namespace (unshare -n), because
+# the suite's scenario servers listen on every interface; a new namespace starts with lo down, so
+# it needs `ip` to bring lo up there, and a minimal Debian image may lack iproute2.
 if ! command -v ip >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   log "installing iproute2 (ip link set lo up inside unshare -n)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2) >&2 || log "could not install iproute2; the conformance test will skip"

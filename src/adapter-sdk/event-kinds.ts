@@ -16,7 +16,10 @@ export const EVENT_KINDS = [
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
-/** Exactly these eight keys (agentId: the subagent a call came from); nothing else from a client payload may survive normalization. */
+/**
+ * Exactly these eight keys (agentId: the subagent a call came from); nothing else from a client
+ * payload may survive normalization.
+ */
 export const EVENT_KEYS = [
   "kind",
   "sessionId",

@@ -4,8 +4,8 @@
  * projection, the guard and detect helpers, the inbox store, and the contract's types.
  * An adapter plugin imports `z` and `definePlugin`-level things from `patchbay/plugin`, the rest from here.
  */
+export { defineAdapter } from "./define-adapter.js";
 export {
-  defineAdapter,
   STANDARD_ADAPTER_CONFIG,
   type AdapterDefinition,
   type AdapterInstance,

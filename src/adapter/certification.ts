@@ -1,9 +1,10 @@
 /**
  * Certification: a declared capability is effective only with a passing capture for the exact
  * client version and platform in the adapter's certification.json (or the operator's local one),
- * whose capture file is checked: present, same sha256, same version/platform, a related event. Method existence is never evidence. Anything unknown, unreadable or
- * mismatched degrades that capability to false, each with a diagnostic saying why; a failed
- * capture for the same version and platform wins over a passing one.
+ * whose capture file is checked: present, same sha256, same version/platform, a related event.
+ * Method existence is never evidence. Anything unknown, unreadable or mismatched degrades that
+ * capability to false, each with a diagnostic saying why; a failed capture for the same version and
+ * platform wins over a passing one.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
@@ -166,7 +167,10 @@ export interface AdapterFacts {
   manifest: AdapterManifest;
   /** Parsed certification.json (null/undefined = none). */
   certification?: Certification | null;
-  /** Methods the host may call on this instance (plugin.json "capabilities" plus the required ones); omitted = not checked. */
+  /**
+   * Methods the host may call on this instance (plugin.json "capabilities" plus the required ones);
+   * omitted = not checked.
+   */
   callable?: readonly string[];
 }
 

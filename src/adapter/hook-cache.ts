@@ -89,7 +89,8 @@ export function loadFastModule(cache: HookCache, slim: Record<string, unknown>):
     throw new Error(`fastHook module imports ${id}, which the fast path does not load`);
   };
   const mod = { exports: {} as Record<string, unknown> };
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the adapter's own module, compiled by us from its folder
+  // new Function runs the adapter's own module, compiled by us from its folder: code the operator
+  // installed, never text from a payload.
   new Function("require", "module", "exports", "__filename", "__dirname", code)(
     req,
     mod,
@@ -117,7 +118,10 @@ export interface BuildFacts {
   slim: string;
 }
 
-/** Compiles the fastHook module with jiti's transform and writes the cache atomically, unless a fresh one says the same. Never throws. */
+/**
+ * Compiles the fastHook module with jiti's transform and writes the cache atomically, unless a
+ * fresh one says the same. Never throws.
+ */
 export async function writeHookCache(facts: BuildFacts): Promise<boolean> {
   try {
     const current = readHookCache(facts.stateDir, facts.instance, facts.env);

@@ -18,7 +18,7 @@ import {
 } from "./certification.js";
 import { writeHookCache } from "./hook-cache.js";
 import { decide, inboxPath, type Decision } from "./hook-decide.js";
-import type { HookRunOptions } from "./hook-runner.js";
+import type { HookRunOptions } from "./hook-run-state.js";
 import {
   collectStrings,
   FailOpen,

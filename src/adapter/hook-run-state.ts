@@ -1,7 +1,8 @@
 /**
  * One hook run's state and its log: the deadline (which can move once), the adapter session, the
  * hooks.log it writes to, and the scrubber that keeps every string of the payload out of that log
- * (except what normalization whitelisted). Shared by the runner and the work it bounds.
+ * (except what normalization whitelisted); and the options a run starts from. Shared by the runner
+ * and the work it bounds.
  */
 import { Writable } from "node:stream";
 import path from "node:path";
@@ -9,6 +10,22 @@ import { Scrubber } from "../secrets.js";
 import { resolveConfigPath } from "../config/source.js";
 import type { AdapterSession } from "./session.js";
 import { appendHookLog, homeDir, hookLogPath, stateDirFor, type Env } from "./state.js";
+
+/** What `patchbay hook` starts a run with. */
+export interface HookRunOptions {
+  adapter: string;
+  /** The event word from the command line (`patchbay hook claude-code PreToolUse`), or null. */
+  event: string | null;
+  /** Reads the client payload (stdin); part of the bounded run. */
+  readPayload(): Promise<string>;
+  config?: string;
+  cwd?: string;
+  env: Env;
+  /** --timeout-ms; wins over PATCHBAY_HOOK_TIMEOUT_MS and the instance's hook_timeout_ms. */
+  timeoutMs?: number;
+  /** performance.now() value the bound counts from (default 0: process start). */
+  startedAt?: number;
+}
 
 /** Why a run failed open: a reason word for the log, and the error code when there is one. */
 export class FailOpen extends Error {
@@ -54,7 +71,10 @@ export function locateLog(opts: LogLocation): string {
   }
 }
 
-/** No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into the client's project. */
+/**
+ * No connectors.json at all: the line goes to ~/.patchbay/hooks.log (or PATCHBAY_HOME), never into
+ * the client's project.
+ */
 export function homeLog(opts: LogLocation): string {
   return hookLogPath(
     opts.env.PATCHBAY_HOME

@@ -12,32 +12,27 @@
  * normalization whitelisted into the event.
  *
  * This file is the bound and what a run answers; the work it bounds is hook-execute.ts, the run's
- * state, log and scrubbing hook-run-state.ts.
+ * options, state, log and scrubbing hook-run-state.ts (both sides read them).
  */
 import { toWire } from "../errors.js";
 import type { HookOutcome } from "../adapter-sdk/contract.js";
 import { Scrubber } from "../secrets.js";
 import { ALLOW, type Decision } from "./hook-decide.js";
 import { execute } from "./hook-execute.js";
-import { closeQuietly, FailOpen, locateLog, log, scrubbed, type RunState } from "./hook-run-state.js";
+import {
+  closeQuietly,
+  FailOpen,
+  locateLog,
+  log,
+  scrubbed,
+  type HookRunOptions,
+  type RunState,
+} from "./hook-run-state.js";
 import type { Env } from "./state.js";
 
-const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
+export type { HookRunOptions };
 
-export interface HookRunOptions {
-  adapter: string;
-  /** The event word from the command line (`patchbay hook claude-code PreToolUse`), or null. */
-  event: string | null;
-  /** Reads the client payload (stdin); part of the bounded run. */
-  readPayload(): Promise<string>;
-  config?: string;
-  cwd?: string;
-  env: Env;
-  /** --timeout-ms; wins over PATCHBAY_HOOK_TIMEOUT_MS and the instance's hook_timeout_ms. */
-  timeoutMs?: number;
-  /** performance.now() value the bound counts from (default 0: process start). */
-  startedAt?: number;
-}
+const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
 
 export interface HookRunResult {
   outcome: HookOutcome;
@@ -103,7 +98,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRunResult> {
       first instanceof FailOpen
         ? first
         : new FailOpen("error", (first as Error)?.message ?? String(first), toWire(first).code);
-    // A call or start deadline (set to the bound) can fire a moment before the bound's own timer: it is the same timeout.
+    // A call or start deadline (set to the bound) can fire a moment before the bound's own timer:
+    // it is the same timeout.
     if (
       err.code === "PB_ERR_CALL_TIMEOUT" ||
       err.code === "PB_ERR_PLUGIN_START_TIMEOUT" ||

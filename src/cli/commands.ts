@@ -1,10 +1,11 @@
 /**
- * Every command, declared once: its words, arguments, flags (with what each does), examples and
- * how to load it. Parsing (args.ts), help (help.ts) and dispatch (main.ts) all read this table,
- * so a flag exists for exactly the commands that declare it and help can never drift from it.
+ * Every command, declared once: its words, arguments, flags (with what each does) and examples.
+ * Parsing (args.ts), help (help.ts) and dispatch (main.ts) all read this table, so a flag exists
+ * for exactly the commands that declare it and help can never drift from it.
  *
- * Nothing here imports a command: each loads on use, so `patchbay --help`, `--version` and
- * `hook` (run on every client hook) never load the host, zod or the MCP SDK.
+ * Nothing here names a command's module: command-loaders.ts does, for dispatch alone. The
+ * commands read this table (through args.ts and help.ts), so a table that loaded them would
+ * import its own readers.
  */
 import type { ExitCode } from "../errors.js";
 import type { Output } from "./render.js";
@@ -40,7 +41,6 @@ export interface CommandDecl {
   examples?: string[];
   /** Help lines computed on demand (e.g. the template kinds): read the disk only when asked. */
   more?: () => Promise<string[]>;
-  load: () => Promise<Command>;
   /** Accept flags it does not declare (the hook runner fails open on any command line). */
   lenient?: boolean;
 }
@@ -69,7 +69,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     ],
     flags: { json },
     examples: ["patchbay boot", "patchbay boot --config ./connectors.json --json"],
-    load: async () => (await import("./commands/boot.js")).bootCommand,
   },
   {
     name: "serve",
@@ -95,7 +94,6 @@ export const COMMANDS: readonly CommandDecl[] = [
       "patchbay serve --http --port 8765",
       "patchbay serve --http --stateless --host 0.0.0.0",
     ],
-    load: async () => (await import("./commands/serve.js")).serveCommand,
   },
   {
     name: "status",
@@ -113,7 +111,6 @@ export const COMMANDS: readonly CommandDecl[] = [
       "patchbay status --json",
       "patchbay status --peers http://10.0.0.5:7777,http://10.0.0.6:7777",
     ],
-    load: async () => (await import("./commands/status.js")).statusCommand,
   },
   {
     name: "pins diff",
@@ -154,14 +151,12 @@ export const COMMANDS: readonly CommandDecl[] = [
     ],
     flags: { json },
     examples: ["mkdir my-agent && cd my-agent && patchbay init"],
-    load: async () => (await import("./commands/init.js")).initCommand,
   },
   {
     name: "doctor",
     summary: "every check boot makes, never stopping at the first problem, each with its fix",
     flags: { json },
     examples: ["patchbay doctor", "patchbay doctor --json"],
-    load: async () => (await import("./commands/doctor.js")).doctorCommand,
   },
   {
     name: "list",
@@ -171,7 +166,6 @@ export const COMMANDS: readonly CommandDecl[] = [
       live: { type: "boolean", help: "boot the instances for health, MCP tools and agents, then shut down" },
     },
     examples: ["patchbay list", "patchbay list --live --json"],
-    load: async () => (await import("./commands/list.js")).listCommand,
   },
   {
     name: "call",
@@ -194,7 +188,6 @@ export const COMMANDS: readonly CommandDecl[] = [
       'patchbay call mcpConnectors/files call read_file \'{"path":"README.md"}\'',
       'patchbay call memoryStores/notes query \'{"text":"deploy"}\'',
     ],
-    load: async () => (await import("./commands/call.js")).callCommand,
   },
   {
     name: "hook",
@@ -203,7 +196,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     flags: { "timeout-ms": { type: "string", value: "N", help: "the whole run's time bound" } },
     examples: ["patchbay hook claude-code PreToolUse < payload.json"],
     lenient: true,
-    load: async () => (await import("./commands/hook.js")).hookCommand,
   },
   {
     name: "plugin new",
@@ -218,7 +210,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     },
     examples: ["patchbay plugin new mcp github-issues", "patchbay plugin new memory-store notes --dir vendor/plugins"],
     more: async () => [`Kinds: ${(await import("../scaffold/scaffold.js")).templateKinds().join(", ")}.`],
-    load: async () => (await import("./commands/plugin-new.js")).pluginNewCommand,
   },
   {
     name: "plugin test",
@@ -229,7 +220,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     ],
     flags: { json },
     examples: ["patchbay plugin test ./plugins/github-issues", "patchbay plugin test sqlite-memory --json"],
-    load: async () => (await import("./commands/plugin-test.js")).pluginTestCommand,
   },
   {
     name: "adapter install",
@@ -237,7 +227,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     summary: "wire the adapter into its client (idempotent)",
     flags: { json, "dry-run": dryRun },
     examples: ["patchbay adapter install claude-code --dry-run"],
-    load: async () => (await import("./commands/adapter.js")).adapterInstallCommand,
   },
   {
     name: "adapter uninstall",
@@ -245,7 +234,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     summary: "undo an install from its record, byte for byte",
     flags: { json, "dry-run": dryRun },
     examples: ["patchbay adapter uninstall claude-code"],
-    load: async () => (await import("./commands/adapter.js")).adapterUninstallCommand,
   },
   {
     name: "adapter doctor",
@@ -253,7 +241,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     summary: "client version, declared vs effective capabilities",
     flags: { json },
     examples: ["patchbay adapter doctor", "patchbay adapter doctor claude-code --json"],
-    load: async () => (await import("./commands/adapter.js")).adapterDoctorCommand,
   },
   {
     name: "adapter inbox",
@@ -261,7 +248,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     summary: "messages waiting for the client's next turn",
     flags: { json, message: { type: "string", value: "ID", help: "show this message whole (and mark it delivered)" } },
     examples: ["patchbay adapter inbox claude-code", "patchbay adapter inbox claude-code --message 01J..."],
-    load: async () => (await import("./commands/adapter.js")).adapterInboxCommand,
   },
   {
     name: "adapter certify",
@@ -278,14 +264,12 @@ export const COMMANDS: readonly CommandDecl[] = [
       },
     },
     examples: ["patchbay adapter certify claude-code --client $(which claude) --dry-run"],
-    load: async () => (await import("./commands/adapter.js")).adapterCertifyCommand,
   },
   {
     name: "help",
     args: "[<command>]",
     summary: "show the commands, or one command's flags and examples",
     examples: ["patchbay help", "patchbay help plugin new"],
-    load: async () => (await import("./help.js")).helpCommand,
   },
 ];
 

@@ -7,6 +7,7 @@ import { PLUGIN_API_VERSION } from "../contract/api-version.js";
 import { packageVersion } from "../paths.js";
 import { Scrubber } from "../secrets.js";
 import { parseCommandLine, type CommandLine } from "./args.js";
+import { loadCommand } from "./command-loaders.js";
 import { groupOf } from "./commands.js";
 import { commandHelp, groupHelp, unknownCommand, usage } from "./help.js";
 import { errorDocument, renderError, type Output } from "./render.js";
@@ -39,7 +40,7 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
       return EXIT.OK;
     }
     const { help: _help, ...rest } = flags;
-    const run = await decl.load();
+    const run = await loadCommand(decl);
     return await run({ positionals: line.positionals, flags: rest }, io);
   } catch (err) {
     // A hook must never block its client: even a bad command line allows, and says why on stderr.

@@ -7,7 +7,10 @@ import { pbError } from "../errors.js";
 
 export const MAX_CONFIG_DEPTH = 1_000;
 
-/** Throws PB_ERR_CONFIG_TOO_DEEP, with the pointer of the first too-deep value, when `raw` nests deeper than the limit. */
+/**
+ * Throws PB_ERR_CONFIG_TOO_DEEP, with the pointer of the first too-deep value, when `raw` nests
+ * deeper than the limit.
+ */
 export function assertConfigDepth(raw: unknown, file: string | null): void {
   const stack: [unknown, number, string][] = [[raw, 0, ""]];
   while (stack.length > 0) {

@@ -65,7 +65,10 @@ export interface ResolveConfigValueOptions {
   /** Absolute folder that relative paths resolve against. */
   dir: string;
   env: Env;
-  /** Problems inside one instance's entry block only that instance (ResolvedConfig.blocked) instead of the whole load. */
+  /**
+   * Problems inside one instance's entry block only that instance (ResolvedConfig.blocked) instead
+   * of the whole load.
+   */
   scoped?: boolean;
 }
 

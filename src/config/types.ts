@@ -46,7 +46,10 @@ export interface ResolvedInstance {
   maxMemoryMb: number;
   /** How often `serve` re-runs health_check. */
   healthIntervalMs: number;
-  /** "process": a child process under Node's permission model instead of a worker thread; "host": a bundled plugin on the host's own thread. */
+  /**
+   * "process": a child process under Node's permission model instead of a worker thread; "host": a
+   * bundled plugin on the host's own thread.
+   */
   isolation: "thread" | "process" | "sandbox" | "host";
   /** Group mode: the name of the shared worker thread, or null for a thread of its own. */
   worker: string | null;
@@ -66,7 +69,10 @@ export interface ResolvedConfig {
   dir: string;
   /** Absolute, in order, duplicates removed. */
   pluginDirs: string[];
-  /** Whether the file names "plugins" itself: a missing folder the user named is worth a warning, the default is not. */
+  /**
+   * Whether the file names "plugins" itself: a missing folder the user named is worth a warning,
+   * the default is not.
+   */
   pluginDirsDeclared: boolean;
   defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number; healthIntervalMs: number };
   /**
@@ -82,6 +88,9 @@ export interface ResolvedConfig {
   secrets: string[];
   /** Plugin names the operator marked trusted ("trust"); doctor's thread warning skips them. */
   trust: string[];
-  /** With `scoped`: instance id → why it cannot start (its own config problems). Such an instance is in `instances` as a stand-in. */
+  /**
+   * With `scoped`: instance id → why it cannot start (its own config problems). Such an instance is
+   * in `instances` as a stand-in.
+   */
   blocked: Record<string, WireError>;
 }

@@ -209,7 +209,10 @@ export interface WakeReceipt {
 }
 
 export interface RequestResponseOpts {
-  /** Required: the receiver echoes it on its reply (seed 000, meta.correlation_id). The host copies it into payload.meta. */
+  /**
+   * Required: the receiver echoes it on its reply (seed 000, meta.correlation_id). The host copies
+   * it into payload.meta.
+   */
   correlation_id: string;
   timeout_ms?: number;
 }

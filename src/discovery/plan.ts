@@ -66,7 +66,8 @@ export function planInstances(config: ResolvedConfig, discovery: Discovery): Loa
     }
     const grantProblems = inst.grants.flatMap((g, i) => {
       const pointer = `${inst.pointer}/grants/${i}`;
-      // "section/*" in requires names any instance of that section (mcp-remote's sampling model is the operator's choice).
+      // "section/*" in requires names any instance of that section (mcp-remote's sampling model is
+      // the operator's choice).
       if (
         !plugin.manifest.requires.some(
           (r) => r === g || (r.endsWith("/*") && g.startsWith(r.slice(0, -1)) && !g.slice(r.length - 1).includes("/")),

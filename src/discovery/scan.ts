@@ -169,7 +169,10 @@ function queryDeclarationProblem(manifest: Manifest): string | null {
   return core ? `filters must not list "${core}": query, limit and mode are part of every query` : null;
 }
 
-/** What the host's plugin API says to a range, by range: every bundled plugin declares the same one, read on every boot. */
+/**
+ * What the host's plugin API says to a range, by range: every bundled plugin declares the same one,
+ * read on every boot.
+ */
 const rangeVerdicts = new Map<string, { range: string | null; satisfied: boolean; pluginIsNewer: boolean }>();
 
 function rangeVerdict(declared: string) {

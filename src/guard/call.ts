@@ -56,7 +56,8 @@ export class CallGuard {
       const target = entry.target;
       const sent = checkCall(target, method, args, hostMeta);
       const timeoutMs = opts.timeoutMs ?? contractTimeout(target, method, sent) ?? entry.planned.timeoutMs;
-      // Listed alongside the call, not before it: the call is sent at once, in the caller's order; only its result waits.
+      // Listed alongside the call, not before it: the call is sent at once, in the caller's order;
+      // only its result waits.
       const learning =
         target.kind === "mcp" && method === "call" && !knowsTools(target) ? this.learnTools(entry, timeoutMs) : null;
       if (target.kind === "agent" && method === "deliver") return this.deliver(entry, sent, timeoutMs, opts.signal);

@@ -32,7 +32,10 @@ interface Uncompiled {
 interface ToolSchemas {
   /** tool name → its outputSchema: compiled, not yet compiled, or the reason it cannot be used. */
   byTool: Map<string, Validate | Uncompiled | string>;
-  /** Set when the listing failed: the host does not ask again before then (a broken list_tools must not tax every call). */
+  /**
+   * Set when the listing failed: the host does not ask again before then (a broken list_tools must
+   * not tax every call).
+   */
   retryAt?: number;
 }
 
@@ -115,7 +118,8 @@ function checkMcpCallResult(instance: string, tool: string, result: unknown, tar
       tool,
     });
   const check = checkFor(target, tool);
-  // Fixture and in-process plugins may answer any JSON; only a tool that declared an outputSchema is held to MCP's shape.
+  // Fixture and in-process plugins may answer any JSON; only a tool that declared an outputSchema
+  // is held to MCP's shape.
   if (!result || typeof result !== "object" || Array.isArray(result)) {
     if (check !== undefined)
       throw bad("declares an outputSchema but answered something other than an MCP CallToolResult object");

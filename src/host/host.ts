@@ -5,8 +5,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import type { DestinationStream } from "pino";
-import { fromWire, type PatchbayError, pbError, toWire, type WireError } from "../errors.js";
+import { fromWire, type PatchbayError, pbError, toWire } from "../errors.js";
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
 import type { ResolvedInstance } from "../config/types.js";
 import { blockedBy, instanceById } from "../config/scope.js";
@@ -23,37 +22,11 @@ import { releaseWarmThreads } from "../spawn/warm-threads.js";
 import { createLogger } from "../log.js";
 import { Scrubber } from "../secrets.js";
 import { bundledPluginsDir } from "../paths.js";
+import type { CreateHostOptions } from "./options.js";
 
 export { bootFailure } from "./boot-failure.js";
 
-export interface CreateHostOptions {
-  /** Path of connectors.json, or an already-parsed object. Default: PATCHBAY_CONFIG, then connectors.json from cwd upwards. */
-  config?: string | Record<string, unknown>;
-  /** Base folder for an object config. */
-  dir?: string;
-  cwd?: string;
-  env?: Record<string, string | undefined>;
-  logLevel?: string;
-  logDestination?: DestinationStream;
-  /** Human-readable log lines instead of JSON. */
-  prettyLogs?: boolean;
-  /** Boot only these instances ("section/name") and the instances they are granted. */
-  only?: string[];
-  /** Never throw for failed instances: return the host with every failure in its report (doctor). */
-  collect?: boolean;
-  /** How long a cancelled call may run on before its worker is terminated. @default 2000 */
-  graceMs?: number;
-  /** @default 30000 */
-  startTimeoutMs?: number;
-  /** Hears each instance as its boot ends (ready, or failed to start or to pass its health check), in that order. */
-  onProgress?: (instance: { id: string; state: string; healthMs: number | null; error: WireError | null }) => void;
-  /**
-   * Hears the host as soon as it exists, before any instance starts (`serve` opens its transports
-   * then, so a client is answered while the instances boot). Its instances are "stopped" until
-   * their boot ends; createHost still resolves only after the boot.
-   */
-  onCreated?: (host: Host) => void;
-}
+export type { CreateHostOptions };
 
 export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const scrubber = new Scrubber();

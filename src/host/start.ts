@@ -16,7 +16,7 @@ import { operatorStrings } from "../secrets.js";
 import { authoringAliases, bundledSdkAliases, jitiCacheDir } from "../paths.js";
 import { isShippedPlugin } from "../discovery/shipped.js";
 import type { Host } from "./api.js";
-import type { CreateHostOptions } from "./host.js";
+import type { CreateHostOptions } from "./options.js";
 
 /** Only the variables the plugin's manifest names in permissions.env. */
 export function workerEnvFor(planned: PlannedInstance, env: NodeJS.ProcessEnv): Record<string, string> {

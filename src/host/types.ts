@@ -65,7 +65,10 @@ export interface LiveInstanceStatus {
   lastHealthAt: number | null;
   restarts: number;
   error: WireError | null;
-  /** What its upstream server asked of it (sampling, elicitation, roots), as the plugin last reported; null when never. */
+  /**
+   * What its upstream server asked of it (sampling, elicitation, roots), as the plugin last
+   * reported; null when never.
+   */
   clientRequests: { served: number; refused: number } | null;
 }
 

@@ -47,7 +47,10 @@ export class Registry {
     this.entries.set(entry.id, entry);
   }
 
-  /** Hot reload: the entry for `entry.id` becomes `entry`; the old one is returned so its worker can be drained and stopped. */
+  /**
+   * Hot reload: the entry for `entry.id` becomes `entry`; the old one is returned so its worker can
+   * be drained and stopped.
+   */
   replace(entry: InstanceEntry): InstanceEntry | null {
     const old = this.entries.get(entry.id) ?? null;
     this.entries.set(entry.id, entry);

@@ -5,7 +5,7 @@
  * each became a callback here and a notification to an MCP client. The bundled mcp-remote already
  * paces what its servers send at the same rate; this holds every plugin to it, at the boundary.
  */
-import type { ProgressUpdate } from "./client.js";
+import type { ProgressUpdate } from "./progress-types.js";
 
 export const PROGRESS_INTERVAL_MS = 50;
 

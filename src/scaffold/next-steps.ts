@@ -13,7 +13,10 @@ import type { ScaffoldResult } from "./scaffold.js";
 export interface NextSteps {
   /** The connectors.json fragment that wires one instance (named after the plugin). */
   entry: Record<string, Record<string, { plugin: string }>>;
-  /** The folder to add to connectors.json "plugins" (relative to it), or null when it already scans the plugin's parent. */
+  /**
+   * The folder to add to connectors.json "plugins" (relative to it), or null when it already scans
+   * the plugin's parent.
+   */
   pluginsDir: string | null;
   /** Three steps, in order, each one line of plain text. */
   steps: [string, string, string];

@@ -39,7 +39,10 @@ export interface ProcessRuntimeOptions {
   /** The child's whole environment: only the variables the manifest's permissions.env names. */
   env: Record<string, string>;
   maxMemoryMb: number;
-  /** The manifest's permissions.fs; relative paths resolve against the connectors.json folder (task.configDir), "*" is everything. */
+  /**
+   * The manifest's permissions.fs; relative paths resolve against the connectors.json folder
+   * (task.configDir), "*" is everything.
+   */
   fsPaths: readonly string[];
   /** A line the child wrote to its stdout or stderr outside the logger (Node's own fatal output, a raw write). */
   onOutput(stream: "stdout" | "stderr", line: string): void;

@@ -23,7 +23,10 @@ export interface AdapterKitOptions {
 
 export interface AdapterClaim {
   name: string;
-  /** Throws ClaimSkipped (through `skipClaim`) when there is nothing of this adapter's to check; reported skipped, with the reason. */
+  /**
+   * Throws ClaimSkipped (through `skipClaim`) when there is nothing of this adapter's to check;
+   * reported skipped, with the reason.
+   */
   run(): Promise<void>;
 }
 

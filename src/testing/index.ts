@@ -21,7 +21,8 @@
  * Signatures:
  *   registerConformance(kind: KitKind, opts: ConformanceOptions): Promise<void>
  *   runConformance(kind: KitKind, opts: ConformanceOptions): Promise<ClaimResult[]>
- *   conformanceKit(kind: KitKind): Claim[]          (and memoryStoreKit(), localModelKit(), mcpKit(), agentKit(), skillStoreKit())
+ *   conformanceKit(kind: KitKind): Claim[]
+ *     (and memoryStoreKit(), localModelKit(), mcpKit(), agentKit(), skillStoreKit())
  * `opts.plugin` is a plugin folder, or a plugin name found through `opts.connectors` (a
  * connectors.json, which can also supply the valid config) or among the bundled plugins.
  * registerConformance imports vitest only when called, so this module loads without it.

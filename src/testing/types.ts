@@ -50,7 +50,10 @@ export interface ConformanceOptions {
   /** Skip every claim, printing this reason (e.g. "PATCHBAY_TEST_PG_URL is not set"). */
   skip?: string | false;
 
-  /** mcp: `call` must succeed (the kit's narrow instance allows only this tool); `errorCall` must make the tool report isError. */
+  /**
+   * mcp: `call` must succeed (the kit's narrow instance allows only this tool); `errorCall` must
+   * make the tool report isError.
+   */
   mcp?: { call: ToolCall; errorCall?: ToolCall };
   /** agent: the agent to deliver to. Default: the first agent list_agents() returns. */
   agent?: { agentId?: string };

@@ -17,7 +17,10 @@ export type Post = (msg: WorkerToHost | ResultBatchMessage) => void;
 
 export class ResultOutbox {
   private readonly batch: TurnBatch<ResultMessage>;
-  /** The channel's send for everything the worker posts (a closure: context.ts and the console capture hold it unbound). */
+  /**
+   * The channel's send for everything the worker posts (a closure: context.ts and the console
+   * capture hold it unbound).
+   */
   readonly send = (msg: WorkerToHost): void => {
     if (msg.t === "result") return this.batch.add(msg);
     this.batch.flush();

@@ -6,7 +6,8 @@ import { NotImplementedError } from "patchbay/plugin";
 import type { DeliveryPayload } from "patchbay/plugin";
 import fileDrop from "../../plugins/file-drop-agent/src/index.js";
 import noop from "../../plugins/noop-agent/src/index.js";
-import { CONTRACT_SCHEMAS, DeliveryPayloadSchema, DeliveryReceiptSchema } from "../../src/contract/schemas.js";
+import { CONTRACT_SCHEMAS } from "../../src/contract/schemas.js";
+import { DeliveryPayloadSchema, DeliveryReceiptSchema } from "../../src/contract/schemas/agent.js";
 import { makeCtx } from "./_ctx.js";
 
 let dir: string;

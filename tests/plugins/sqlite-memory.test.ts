@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import plugin from "../../plugins/sqlite-memory/src/index.js";
-import { PortableMemorySchema } from "../../src/contract/schemas.js";
+import { PortableMemorySchema } from "../../src/contract/schemas/stores.js";
 import { makeCtx } from "./_ctx.js";
 
 type Store = Awaited<ReturnType<typeof plugin.create>>;

@@ -1,12 +1,12 @@
 /**
  * `patchbay adapter certify <adapter> --client <bin>`: runs the real client offline (a stub of its
- * model API, driven by the adapter's own certify driver: drive.ts), captures every hook payload, runs the adapter's normalize and the host's
- * decide on each, checks what the client did with the adapter's answers (a deny really blocked
- * the write; injected text really reached the next request), and writes evidence entries that
- * name each capture by sha256 with the client version, platform and the events behind each
- * capability. Evidence goes into the plugin folder for an adopter's own plugin, and into the local
- * state folder (`.patchbay/certification/<adapter>/`) for a bundled one, so an operator certifies
- * a newer client without editing the installed package.
+ * model API, driven by the adapter's own certify driver: drive.ts), captures every hook payload,
+ * runs the adapter's normalize and the host's decide on each, checks what the client did with the
+ * adapter's answers (a deny really blocked the write; injected text really reached the next
+ * request), and writes evidence entries that name each capture by sha256 with the client version,
+ * platform and the events behind each capability. Evidence goes into the plugin folder for an
+ * adopter's own plugin, and into the local state folder (`.patchbay/certification/<adapter>/`) for
+ * a bundled one, so an operator certifies a newer client without editing the installed package.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -62,7 +62,8 @@ export function evidenceFor(
         capability,
         files.map((f) => f.capture),
       );
-      // A failed entry with no related capture points at the run's first one: failures stay on record (they can never enable).
+      // A failed entry with no related capture points at the run's first one: failures stay on
+      // record (they can never enable).
       const backing =
         (verdict.capture ? files.find((f) => f.capture === verdict.capture) : null) ??
         (verdict.pass ? null : (files[0] ?? null));

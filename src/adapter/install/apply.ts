@@ -136,7 +136,8 @@ function installOne(
   if (untouched) original = prevMerge.original;
   else if (text === null) original = { existed: false };
   else {
-    // Re-serialising must give the user's bytes back; when it would not, keep them (but never a copy that already holds our entries).
+    // Re-serialising must give the user's bytes back; when it would not, keep them (but never a
+    // copy that already holds our entries).
     const firstInstall = merged.added.length === a.entries.length;
     const roundTrip = unmergeJson(merged.text, a.entries, createdContainers, a.path).text;
     original =

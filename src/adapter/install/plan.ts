@@ -19,7 +19,10 @@ export interface ShimFacts {
   stateDir: string;
 }
 
-/** The runner a shim executes; install refuses when it is not there (a hook command that does not exist fails silently). */
+/**
+ * The runner a shim executes; install refuses when it is not there (a hook command that does not
+ * exist fails silently).
+ */
 function runnerPaths(): { node: string; bin: string; main: string } {
   const root = packageRoot();
   return {

@@ -44,7 +44,8 @@ export async function callCommand(args: ParsedArgs, io: Output): Promise<ExitCod
   });
   io.scrubber.absorb(host.scrubber);
   try {
-    // An instance that failed to boot: its own error (with the plugin's file:line and code frame), not just "unavailable".
+    // An instance that failed to boot: its own error (with the plugin's file:line and code frame),
+    // not just "unavailable".
     const own = host.report().instances.find((i) => i.id === target || i.aliases.includes(target));
     if (own?.error && own.state === "failed") throw fromWire(own.error);
     // --verbose: progress the plugin reports (mcp: the server's notifications/progress) as lines on stderr.

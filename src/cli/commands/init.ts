@@ -1,7 +1,8 @@
 /**
  * `patchbay init [--config F] [--json]`: a starter connectors.json and an empty plugins folder, in
- * a folder that has neither, and a vitest config mapping "patchbay/*" when the folder has none. The starter uses only bundled plugins whose substrate is a local
- * file, so `patchbay boot` is healthy right after, with no environment and no service.
+ * a folder that has neither, and a vitest config mapping "patchbay/*" when the folder has none. The
+ * starter uses only bundled plugins whose substrate is a local file, so `patchbay boot` is healthy
+ * right after, with no environment and no service.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -6,7 +6,7 @@
  */
 import { declaredModes } from "../../contract/manifest.js";
 import { CURATED_MEMORY_FIELDS } from "../../contract/memory.js";
-import { PortableMemorySchema } from "../../contract/schemas.js";
+import { PortableMemorySchema } from "../../contract/schemas/stores.js";
 import type { MemoryWrite, PortableMemory } from "../../contract/types.js";
 import { attempt, ensure, preview, refused } from "../assert.js";
 import type { Claim, KitContext } from "../types.js";

@@ -1,0 +1,28 @@
+/**
+ * An error as plain data: what crosses a MessagePort or a child's channel and what --json prints.
+ * Whether a code is retryable is always read from the catalogue, never from the other side.
+ */
+import { CATALOGUE, type ErrorCode } from "./catalogue.js";
+import { isErrorCode, isRetryable, PatchbayError, type ErrorData } from "./patchbay-error.js";
+
+/** Plain-data form of an error: what crosses a MessagePort and what --json prints. */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  hint: string;
+  data: ErrorData;
+  /** From the catalogue, by code: never taken from the other side of the boundary. */
+  retryable?: boolean;
+}
+
+export function toWire(err: unknown): WireError {
+  if (err instanceof PatchbayError)
+    return { code: err.code, message: err.message, hint: err.hint, data: err.data, retryable: isRetryable(err.code) };
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: "PB_ERR_INTERNAL", message, hint: CATALOGUE.PB_ERR_INTERNAL.hint, data: {}, retryable: false };
+}
+
+export function fromWire(wire: WireError): PatchbayError {
+  const code = isErrorCode(wire.code) ? wire.code : "PB_ERR_INTERNAL";
+  return new PatchbayError(code, wire.message, wire.data ?? {}, wire.hint);
+}
