@@ -60,6 +60,13 @@ describe("canonicalJson", () => {
     }
   });
 
+  it("sorts an object of 200,000 keys given in reverse order (no quadratic sort for a hostile upstream)", () => {
+    const names = Array.from({ length: 200_000 }, (_, i) => `k${String(i).padStart(6, "0")}`);
+    const o: Record<string, number> = {};
+    for (const name of [...names].reverse()) o[name] = 1;
+    expect(canonicalJson(o)).toBe("{" + names.map((n) => `"${n}":1`).join(",") + "}");
+  });
+
   it("orders keys by code point, not by UTF-16 code unit", () => {
     // U+1F600 is \uD83D\uDE00 in UTF-16, which sorts before U+FF61 by code unit but after it by code point.
     expect(canonicalJson({ "\u{1F600}": 1, "\uFF61": 2, a: 3 })).toBe('{"a":3,"\uFF61":2,"\u{1F600}":1}');
