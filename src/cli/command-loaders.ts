@@ -11,6 +11,8 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> =
   boot: async () => (await import("./commands/boot.js")).bootCommand,
   serve: async () => (await import("./commands/serve.js")).serveCommand,
   status: async () => (await import("./commands/status.js")).statusCommand,
+  "pins diff": async () => (await import("./commands/pins.js")).pinsDiffCommand,
+  "pins accept": async () => (await import("./commands/pins.js")).pinsAcceptCommand,
   init: async () => (await import("./commands/init.js")).initCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
   list: async () => (await import("./commands/list.js")).listCommand,

@@ -123,7 +123,6 @@ export const COMMANDS: readonly CommandDecl[] = [
     ],
     flags: { json },
     examples: ["patchbay pins diff", "patchbay pins diff mcpConnectors/github --json"],
-    load: async () => (await import("./commands/pins.js")).pinsDiffCommand,
   },
   {
     name: "pins accept",
@@ -141,7 +140,6 @@ export const COMMANDS: readonly CommandDecl[] = [
       },
     },
     examples: ["patchbay pins accept mcpConnectors/github", "patchbay pins accept mcpConnectors/github search_issues"],
-    load: async () => (await import("./commands/pins.js")).pinsAcceptCommand,
   },
   {
     name: "init",

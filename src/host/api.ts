@@ -24,6 +24,7 @@ import type {
   AdapterPlugin,
 } from "../contract/types.js";
 import { CallGuard, type HostMeta } from "../guard/call.js";
+import { Listeners } from "./listeners.js";
 import type { InstanceEntry, Registry } from "../registry/registry.js";
 import { describeInstances, type InstanceCapabilities } from "../registry/capabilities.js";
 import { broadcast, type BroadcastResult } from "../registry/broadcast.js";
@@ -47,8 +48,8 @@ export class Host {
   private closed = false;
   private readonly receiptLog = new ReceiptLog();
   private readonly guard: CallGuard;
-  private readonly updateListeners = new Set<(update: ResourceUpdate) => void>();
-  private readonly listListeners = new Set<(change: ListChange) => void>();
+  private readonly updateListeners = new Listeners<ResourceUpdate>();
+  private readonly listListeners = new Listeners<ListChange>();
 
   constructor(
     private readonly registry: Registry,
@@ -155,21 +156,13 @@ export class Host {
    * that stops listening. The gateway uses this to fan updates out to its subscribed clients.
    */
   onResourceUpdated(fn: (update: ResourceUpdate) => void): () => void {
-    this.updateListeners.add(fn);
-    return () => void this.updateListeners.delete(fn);
+    return this.updateListeners.add(fn);
   }
 
   /** Internal (host.ts wires each worker here): a worker reported that `uri` changed. */
   resourceUpdated(instance: string, uri: string): void {
     if (this.closed || this.updateListeners.size === 0) return;
-    const update = { instance, uri: this.scrubber.scrub(uri) };
-    for (const fn of this.updateListeners) {
-      try {
-        fn(update);
-      } catch {
-        // One listener failing must not keep the update from the others.
-      }
-    }
+    this.updateListeners.emit({ instance, uri: this.scrubber.scrub(uri) });
   }
 
   /**
@@ -179,20 +172,12 @@ export class Host {
    * hears of it. Returns the function that stops listening.
    */
   onListChanged(fn: (change: ListChange) => void): () => void {
-    this.listListeners.add(fn);
-    return () => void this.listListeners.delete(fn);
+    return this.listListeners.add(fn);
   }
 
   /** Internal (host/start.ts wires each worker here). */
   listChanged(instance: string, list: ListChange["list"]): void {
-    if (this.closed) return;
-    for (const fn of this.listListeners) {
-      try {
-        fn({ instance, list });
-      } catch {
-        // One listener failing must not keep the change from the others.
-      }
-    }
+    if (!this.closed) this.listListeners.emit({ instance, list });
   }
 
   /** Every recorded delivery (oldest first) with the host's sent_at and the plugin's delivered_at. */

@@ -133,6 +133,18 @@ describe("PinBook", () => {
     expect(reread.b.review("mcpConnectors/a", "tools", [tool("x", "X.")]).withheld).toEqual([]);
   });
 
+  it("a definition nested past what can be pinned is withheld in every mode, and refused by accept", () => {
+    const deep: Record<string, unknown> = { type: "object" };
+    let at = deep;
+    for (let i = 0; i < 100; i++) at = (at.properties = { x: { type: "object" } }).x as Record<string, unknown>;
+    const { b } = book({ default: "warn" });
+    const r = b.review("mcpConnectors/a", "tools", [tool("ok", "OK."), { name: "deep", inputSchema: deep }]);
+    expect(r.served.map((t) => t.name)).toEqual(["ok"]);
+    expect(r.withheld[0].error.message).toContain("nested deeper than Patchbay pins");
+    expect(b.diff(null)).toMatchObject([{ name: "deep", changes: [], hidden: [] }]);
+    expect(b.accept("mcpConnectors/a", ["deep"])).toMatchObject({ accepted: [], refused: [{ name: "deep" }] });
+  });
+
   it("off: checks nothing and writes nothing", () => {
     const { b, file } = book({ default: "off" });
     expect(b.review("mcpConnectors/a", "tools", [tool("h", "A\u202eB")]).served).toHaveLength(1);

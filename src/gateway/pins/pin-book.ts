@@ -8,9 +8,12 @@
  */
 import type { PinningMode, ResolvedPinning } from "../../config/types.js";
 import { pbError, type PatchbayError } from "../../errors.js";
+export { findingError, type PinFinding } from "./findings.js";
 import { type DefinitionKind, definitionHash, pinnedFields } from "./canonical.js";
 import { type DefinitionChange, diffDefinitions, summarizeChanges } from "./diff.js";
 import { findHiddenText, type HiddenTextFinding } from "./hidden-text.js";
+import { acceptInto } from "./accept.js";
+import { findingError, hiddenSummary, type PinFinding } from "./findings.js";
 import { emptyLock, type InstancePins, type LockFile, type PinList, readLock, writeLock } from "./lock-file.js";
 
 type Definition = { name: string } & Record<string, unknown>;
@@ -20,19 +23,6 @@ const KIND: Record<PinList, DefinitionKind> = {
   prompts: "prompt",
   resourceTemplates: "resourceTemplate",
 };
-const NOUN: Record<PinList, string> = { tools: "tool", prompts: "prompt", resourceTemplates: "resource template" };
-
-export interface PinFinding {
-  instance: string;
-  list: PinList;
-  name: string;
-  status: "drifted" | "new" | "hidden-text";
-  code: "PB_ERR_TOOL_DRIFT" | "PB_ERR_TOOL_HIDDEN_TEXT";
-  /** What the gateway does with it: "enforce" withholds, "warn" serves. */
-  mode: "enforce" | "warn";
-  /** What changed, by JSON pointer (never the new text itself: that is for `pins diff`). */
-  summary: string;
-}
 
 export interface PinDiff extends PinFinding {
   changes: DefinitionChange[];
@@ -116,7 +106,14 @@ export class PinBook {
     let added = 0;
     for (const def of defs) {
       const kind = KIND[list];
-      const hash = definitionHash(kind, def);
+      let hash: string;
+      try {
+        hash = definitionHash(kind, def);
+      } catch {
+        // Nested past what canonical JSON walks: it cannot be pinned, so it is never served unchecked.
+        withheld.push({ name: def.name, error: this.unreadable(instance, list, def.name) });
+        continue;
+      }
       const pin = table[def.name];
       if (pin?.hash === hash) {
         served.push(def);
@@ -176,12 +173,13 @@ export class PinBook {
       .map((f) => {
         const fields = pinnedFields(KIND[f.list], this.live.get(f.instance)!.get(f.list)!.get(f.name)!);
         const pin = this.lock.instances[f.instance]?.[f.list]?.[f.name];
-        return {
-          ...f,
-          changes: pin ? diffDefinitions(KIND[f.list], pin.definition, fields) : [],
-          hidden: findHiddenText(fields).findings,
-          definition: fields,
-        };
+        try {
+          const changes = pin ? diffDefinitions(KIND[f.list], pin.definition, fields) : [];
+          return { ...f, changes, hidden: findHiddenText(fields).findings, definition: fields };
+        } catch {
+          // Too deeply nested to walk (the finding says so): shown without its parts.
+          return { ...f, changes: [], hidden: [], definition: {} };
+        }
       });
   }
 
@@ -204,34 +202,8 @@ export class PinBook {
         { instance },
       );
     }
-    const wanted = new Set(names);
     const pins: InstancePins = this.lock.instances[instance] ?? {};
-    const accepted: string[] = [];
-    const refused: { name: string; why: string }[] = [];
-    for (const [list, defs] of live) {
-      const table = (pins[list] ??= {});
-      if (names.length === 0) for (const name of Object.keys(table)) if (!defs.has(name)) delete table[name];
-      for (const [name, def] of defs) {
-        if (names.length > 0 && !wanted.has(name)) continue;
-        wanted.delete(name);
-        const kind = KIND[list];
-        const fields = pinnedFields(kind, def);
-        const hidden = findHiddenText(fields).findings;
-        if (hidden.length > 0 && !opts.allowHiddenText) {
-          refused.push({
-            name,
-            why: `it has hidden text (${hiddenSummary(hidden)}); accept it with --allow-hidden-text`,
-          });
-          continue;
-        }
-        table[name] = {
-          hash: definitionHash(kind, def),
-          definition: fields,
-          ...(hidden.length ? { allowHiddenText: true as const } : {}),
-        };
-        accepted.push(name);
-      }
-    }
+    const { accepted, refused, wanted } = acceptInto(pins, live, names, opts.allowHiddenText === true);
     if (wanted.size > 0) {
       throw pbError(
         "PB_ERR_PINS_UNKNOWN",
@@ -243,6 +215,31 @@ export class PinBook {
     if (this.opts.file) writeLock(this.opts.file, this.lock);
     this.warned.clear();
     return { accepted, refused };
+  }
+
+  /** A definition that cannot be pinned (too deeply nested): withheld whatever the mode, with its reason. */
+  private unreadable(instance: string, list: PinList, name: string): PatchbayError {
+    const finding: PinFinding = {
+      instance,
+      list,
+      name,
+      status: "drifted",
+      code: "PB_ERR_TOOL_DRIFT",
+      mode: "enforce",
+      summary: "its definition is nested deeper than Patchbay pins (64 levels), so it cannot be checked",
+    };
+    this.note(finding);
+    return findingError(finding);
+  }
+
+  /** Records a finding; warns of it once until the lock changes (a definition that flaps warns once). */
+  private note(finding: PinFinding): void {
+    const key = `${finding.instance}\0${finding.list}\0${finding.name}`;
+    this.findings.set(key, finding);
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    const { list, name, code, mode } = finding;
+    this.opts.warn(findingError(finding).message, { list, name, code, mode });
   }
 
   private liveOf(instance: string): Map<PinList, Map<string, Definition>> {
@@ -276,31 +273,7 @@ export class PinBook {
       mode,
       summary,
     };
-    const key = `${instance}\0${list}\0${name}`;
-    this.findings.set(key, finding);
-    if (!this.warned.has(key)) {
-      this.warned.add(key);
-      this.opts.warn(findingError(finding).message, { instance, list, name, code: finding.code, mode });
-    }
+    this.note(finding);
     return finding;
   }
-}
-
-function hiddenSummary(hidden: HiddenTextFinding[]): string {
-  const shown = hidden.slice(0, 5).map((h) => `${h.codePoint} (${h.kind}) at ${h.pointer}:${h.position}`);
-  return `${shown.join(", ")}${hidden.length > 5 ? `, and ${hidden.length - 5} more` : ""}`;
-}
-
-/** The error a call of a withheld definition gets: what and why, never the new text. */
-export function findingError(f: PinFinding): PatchbayError {
-  const what = `${f.instance}: ${NOUN[f.list]} "${f.name}"`;
-  const how = f.mode === "enforce" ? "it is withheld until the operator reviews it" : "it is served, flagged";
-  const accept = `patchbay pins accept ${f.instance} ${f.name}${f.status === "hidden-text" ? " --allow-hidden-text" : ""}`;
-  const message =
-    f.status === "hidden-text"
-      ? `${what} has characters a person does not see but a model reads: ${f.summary}; ${how} (patchbay pins diff ${f.instance}, then ${accept}).`
-      : f.status === "new"
-        ? `${what} is new since connectors.lock.json was written; ${how} (patchbay pins diff ${f.instance}, then ${accept}).`
-        : `${what} differs from its pin in connectors.lock.json (${f.summary}); ${how} (patchbay pins diff ${f.instance}, then ${accept}).`;
-  return pbError(f.code, message, { instance: f.instance, [NOUN[f.list].replace(" ", "_")]: f.name, status: f.status });
 }

@@ -32,7 +32,10 @@ export function pinsReport(book: PinBook, instance: string | null): PinsReport {
   return { file: book.file, mode: book.mode, firstUse: book.firstUse, diffs: book.diff(instance) };
 }
 
-/** The pins of a host booted here (no serve runs): its lists read once and reviewed. `readOnly`: never writes the lock. */
+/**
+ * The pins of a host booted here (no serve runs): its lists read once and reviewed.
+ * `readOnly`: never writes the lock.
+ */
 export async function pinsOfHost(host: Host, readOnly: boolean): Promise<PinBook> {
   const config = host.config;
   const book = new PinBook({
