@@ -79,7 +79,9 @@ export async function statusCommand(args: ParsedArgs, io: Output): Promise<ExitC
     const first = doc.pins.firstUse ? `; written on first use for ${doc.pins.firstUse.instances.join(", ")}` : "";
     io.out(`pins: ${doc.pins.mode}, ${doc.pins.file ?? "in memory"}${first}`);
     for (const f of doc.pins.findings)
-      io.out(`  ${f.instance}: ${f.name}: ${f.status} [${f.code}] (${f.mode === "enforce" ? "withheld" : "served, flagged"})`);
+      io.out(
+        `  ${f.instance}: ${f.name}: ${f.status} [${f.code}] (${f.mode === "enforce" ? "withheld" : "served, flagged"})`,
+      );
   }
   // Only for instances whose upstream server asked anything (sampling, elicitation, roots).
   for (const i of doc.instances)
