@@ -7,6 +7,7 @@
 import * as crypto from "node:crypto";
 import { canonicalJson, definitionHash, pinnedFields } from "../dist/gateway/pins/canonical.js";
 import { findHiddenText } from "../dist/gateway/pins/hidden-text.js";
+import { PinBook } from "../dist/gateway/pins/pin-book.js";
 import { figure, median } from "./figures.mjs";
 
 const INSTANCES = 100;
@@ -125,4 +126,27 @@ figure("pins: of which canonical JSON", canonical.wall, Infinity, " ms", cpu(can
 figure("pins: floor: JSON.stringify of the same (not canonical)", stringify.wall, Infinity, " ms", cpu(stringify));
 figure("pins: floor: SHA-256 alone of the canonical texts", sha.wall, Infinity, " ms", cpu(sha));
 figure("pins: hidden-text scan of the same", scan.wall, Infinity, " ms", `(CPU ${scan.cpu.toFixed(0)} ms; ${size})`);
+// The gateway's check itself: 100 instances' lists held to their pins (all pinned, nothing drifted), as
+// a catalog refresh does: hash, compare, serve. The lock is in memory (no file written).
+const book = new PinBook({
+  file: null,
+  pinning: { default: "enforce", instances: {} },
+  warn: () => undefined,
+  say: () => undefined,
+});
+const lists = Array.from({ length: INSTANCES }, (_, i) => defs.slice(i * TOOLS, (i + 1) * TOOLS));
+lists.forEach((l, i) => book.review(`mcpConnectors/i${i}`, "tools", l));
+const check = rounds(() => {
+  lists.forEach((l, i) => {
+    sink += book.review(`mcpConnectors/i${i}`, "tools", l).served.length;
+  });
+});
+figure(
+  "pins: check 100 × 500 tools against their pins",
+  check.wall,
+  50,
+  " ms",
+  `(CPU ${check.cpu.toFixed(0)} ms; ${size})`,
+);
+figure("pins: check one instance's 500 tools (a list_changed)", check.wall / INSTANCES, 5, " ms", "");
 if (sink === 0) console.error("unreachable: keeps the work from being optimised away");
