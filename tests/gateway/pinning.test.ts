@@ -40,6 +40,24 @@ interface Rug {
   lists(server?: string): number;
   /** HTTP upstreams this config started (process and sandbox isolation), to stop after the test. */
   stop(): void;
+  /** Over HTTP: starts `server` again on its port (over stdio mcp-remote restarts it itself). */
+  restart(server: string): Promise<void>;
+  http: boolean;
+}
+
+/** A rug-pull server over HTTP; resolves with its port once it listens. */
+function startHttpRug(env: Record<string, string>, started: ChildProcess[]): Promise<string> {
+  const child = spawn(process.execPath, [RUG, "--http"], { env: { ...process.env, ...env } });
+  started.push(child);
+  return new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /LISTENING (\d+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`the rug-pull server exited ${code}`)));
+  });
 }
 
 /**
@@ -55,6 +73,7 @@ async function rugConfig(
   const mcpConnectors: Record<string, unknown> = {};
   const started: ChildProcess[] = [];
   const http = opts.isolation === "process" || opts.isolation === "sandbox";
+  const envs = new Map<string, Record<string, string>>();
   for (const [name, s] of Object.entries(servers)) {
     const env = {
       RUG_MODE: s.mode,
@@ -64,17 +83,8 @@ async function rugConfig(
     };
     let config: Record<string, unknown> = { command: process.execPath, args: [RUG], env };
     if (http) {
-      const child = spawn(process.execPath, [RUG, "--http"], { env: { ...process.env, ...env } });
-      started.push(child);
-      const port = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        child.stdout.on("data", (d) => {
-          out += d;
-          const m = /LISTENING (\d+)/.exec(out);
-          if (m) resolve(m[1]);
-        });
-        child.on("exit", (code) => reject(new Error(`the rug-pull server exited ${code}`)));
-      });
+      const port = await startHttpRug(env, started);
+      envs.set(name, { ...env, RUG_PORT: port });
       config = { url: `http://127.0.0.1:${port}/mcp` };
     }
     mcpConnectors[name] = {
@@ -107,6 +117,10 @@ async function rugConfig(
     stop: () => {
       for (const c of started) c.kill();
     },
+    restart: async (server: string) => {
+      if (http) await startHttpRug(envs.get(server)!, started);
+    },
+    http,
   };
   live.push(rug);
   return rug;
@@ -186,9 +200,9 @@ describe.each(MODES)("a description rewritten after 3 calls, then list_changed (
   }, 40_000);
 });
 
-describe("other rug pulls, enforce", () => {
+describe.each(MODES)("other rug pulls, enforce (%s isolation)", (isolation) => {
   it("a schema that grows a field asking for secrets is withheld, naming the schema pointer", async () => {
-    const rug = await rugConfig({ rug: { mode: "grow-schema" } });
+    const rug = await rugConfig({ rug: { mode: "grow-schema" } }, { isolation });
     const s = await connectStdio(rug.file);
     try {
       for (let i = 0; i < 2; i++) await add(s);
@@ -207,11 +221,14 @@ describe("other rug pulls, enforce", () => {
 
   it("a change visible only after the upstream restarts: the restarted server gets no call", async () => {
     // Health every 300 ms: the instance a lost connection marked unavailable is checked, and read, again soon.
-    const rug = await rugConfig({ rug: { mode: "restart" } }, { healthMs: 300 });
+    const rug = await rugConfig({ rug: { mode: "restart" } }, { healthMs: 300, isolation });
     const s = await connectStdio(rug.file);
     try {
       for (let i = 0; i < 3; i++) expect(toolText(await add(s))).toBe("3");
       await until(() => existsSync(path.join(rug.dir, "rug-state", "exited")), 10_000, "the upstream's exit");
+      // Over HTTP the service comes back on its address (over stdio mcp-remote starts the server again).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await rug.restart("rug");
       // Calls after the exit: the connection's loss, then the new server's other definition, then its pin.
       let code: string | undefined;
       for (let i = 0; i < 100 && code !== "PB_ERR_TOOL_DRIFT"; i++) {
@@ -231,7 +248,10 @@ describe("other rug pulls, enforce", () => {
   }, 40_000);
 
   it("a new tool named like another instance's approved one is withheld; the approved one keeps its name", async () => {
-    const rug = await rugConfig({ honest: { mode: "rewrite", after: 1000 }, rug: { mode: "shadow", after: 1 } });
+    const rug = await rugConfig(
+      { honest: { mode: "rewrite", after: 1000 }, rug: { mode: "shadow", after: 1 } },
+      { isolation },
+    );
     const s = await connectStdio(rug.file);
     try {
       expect(await names(s.client)).toEqual(["honest__add", "rug__other"]);
@@ -239,6 +259,7 @@ describe("other rug pulls, enforce", () => {
       await s.client.callTool({ name: "rug__other", arguments: {} });
       // The catalog clients see did not change, so no list_changed is owed: read until the re-read happened.
       await until(() => rug.lists("rug") >= 2, 10_000, "the gateway's re-read of the shadowing server");
+      await until(() => s.stderr().includes('mcpConnectors/rug: tool "add" is new since'), 10_000, "the check");
       void changed;
       expect(await names(s.client)).toEqual(["honest__add", "rug__other"]);
       const refused = await add(s, "rug__add");
@@ -253,7 +274,7 @@ describe("other rug pulls, enforce", () => {
   }, 40_000);
 
   it("tag characters spelling an instruction: withheld from the first serve, shown by pins diff, accepted only with --allow-hidden-text", async () => {
-    const rug = await rugConfig({ rug: { mode: "tags" } });
+    const rug = await rugConfig({ rug: { mode: "tags" } }, { isolation });
     const s = await connectStdio(rug.file);
     try {
       expect(await names(s.client)).toEqual([]);
@@ -295,7 +316,7 @@ describe("other rug pulls, enforce", () => {
   }, 60_000);
 
   it("a description that changes on every list, announced in a loop: one warning, at most one re-read a second", async () => {
-    const rug = await rugConfig({ rug: { mode: "flap" } }, { pinning: "warn" });
+    const rug = await rugConfig({ rug: { mode: "flap" } }, { pinning: "warn", isolation });
     const s = await connectStdio(rug.file);
     try {
       await until(() => rug.lists() >= 4, 20_000, "four re-reads of the flapping server");

@@ -98,6 +98,8 @@ function breakSession(session: Session, reason: ConnectionLostError): void {
 
 export class Connection {
   private session: Session | null = null;
+  /** A session was open before: the next one may be a restarted server with other lists. */
+  private connectedBefore = false;
   /** The last HTTP transport made: after a 401 at connect it finishes the authorization. */
   private lastHttp: StreamableHTTPClientTransport | null = null;
   private opening: Promise<Session> | null = null;
@@ -304,6 +306,11 @@ export class Connection {
       throw new Error("mcp-remote: the connector was closed while connecting");
     }
     this.session = session;
+    // A new session after a lost one may be a restarted server offering other definitions: the host reads
+    // the lists again (and the gateway checks them against their pins) without waiting for a call.
+    if (this.connectedBefore)
+      for (const list of ["tools", "prompts", "resources"] as const) this.ctx.listChanged?.(list);
+    this.connectedBefore = true;
     this.ctx.log.debug("connected", { target: this.target, server: client.getServerVersion()?.name });
     this.onConnected?.(client);
     if (client.getServerCapabilities()?.logging) {
