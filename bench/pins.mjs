@@ -135,7 +135,7 @@ const book = new PinBook({
   say: () => undefined,
 });
 const lists = Array.from({ length: INSTANCES }, (_, i) => defs.slice(i * TOOLS, (i + 1) * TOOLS));
-lists.forEach((l, i) => book.review(`mcpConnectors/i${i}`, "tools", l));
+for (const [i, l] of lists.entries()) book.review(`mcpConnectors/i${i}`, "tools", l);
 const check = rounds(() => {
   lists.forEach((l, i) => {
     sink += book.review(`mcpConnectors/i${i}`, "tools", l).served.length;
