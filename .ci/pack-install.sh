@@ -105,6 +105,7 @@ for NODE_LINE in $NODES; do
     done
     step "wire the scaffolds into connectors.json" node "$HERE/wire.mjs" "${entries[@]}"
     for kind in $KINDS; do step "plugin test pk-$kind" npx --no-install patchbay plugin test "pk-$kind"; done
+    step "plugin test mcp-remote (bundled, its own server)" npx --no-install patchbay plugin test mcp-remote
     step "npx vitest run plugins/ (adopter's vitest)" npx --no-install vitest run plugins/
     step "npx patchbay boot" npx --no-install patchbay boot
     step "serve --mcp + SDK client: list, call" node "$HERE/mcp-client.mjs"
