@@ -72,7 +72,13 @@ function trusted(env: AdapterEnv): boolean {
 export default defineAdapter({
   id: "gemini-cli",
   displayName: CLIENT,
-  client: { command: "gemini", versionArgs: ["--version"], certificationName: "gemini-cli" },
+  // packageName: its --version writes ~/.gemini/projects.json temp files; package.json does not.
+  client: {
+    command: "gemini",
+    versionArgs: ["--version"],
+    certificationName: "gemini-cli",
+    packageName: "@google/gemini-cli",
+  },
   fastHook: "src/hooks.ts",
   certifyDriver: "src/certify.ts",
   capabilities: {
