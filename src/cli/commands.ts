@@ -205,7 +205,7 @@ export const COMMANDS: readonly CommandDecl[] = [
     args: "<adapter...>",
     summary: "wire the adapter into its client (idempotent)",
     details: [
-      "When the client will not run the hooks until the user consents (Codex's /hooks), install says so and names the step.",
+      "When the client will not run the hooks until the user consents to them, install says so and names the step.",
     ],
     flags: {
       json,
