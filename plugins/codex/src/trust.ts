@@ -8,7 +8,6 @@
  * wired are touched, and only when the user asked (`adapter install --trust-hooks`).
  */
 import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 
 /** The fields of one `hooks/list` entry this module reads; the rest of Codex's answer is ignored. */
 interface ListedHook {
@@ -51,8 +50,7 @@ async function withAppServer<T>(server: AppServer, talk: (call: Call) => Promise
   child.on("error", (err) => failAll(new Error(`could not start ${server.bin} app-server: ${err.message}`)));
   child.on("exit", (code) => failAll(new Error(`${server.bin} app-server exited (code ${code}) before answering`)));
   child.stdin.on("error", () => {}); // an early exit is reported by "exit" above
-  createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
-    if (line.length > MAX_LINE) return;
+  onLines(child.stdout, (line) => {
     let msg: { id?: unknown; result?: unknown; error?: unknown };
     try {
       msg = JSON.parse(line) as typeof msg;
@@ -95,6 +93,36 @@ async function withAppServer<T>(server: AppServer, talk: (call: Call) => Promise
     clearTimeout(timer);
     child.kill();
   }
+}
+
+/**
+ * Calls `onLine` for each line of `stream`, holding at most MAX_LINE bytes: a longer line is
+ * dropped as it streams (never buffered whole), so a client printing without end costs nothing.
+ */
+function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let held: Buffer[] = [];
+  let size = 0;
+  let dropping = false;
+  stream.on("data", (chunk: Buffer) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      const part = chunk.subarray(start, nl);
+      if (!dropping && size + part.length <= MAX_LINE) onLine(Buffer.concat([...held, part]).toString("utf8"));
+      held = [];
+      size = 0;
+      dropping = false;
+      start = nl + 1;
+    }
+    const rest = chunk.subarray(start);
+    if (dropping || size + rest.length > MAX_LINE) {
+      dropping = true;
+      held = [];
+      size = 0;
+    } else if (rest.length > 0) {
+      held.push(rest);
+      size += rest.length;
+    }
+  });
 }
 
 function listedHooks(result: unknown): ListedHook[] {
