@@ -14,16 +14,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "patchbay/plugin";
-import {
-  defineAdapter,
-  detectFromProbe,
-  hookSettingsMerge,
-  notWiredDiagnostic,
-  projectContext,
-  readSettingsHooks,
-} from "patchbay/adapter";
-import type { AdapterEnv, Diagnostic, InstallPlan, WiredHook } from "patchbay/adapter";
-import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook } from "./hooks.js";
+import { defineAdapter, JSON_HOOKS_CAPABILITIES, jsonHooksAdapter, readSettingsHooks } from "patchbay/adapter";
+import type { AdapterEnv, WiredHook } from "patchbay/adapter";
+import { CLIENT, protocol } from "./hooks.js";
 import { trustHooks, untrustHooks, type AppServer } from "./trust.js";
 
 /** Events install wires. PreToolUse has no matcher: every tool call is seen, apply_patch is read. */
@@ -100,57 +93,38 @@ export default defineAdapter({
   client: { command: "codex", versionArgs: ["--version"], certificationName: "codex" },
   fastHook: "src/hooks.ts",
   certifyDriver: "src/certify.ts",
-  capabilities: {
-    lifecycle: { sessionStart: true, sessionEnd: true },
-    context: { startupInjection: true, beforeTurnInjection: true },
-    guards: { beforeWrite: true },
-    delivery: { nextTurn: true },
-  },
+  capabilities: JSON_HOOKS_CAPABILITIES,
   config,
   create(cfg) {
     return {
-      detect: (probe) => detectFromProbe(probe),
-
-      doctor(env: AdapterEnv) {
-        const home = codexHome(env, cfg);
-        const diagnostics: Diagnostic[] = [];
-        const { unwired, untrusted } = wiringOf(env, home);
-        const notWired = notWiredDiagnostic(path.join(home, "hooks.json"), env, unwired);
-        if (notWired) diagnostics.push(notWired);
-        if (untrusted.length > 0) {
-          diagnostics.push({
-            level: "warn",
-            code: "hooks-untrusted",
-            message: `Codex has not trusted Patchbay's hooks for ${untrusted.join(", ")} and skips them silently; ${trustStep(env)}. Codex asks again whenever a hook's command changes.`,
-          });
-        }
-        return { ok: true, diagnostics };
-      },
-
-      normalizeHook: (payload, { event }) => normalizeHook(payload, event),
-      renderContext: (input, opts) => projectContext(input, opts),
-
-      planInstall(env: AdapterEnv): InstallPlan {
-        return {
-          artifacts: [
-            hookSettingsMerge(
-              path.join(codexHome(env, cfg), "hooks.json"),
-              env,
-              WIRED,
-              clientTimeoutS(cfg.hook_timeout_ms),
-            ),
-          ],
-          // Before the write: hooks not wired yet are not trusted yet either.
-          ...(Object.values(wiringOf(env, codexHome(env, cfg))).some((events) => events.length > 0)
+      ...jsonHooksAdapter({
+        file: (env) => path.join(codexHome(env, cfg), "hooks.json"),
+        wired: WIRED,
+        timeout: clientTimeoutS(cfg.hook_timeout_ms),
+        protocol,
+        protect: cfg.protect,
+        diagnose(env) {
+          const { untrusted } = wiringOf(env, codexHome(env, cfg));
+          if (untrusted.length === 0) return [];
+          return [
+            {
+              level: "warn",
+              code: "hooks-untrusted",
+              message: `Codex has not trusted Patchbay's hooks for ${untrusted.join(", ")} and skips them silently; ${trustStep(env)}. Codex asks again whenever a hook's command changes.`,
+            },
+          ];
+        },
+        // Before the write: hooks not wired yet are not trusted yet either.
+        plan: (env) =>
+          Object.values(wiringOf(env, codexHome(env, cfg))).some((events) => events.length > 0)
             ? {
                 inactive: {
                   reason: `Codex skips these hooks, silently, until you trust them (it records the trust in its config.toml, per hook content).`,
                   step: trustStep(env),
                 },
               }
-            : {}),
-        };
-      },
+            : {},
+      }),
 
       async trustHooks(env: AdapterEnv) {
         const home = codexHome(env, cfg);
@@ -158,12 +132,6 @@ export default defineAdapter({
         return trustHooks(appServer(env, home), path.join(home, "hooks.json"), commands);
       },
       untrustHooks: (env: AdapterEnv, keys: string[]) => untrustHooks(appServer(env, codexHome(env, cfg)), keys),
-
-      denyOutcome: (reason) => denyOutcome(reason),
-      injectOutcome: (text, event) => injectOutcome(text, event),
-      guardWrite: (event) => guardWrite(event, cfg.protect),
-      startSession: () => ({ ok: true }),
-      endSession: () => ({ ok: true }),
     };
   },
 });
