@@ -74,25 +74,23 @@ export default defineAdapter({
   certifyDriver: "src/certify.ts",
   capabilities: JSON_HOOKS_CAPABILITIES,
   config,
-  create(cfg) {
-    return {
-      ...jsonHooksAdapter({
-        file: (env) => settingsFile(env, cfg.scope),
-        wired: WIRED,
-        timeout: clientTimeoutMs(cfg.hook_timeout_ms),
-        protocol,
-        protect: cfg.protect,
-        diagnose: (env, file) =>
-          cfg.scope === "project" && !trusted(env)
-            ? [
-                {
-                  level: "warn",
-                  code: "folder-untrusted",
-                  message: `${env.projectDir} is not a trusted folder for Gemini CLI, which then ignores ${file} (and its hooks); trust it in \`gemini\` (/permissions), or set GEMINI_CLI_TRUST_WORKSPACE=true for automation.`,
-                },
-              ]
-            : [],
-      }),
-    };
-  },
+  // Nothing of its own beyond the shared methods: the settings file, and doctor's folder-trust check.
+  create: (cfg) =>
+    jsonHooksAdapter({
+      file: (env) => settingsFile(env, cfg.scope),
+      wired: WIRED,
+      timeout: clientTimeoutMs(cfg.hook_timeout_ms),
+      protocol,
+      protect: cfg.protect,
+      diagnose: (env, file) =>
+        cfg.scope === "project" && !trusted(env)
+          ? [
+              {
+                level: "warn",
+                code: "folder-untrusted",
+                message: `${env.projectDir} is not a trusted folder for Gemini CLI, which then ignores ${file} (and its hooks); trust it in \`gemini\` (/permissions), or set GEMINI_CLI_TRUST_WORKSPACE=true for automation.`,
+              },
+            ]
+          : [],
+    }),
 });
