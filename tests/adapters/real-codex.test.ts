@@ -163,8 +163,8 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       hooks,
       // Matched by shape, not layout: the formatter may wrap the declaration.
       readFileSync(hooks, "utf8").replace(
-        /return permissionDenyOutcome\(\s*reason,\s*"PreToolUse",?\s*\);/,
-        'return { stdout: JSON.stringify({ decision: "deny", reason }), stderr: "", exitCode: 0 };',
+        /permissionDenyOutcome\(\s*reason,\s*"PreToolUse",?\s*\)/,
+        '({ stdout: JSON.stringify({ decision: "deny", reason }), stderr: "", exitCode: 0 })',
       ),
     );
     expect(readFileSync(hooks, "utf8")).toContain('{ decision: "deny", reason }');
