@@ -3,10 +3,11 @@
  * reports, in human and JSON output (the dry run too), that Codex skips the hooks until trusted,
  * and the exact step. `--trust-hooks` is refused for a client with no trust step, and when the
  * client's tooling does not answer (a `codex` here that only prints a version) install reports
- * PB_ERR_HOOK_TRUST_FAILED with the hooks written and no trust recorded. The real Codex's trust
- * round trip is tests/adapters/real-codex.test.ts.
+ * PB_ERR_HOOK_TRUST_FAILED with the hooks written and no trust recorded; uninstall still removes
+ * the files when the client cannot remove the trust records, names the records left and exits 1.
+ * The real Codex's trust round trip is tests/adapters/real-codex.test.ts.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs } from "../helpers.js";
@@ -29,6 +30,10 @@ describe("adapter install codex: hooks Codex will not run yet", () => {
     const planned = JSON.parse(dry.stdout).adapters[0];
     expect(planned.status).toBe("planned");
     expect(planned.inactive.reason).toMatch(/skips these hooks.*until you trust them/);
+    expect(existsSync(hooksFile)).toBe(false);
+    const dryTrust = await w.cli(["adapter", "install", "codex", "--dry-run", "--trust-hooks"]);
+    expect(dryTrust.code, dryTrust.stderr).toBe(0);
+    expect(dryTrust.stdout).toContain("note: --trust-hooks: after the write, the client would be asked");
     expect(existsSync(hooksFile)).toBe(false);
 
     const r = await w.cli(["adapter", "install", "codex", "--json"]);
@@ -73,5 +78,29 @@ describe("adapter install codex: hooks Codex will not run yet", () => {
     expect(human.code).toBe(1);
     expect(human.stdout).toContain("error PB_ERR_HOOK_TRUST_FAILED");
     expect(human.stdout).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("uninstall removes the files even when the client cannot remove its trust records, and names them", async () => {
+    const w = codexWorld();
+    expect((await w.cli(["adapter", "install", "codex"])).code).toBe(0);
+    // As an earlier --trust-hooks against a working Codex would have left the record.
+    const recordFile = path.join(w.stateDir, "installs.json");
+    const record = JSON.parse(readFileSync(recordFile, "utf8"));
+    const key = `${path.join(w.home, ".codex", "hooks.json")}:pre_tool_use:0:0`;
+    record.adapters.codex.trusted = [key];
+    writeFileSync(recordFile, JSON.stringify(record));
+    const dry = JSON.parse((await w.cli(["adapter", "uninstall", "codex", "--dry-run", "--json"])).stdout);
+    expect(dry.adapters[0]).toMatchObject({ status: "planned", untrusted: [key], trustLeft: null });
+
+    const r = await w.cli(["adapter", "uninstall", "codex", "--json"]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout).adapters[0];
+    expect(report.status).toBe("uninstalled");
+    expect(report.untrusted).toEqual([]);
+    expect(report.trustLeft.keys).toEqual([key]);
+    expect(report.trustLeft.error.code).toBe("PB_ERR_HOOK_TRUST_FAILED");
+    expect(report.trustLeft.error.message).toContain(key);
+    expect(existsSync(path.join(w.home, ".codex", "hooks.json"))).toBe(false);
+    expect(existsSync(recordFile)).toBe(false);
   });
 });

@@ -98,7 +98,13 @@ export async function installAdapter(opts: InstallOptions): Promise<InstallRepor
     const previous = record.adapters[session.name];
     const result = applyInstall(artifacts, previous, opts.dryRun === true);
     report.changes = result.changes;
-    if (opts.dryRun) return { ...report, status: result.error ? "failed" : "planned", error: result.error };
+    if (opts.dryRun) {
+      if (opts.trustHooks)
+        report.notes.push(
+          "--trust-hooks: after the write, the client would be asked to record its trust in these hooks.",
+        );
+      return { ...report, status: result.error ? "failed" : "planned", error: result.error };
+    }
     if (result.recorded.length > 0 || previous) {
       // Keep what an earlier install recorded and this plan did not reach (dropped artifacts, or ones after a failure).
       const carried = (previous?.artifacts ?? []).filter((p) => !result.recorded.some((r) => r.path === p.path));
