@@ -1,11 +1,11 @@
 /**
  * An adapter whose client waits for the user's consent says so at install: `adapter install codex`
  * reports, in human and JSON output (the dry run too), that Codex skips the hooks until trusted,
- * and the exact step. `--trust-hooks` is refused for a client with no trust step, and when the
- * client's tooling does not answer (a `codex` here that only prints a version) install reports
- * PB_ERR_HOOK_TRUST_FAILED with the hooks written and no trust recorded; uninstall still removes
- * the files when the client cannot remove the trust records, names the records left and exits 1.
- * The real Codex's trust round trip is tests/adapters/real-codex.test.ts.
+ * and the exact step. `--trust-hooks` has nothing to do for a client with no trust step (it says so
+ * and installs), and when the client's tooling does not answer (a `codex` here that only prints a
+ * version) install reports PB_ERR_HOOK_TRUST_FAILED with the hooks written and no trust recorded;
+ * uninstall still removes the files when the client cannot remove the trust records, names the
+ * records left and exits 1. The real Codex's trust round trip is tests/adapters/real-codex.test.ts.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -52,13 +52,13 @@ describe("adapter install codex: hooks Codex will not run yet", () => {
     expect(human.stdout).toContain("to activate: trust them in Codex");
   });
 
-  it("--trust-hooks is refused for an adapter whose client has no trust step", async () => {
+  it("--trust-hooks on an adapter whose client has no trust step installs it and says the flag had nothing to do", async () => {
     const w = codexWorld();
     const r = await w.cli(["adapter", "install", "fx", "--trust-hooks", "--json"]);
-    expect(r.code).toBe(1);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     const report = JSON.parse(r.stdout).adapters[0];
-    expect(report.error.code).toBe("PB_ERR_USAGE");
-    expect(report.error.message).toContain("--trust-hooks is for a client that waits for consent");
+    expect(report).toMatchObject({ status: "installed", trust: null, inactive: null });
+    expect(report.notes).toEqual([expect.stringMatching(/^--trust-hooks: .* runs the hooks without a trust step/)]);
   });
 
   it("a client whose app-server does not answer: PB_ERR_HOOK_TRUST_FAILED, hooks written, no trust recorded", async () => {

@@ -77,12 +77,9 @@ export async function installAdapter(opts: InstallOptions): Promise<InstallRepor
       throw pbError("PB_ERR_USAGE", "adapter install needs a connectors.json file (hooks load it by path).", {});
     assertRunner();
     const aEnv = adapterEnv(session, client);
-    if (opts.trustHooks && !session.callable.includes("trustHooks"))
-      throw pbError(
-        "PB_ERR_USAGE",
-        `${session.manifest.displayName} runs Patchbay's hooks without a trust step: --trust-hooks is for a client that waits for consent.`,
-        { instance: session.id },
-      );
+    // A client with no trust step runs the hooks as installed: the flag has nothing to do for it, and
+    // `install a b --trust-hooks` must still install a.
+    const trusting = opts.trustHooks === true && session.callable.includes("trustHooks");
     const plan = (await session.call("planInstall", [aEnv])) as { notes?: unknown; inactive?: unknown };
     const artifacts = composePlan(aEnv, plan, {
       instance: session.name,
@@ -92,6 +89,10 @@ export async function installAdapter(opts: InstallOptions): Promise<InstallRepor
     // composePlan validated the whole plan, these fields included.
     report.notes = (plan.notes as string[] | undefined) ?? [];
     report.inactive = (plan.inactive as Inactive | undefined) ?? null;
+    if (opts.trustHooks && !trusting)
+      report.notes.push(
+        `--trust-hooks: ${session.manifest.displayName} runs the hooks without a trust step, so there is nothing to record.`,
+      );
     const recordFile = installRecordPath(session.stateDir);
     report.recordFile = recordFile;
     const record = readRecord(recordFile);
@@ -119,7 +120,7 @@ export async function installAdapter(opts: InstallOptions): Promise<InstallRepor
     }
     if (result.error) return { ...report, status: "failed", error: result.error };
     const status = result.changes.every((c) => c.action === "unchanged") ? "unchanged" : "installed";
-    if (!opts.trustHooks) return { ...report, status };
+    if (!trusting) return { ...report, status };
     // After the write, so the client hashes the hooks as they now are; recorded before anything else can fail.
     const trust = await recordTrust(session, aEnv);
     const entry = record.adapters[session.name];
