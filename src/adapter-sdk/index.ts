@@ -19,6 +19,19 @@ export { projectContext, escapePeerText, PEER_FENCE } from "./render.js";
 export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
 export { additionalContextOutcome, permissionDenyOutcome } from "./outcomes.js";
 export {
+  hookEvents,
+  jsonHookProtocol,
+  writeToolTargets,
+  type JsonHookProtocol,
+  type JsonHookProtocolSpec,
+} from "./hook-protocol.js";
+export {
+  JSON_HOOKS_CAPABILITIES,
+  jsonHooksAdapter,
+  type JsonHooksAdapterSpec,
+  type JsonHooksMethods,
+} from "./json-hooks-adapter.js";
+export {
   hookSettingsMerge,
   notWiredDiagnostic,
   readSettingsHooks,
@@ -49,10 +62,12 @@ export {
   type EventKind,
   type GuardDecision,
   type HookOutcome,
+  type Inactive,
   type InstallPlan,
   type NormalizedEvent,
   type PeerMessage,
   type RenderInput,
   type RenderOptions,
   type RenderResult,
+  type TrustResult,
 } from "./contract.js";

@@ -7,3 +7,4 @@ export { normalizedEvent } from "./event.js";
 export { EVENT_KINDS, EVENT_KEYS } from "./event-kinds.js";
 export { canonicalPath, detectFromProbe, guardProtected, isInside, shellQuote } from "./helpers.js";
 export { additionalContextOutcome, permissionDenyOutcome } from "./outcomes.js";
+export { hookEvents, jsonHookProtocol, writeToolTargets } from "./hook-protocol.js";

@@ -48,8 +48,11 @@ export function validateAdapter(definition: AdapterDefinition<z.ZodObject>, meth
   const certificationName = client.certificationName ?? d.id;
   if (typeof certificationName !== "string" || certificationName === "")
     throw usage("client.certificationName must be a non-empty string", "client.certificationName");
+  const packageName = client.packageName;
+  if (packageName !== undefined && (typeof packageName !== "string" || !/^(@[\w.-]+\/)?[\w.-]+$/.test(packageName)))
+    throw usage("client.packageName must be an npm package name", "client.packageName");
   for (const key of Object.keys(client)) {
-    if (!["command", "versionArgs", "certificationName"].includes(key))
+    if (!["command", "versionArgs", "certificationName", "packageName"].includes(key))
       throw usage(`unknown client key: client.${key}`, `client.${key}`);
   }
 
@@ -76,7 +79,12 @@ export function validateAdapter(definition: AdapterDefinition<z.ZodObject>, meth
   return deepFreeze({
     id: d.id,
     displayName: d.displayName,
-    client: { command: client.command, versionArgs: [...(versionArgs as string[])], certificationName },
+    client: {
+      command: client.command,
+      versionArgs: [...(versionArgs as string[])],
+      certificationName,
+      ...(packageName ? { packageName } : {}),
+    },
     capabilities,
     ...(fastHook ? { fastHook } : {}),
     ...(certifyDriver ? { certifyDriver } : {}),

@@ -3,6 +3,8 @@
  * this (a worker's environment has no PATH); the adapter's detect() interprets the output. Hooks
  * run often and a client's --version can take hundreds of ms, so the output is cached per binary,
  * keyed by its real path, size and mtime: an upgrade of the client invalidates the entry.
+ * A client that names its npm package is not run at all: its version is that package's
+ * package.json, found next to the binary's real path.
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
@@ -54,12 +56,14 @@ interface CacheEntry {
 }
 
 export async function probeClient(
-  client: { command: string; versionArgs: readonly string[] },
+  client: { command: string; versionArgs: readonly string[]; packageName?: string },
   opts: ProbeOptions,
 ): Promise<ClientProbe> {
   const found = findOnPath(client.command, opts.env);
   const base = { command: client.command, path: found, output: "", exitCode: null, error: null };
   if (!found) return { ...base, present: false };
+  const packaged = client.packageName ? packageVersion(found, client.packageName) : null;
+  if (packaged) return { ...base, present: true, output: packaged, exitCode: 0 };
   let real = found;
   let stat: { size: number; mtimeMs: number } | null = null;
   try {
@@ -110,6 +114,39 @@ export async function probeClient(
     exitCode: run.exitCode,
     error: run.exitCode === 0 ? null : `exited with code ${run.exitCode}`,
   };
+}
+
+/** How far up from the binary's real path its package.json may be (bin/, dist/, bundle/ folders). */
+const PACKAGE_DEPTH = 4;
+
+/**
+ * The version in the package.json of `name` that holds the binary's real path, or null (not an
+ * npm install, another package, an unreadable file): the caller then runs the client.
+ */
+export function packageVersion(binary: string, name: string): string | null {
+  let dir: string;
+  try {
+    dir = path.dirname(realpathSync(binary));
+  } catch {
+    return null;
+  }
+  for (let i = 0; i < PACKAGE_DEPTH; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (pkg.name === name && typeof pkg.version === "string" && /^\d+\.\d+\.\d+[\w.+-]{0,64}$/.test(pkg.version))
+        return pkg.version;
+      if (pkg.name !== undefined) return null;
+    } catch {
+      // no package.json here, or not JSON: look further up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+  return null;
 }
 
 function readCache(file: string): Record<string, CacheEntry> {

@@ -223,8 +223,18 @@ export const COMMANDS: readonly CommandDecl[] = [
     name: "adapter install",
     args: "<adapter...>",
     summary: "wire the adapter into its client (idempotent)",
-    flags: { json, "dry-run": dryRun },
-    examples: ["patchbay adapter install claude-code --dry-run"],
+    details: [
+      "When the client will not run the hooks until the user consents to them, install says so and names the step.",
+    ],
+    flags: {
+      json,
+      "dry-run": dryRun,
+      "trust-hooks": {
+        type: "boolean",
+        help: "also record the client's trust in Patchbay's hooks, through the client's own tooling (uninstall removes it)",
+      },
+    },
+    examples: ["patchbay adapter install claude-code --dry-run", "patchbay adapter install codex --trust-hooks"],
   },
   {
     name: "adapter uninstall",

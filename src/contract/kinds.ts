@@ -69,6 +69,8 @@ export const METHODS: Readonly<Record<Kind, MethodTable>> = Object.freeze({
       "guardShell",
       "offerMessage",
       "routeReply",
+      "trustHooks",
+      "untrustHooks",
     ],
   },
 });

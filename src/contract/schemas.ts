@@ -21,6 +21,7 @@ import {
   RenderInputSchema,
   RenderOptionsSchema,
   RenderResultSchema,
+  TrustResultSchema,
 } from "../adapter-sdk/contract.js";
 import {
   AgentDescriptorSchema,
@@ -116,6 +117,8 @@ export const CONTRACT_SCHEMAS = {
     normalizeHook: m(z.tuple([json, z.strictObject({ event: z.string().nullable() })]), NormalizedEventSchema),
     renderContext: m(z.tuple([RenderInputSchema, RenderOptionsSchema]), RenderResultSchema),
     planInstall: m(z.tuple([AdapterEnvSchema]), InstallPlanSchema),
+    trustHooks: m(z.tuple([AdapterEnvSchema]), TrustResultSchema),
+    untrustHooks: m(z.tuple([AdapterEnvSchema, z.array(nonEmpty).max(1000)]), z.array(z.string())),
     denyOutcome: m(z.tuple([z.string()], NormalizedEventSchema.nullable().optional()), HookOutcomeSchema),
     injectOutcome: m(z.tuple([z.string()], NormalizedEventSchema.nullable().optional()), HookOutcomeSchema),
     ...Object.fromEntries(

@@ -458,6 +458,11 @@ export const CATALOGUE = Object.freeze({
     "The server asked outside a call of its instance or past its budget: raise client_requests in the mcp-remote instance's config (per_minute, total, outside_calls) if the server is trusted to ask more.",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_HOOK_TRUST_FAILED: entry(
+    "the client did not record (or remove) its trust in Patchbay's hooks",
+    "The hooks are installed, but the client may skip them: trust them in the client itself (the install output names the step), or fix what the message names and run `patchbay adapter install <adapter> --trust-hooks` again.",
+    EXIT.UNHEALTHY,
+  ),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

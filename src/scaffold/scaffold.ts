@@ -24,6 +24,7 @@ import { isKind, KINDS, SECTION_OF_KIND, type Kind, type Section } from "../cont
 import { PLUGIN_API_VERSION } from "../contract/api-version.js";
 import { packageRoot } from "../paths.js";
 import { assertPluginName } from "./names.js";
+import { patchbayTypePaths } from "./root-tsconfig.js";
 
 /** Files whose text gets placeholders filled; anything else is copied byte for byte. */
 const TEXT_EXTENSIONS = new Set([
@@ -125,11 +126,11 @@ export function placeholders(kind: Kind, name: string, dir: string): Record<stri
   const schema = rel("schemas", "plugin.schema.json");
   // The package is patchbay-host, so "patchbay/plugin" cannot resolve by name from node_modules:
   // the folder's tsconfig maps it to this Patchbay's types, relative so the project can move.
-  const dotted = (p: string): string => (p.startsWith(".") ? p : `./${p}`);
+  const types = patchbayTypePaths(dir);
   return {
-    __PLUGIN_TYPES__: dotted(rel("dist", "plugin.d.ts")),
-    __ADAPTER_TYPES__: dotted(rel("dist", "adapter-sdk", "index.d.ts")),
-    __TESTING_TYPES__: dotted(rel("dist", "testing", "index.d.ts")),
+    __PLUGIN_TYPES__: types["patchbay/plugin"][0],
+    __ADAPTER_TYPES__: types["patchbay/adapter"][0],
+    __TESTING_TYPES__: types["patchbay/testing"][0],
     __NAME__: name,
     __KIND__: kind,
     __SECTION__: SECTION_OF_KIND[kind],

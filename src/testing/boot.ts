@@ -27,6 +27,8 @@ export interface Target {
   pluginDirs: string[];
   dir: string;
   config: Record<string, unknown>;
+  /** The environment `${VAR}` in the configs reads: the caller's, plus PATCHBAY_PLUGIN_DIR. */
+  env: Record<string, string | undefined>;
   /** Temp folders to remove when the kit is done. */
   temps: string[];
 }
@@ -45,12 +47,14 @@ export async function resolveTarget(kind: KitKind, opts: ConformanceOptions): Pr
   let name: string;
   let manifest: Manifest;
   let pluginDirs: string[];
+  let pluginDir: string;
 
   const folder = path.resolve(opts.plugin);
   if (looksLikePath(opts.plugin) || existsSync(path.join(folder, "plugin.json"))) {
     const read = readManifest(folder, path.join(folder, "plugin.json"), false);
     if ("error" in read) throw read.error;
     ({ name, manifest } = read.plugin);
+    pluginDir = folder;
     const farm = path.join(temp(), "plugins");
     mkdirSync(farm);
     symlinkSync(realpathSync(folder), path.join(farm, name), "dir");
@@ -64,7 +68,7 @@ export async function resolveTarget(kind: KitKind, opts: ConformanceOptions): Pr
         `patchbay/testing: no plugin named "${opts.plugin}" in ${[...pluginDirs, "the bundled plugins"].join(", ")}.`,
         { plugin: opts.plugin },
       );
-    ({ name, manifest } = found);
+    ({ name, manifest, dir: pluginDir } = found);
   }
   if (manifest.kind !== kind) {
     throw pbError(
@@ -81,7 +85,9 @@ export async function resolveTarget(kind: KitKind, opts: ConformanceOptions): Pr
       `patchbay/testing: give a valid config for "${name}" (options.config, or an instance of it in ${opts.connectors ?? "a connectors.json"}).`,
       { plugin: name },
     );
-  return { name, manifest, pluginDirs, dir, config, temps };
+  // A fixture names files its plugin ships (a server to talk to, say) as ${PATCHBAY_PLUGIN_DIR}/...:
+  // the kit's connectors folder is a temp folder, and the working folder is wherever the user is.
+  return { name, manifest, pluginDirs, dir, config, env: { ...env, PATCHBAY_PLUGIN_DIR: pluginDir }, temps };
 }
 
 function looksLikePath(value: string): boolean {
@@ -111,7 +117,7 @@ export async function bootKit(
   return createHost({
     config: { plugins: target.pluginDirs, [section]: instances },
     dir: target.dir,
-    env: opts.env ?? process.env,
+    env: target.env,
     logLevel: "silent",
     collect: true,
   });

@@ -1,10 +1,11 @@
 /**
  * The real Codex CLI, offline (the project's Responses API stub on 127.0.0.1): `adapter install`
- * wires its hooks into the user's CODEX_HOME/hooks.json, Codex's own app-server trusts them (as a
- * user's /hooks review would; doctor reports them untrusted until then), a real turn whose
- * apply_patch into a protected folder is blocked by Patchbay's deny, the next turn receives an
- * inbox message through UserPromptSubmit, and `adapter uninstall` restores the user's hooks.json
- * byte for byte (config.toml is never Patchbay's to edit). `.ci/codex.sh` installs the client and
+ * wires its hooks into the user's CODEX_HOME/hooks.json and says Codex will skip them until trusted
+ * (doctor too), `adapter install --trust-hooks` has Codex's own app-server trust them (as a user's
+ * /hooks review would), a real turn whose apply_patch into a protected folder is blocked by
+ * Patchbay's deny, the next turn receives an inbox message through UserPromptSubmit, and `adapter
+ * uninstall` restores the user's hooks.json byte for byte and has Codex remove exactly the trust
+ * records Patchbay had it write (config.toml is only ever written by Codex). `.ci/codex.sh` installs the client and
  * prints PATCHBAY_CODEX_BIN; without it the test is skipped, saying why.
  */
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,7 +17,6 @@ import type { StubRequest } from "../../src/adapter/certify/stub-server.js";
 import { addFile, offlineConfig, offlineEnv, stepOf } from "../../plugins/codex/src/certify.js";
 import { cleanupTempDirs, ROOT, runCli, tempDir } from "../helpers.js";
 import { INBOX_MESSAGE, realClientProject, runClient } from "./_client.js";
-import { trustCodexHooks } from "./_codex-trust.js";
 
 afterAll(cleanupTempDirs);
 
@@ -58,15 +58,40 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       const env = { HOME: home, PATH: `${bin}:/usr/bin:/bin` };
       const installed = await w.adapter("install", env);
       expect(installed.code, installed.stderr).toBe(0);
+      expect(installed.stdout).toContain("INACTIVE: Codex skips these hooks");
       expect(readFileSync(hooksFile, "utf8")).toContain("PreToolUse");
       expect(readFileSync(toml, "utf8"), "install leaves config.toml alone").toBe(originalToml);
       const codes = async () => (await adapterDoctor({ config, env })).adapters[0].diagnostics.map((d) => d.code);
       expect(await codes()).toContain("hooks-untrusted");
 
-      const clientEnv = { ...offlineEnv(home, codexHome), PATH: `${bin}:/usr/bin:/bin` };
-      const trustedKeys = await trustCodexHooks(CODEX!, clientEnv, project, path.join(project, ".patchbay"));
-      expect(trustedKeys).toHaveLength(4);
+      // The user's own Stop hook is not Patchbay's: --trust-hooks must not trust it.
+      const userKey = `${hooksFile}:stop:0:0`;
+      const trustCli = (args: string[]) =>
+        runCli(["adapter", "install", "codex", ...args, "--json", "--config", config], { cwd: project, env });
+      const trusting = await trustCli(["--trust-hooks"]);
+      expect(trusting.code, trusting.stdout + trusting.stderr).toBe(0);
+      const trust = JSON.parse(trusting.stdout).adapters[0] as {
+        inactive: unknown;
+        trust: { trusted: string[]; already: string[] };
+      };
+      expect(trust.inactive).toBeNull();
+      expect(trust.trust.trusted.map((k) => k.split(":").at(-3)).sort()).toEqual([
+        "pre_tool_use",
+        "session_end",
+        "session_start",
+        "user_prompt_submit",
+      ]);
+      expect(trust.trust.trusted).not.toContain(userKey);
+      const trustedToml = readFileSync(toml, "utf8");
+      for (const k of trust.trust.trusted) expect(trustedToml).toContain(`[hooks.state."${k}"]`);
+      expect(trustedToml).not.toContain(userKey);
       expect(await codes()).not.toContain("hooks-untrusted");
+      // Again: nothing left to trust, and install no longer says the hooks are inactive.
+      const again = JSON.parse((await trustCli(["--trust-hooks"])).stdout).adapters[0];
+      expect(again.trust).toEqual({ trusted: [], already: trust.trust.trusted });
+      expect(JSON.parse((await trustCli([])).stdout).adapters[0].inactive).toBeNull();
+
+      const clientEnv = { ...offlineEnv(home, codexHome), PATH: `${bin}:/usr/bin:/bin` };
 
       turn = 1;
       const first = await runClient(CODEX!, ["exec", "--skip-git-repo-check", "write the secret"], project, clientEnv);
@@ -88,8 +113,12 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       ).toBe(true);
 
       const removed = await w.adapter("uninstall", env);
-      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.code, removed.stdout + removed.stderr).toBe(0);
       expect(readFileSync(hooksFile, "utf8")).toBe(originalHooks);
+      for (const k of trust.trust.trusted) expect(removed.stdout).toContain(`untrusted ${k}`);
+      const afterToml = readFileSync(toml, "utf8");
+      for (const k of trust.trust.trusted) expect(afterToml).not.toContain(k);
+      expect(afterToml.startsWith(originalToml), "Codex kept the user's own settings").toBe(true);
     } finally {
       await stub.close();
     }
@@ -134,8 +163,8 @@ describe.runIf(!!CODEX)("the real Codex client", () => {
       hooks,
       // Matched by shape, not layout: the formatter may wrap the declaration.
       readFileSync(hooks, "utf8").replace(
-        /return permissionDenyOutcome\(\s*reason,\s*"PreToolUse",?\s*\);/,
-        'return { stdout: JSON.stringify({ decision: "deny", reason }), stderr: "", exitCode: 0 };',
+        /permissionDenyOutcome\(\s*reason,\s*"PreToolUse",?\s*\)/,
+        '({ stdout: JSON.stringify({ decision: "deny", reason }), stderr: "", exitCode: 0 })',
       ),
     );
     expect(readFileSync(hooks, "utf8")).toContain('{ decision: "deny", reason }');

@@ -7,14 +7,14 @@
  * the user's settings file byte for byte. `.ci/gemini-cli.sh` installs the client and prints
  * PATCHBAY_GEMINI_BIN; without it the test is skipped, saying why.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { adapterDoctor } from "../../src/adapter/doctor.js";
 import { startGenerateContentStub } from "../../src/adapter/certify/generate-content-stub.js";
 import type { StubRequest } from "../../src/adapter/certify/stub-server.js";
 import { geminiArgs, offlineEnv, stepOf, USER_SETTINGS } from "../../plugins/gemini-cli/src/certify.js";
-import { cleanupTempDirs } from "../helpers.js";
+import { cleanupTempDirs, runCli } from "../helpers.js";
 import { INBOX_MESSAGE, realClientProject, runClient } from "./_client.js";
 
 afterAll(cleanupTempDirs);
@@ -25,7 +25,35 @@ if (!GEMINI)
     "skipping the real Gemini CLI test: PATCHBAY_GEMINI_BIN is not set (run .ci/gemini-cli.sh, which installs @google/gemini-cli outside the project)",
   );
 
+/** Every file and folder under `dir`, relative, sorted. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();
+}
+
 describe.runIf(!!GEMINI)("the real Gemini CLI client", () => {
+  it("install --dry-run reads the version from the client's package.json and writes nothing, not even under ~/.gemini", async () => {
+    const w = realClientProject({
+      prefix: "pb-real-gemini-dry-",
+      client: GEMINI!,
+      command: "gemini",
+      plugin: "gemini-cli",
+      instance: "gemini",
+    });
+    const env = { HOME: w.home, PATH: `${w.bin}:${path.dirname(process.execPath)}:/usr/bin:/bin` };
+    const before = tree(w.root);
+    const r = await runCli(["adapter", "install", "gemini", "--dry-run", "--json", "--config", w.config], {
+      cwd: w.project,
+      env,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout).adapters[0];
+    expect(report.status).toBe("planned");
+    const pkg = JSON.parse(readFileSync(path.join(path.dirname(realpathSync(GEMINI!)), "..", "package.json"), "utf8"));
+    expect(report.client.version).toBe(pkg.version);
+    expect(tree(w.root), "files written by a dry run").toEqual(before);
+    expect(existsSync(path.join(w.home, ".gemini"))).toBe(false);
+  });
+
   it("install, a blocked protected write, an inbox message on the next turn, uninstall byte for byte", async () => {
     const w = realClientProject({
       prefix: "pb-real-gemini-",

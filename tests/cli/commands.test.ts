@@ -3,11 +3,12 @@
  * flags refused by every command that does not declare them; "did you mean" for commands and
  * flags; `help` as a command; `init`; and --version/--help that load no command, host or zod.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/commands.js";
-import { cleanupTempDirs, refuseModules, runCli, tempDir } from "../helpers.js";
+import { cleanupTempDirs, refuseModules, ROOT, runCli, tempDir } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -83,6 +84,71 @@ describe("patchbay init", () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("already exist");
     expect(readFileSync(path.join(cwd, "connectors.json"), "utf8")).toBe(before);
+  });
+
+  it("writes a root tsconfig.json whose paths let tsc resolve patchbay/* in every plugin from the root", async () => {
+    const cwd = tempDir("pb-init-tsc-");
+    const r = await runCli(["init", "--json"], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).tsconfig).toEqual({ state: "written", file: path.join(cwd, "tsconfig.json") });
+    for (const [kind, name] of [
+      ["mcp", "my-tools"],
+      ["adapter", "my-client"],
+    ]) {
+      const made = await runCli(["plugin", "new", kind, name], { cwd });
+      expect(made.code, made.stderr).toBe(0);
+    }
+    // The project has no node_modules: this proof borrows the repository's @types for "types": ["node"].
+    writeFileSync(
+      path.join(cwd, "tsconfig.proof.json"),
+      JSON.stringify({
+        extends: "./tsconfig.json",
+        compilerOptions: { typeRoots: [path.join(ROOT, "node_modules", "@types")], skipLibCheck: false },
+      }),
+    );
+    const tsc = spawnSync(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.proof.json"],
+      {
+        cwd,
+        encoding: "utf8",
+      },
+    );
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+    // And it can fail: a name the paths do not map is TS2307.
+    writeFileSync(
+      path.join(cwd, "plugins", "my-tools", "src", "extra.ts"),
+      'export type { Nothing } from "patchbay/nothing";\n',
+    );
+    const bad = spawnSync(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.proof.json"],
+      {
+        cwd,
+        encoding: "utf8",
+      },
+    );
+    expect(bad.stdout).toContain("TS2307");
+  });
+
+  it("leaves an existing tsconfig.json alone and says exactly what to add", async () => {
+    const cwd = tempDir("pb-init-tsc-");
+    const mine = '{ "compilerOptions": { "strict": true }, "include": ["src"] }\n';
+    writeFileSync(path.join(cwd, "tsconfig.json"), mine);
+    const human = await runCli(["init"], { cwd });
+    expect(human.code, human.stderr).toBe(0);
+    expect(readFileSync(path.join(cwd, "tsconfig.json"), "utf8")).toBe(mine);
+    expect(human.stdout).toContain("tsconfig.json exists and was left alone");
+    expect(human.stdout).toContain('"patchbay/testing": [');
+    expect(human.stdout).toMatch(/dist\/adapter-sdk\/index\.d\.ts/);
+
+    const again = tempDir("pb-init-tsc-");
+    writeFileSync(path.join(again, "tsconfig.json"), mine);
+    const json = JSON.parse((await runCli(["init", "--json"], { cwd: again })).stdout);
+    expect(json.tsconfig.state).toBe("unmapped");
+    const paths = json.tsconfig.add_to_compiler_options.paths as Record<string, string[]>;
+    expect(Object.keys(paths).sort()).toEqual(["patchbay/adapter", "patchbay/plugin", "patchbay/testing"]);
+    for (const [to] of Object.values(paths)) expect(existsSync(path.resolve(again, to)), to).toBe(true);
   });
 
   it("refuses a folder whose plugins/ already holds something", async () => {

@@ -3,8 +3,7 @@
  * names, the payload fields normalizeHook whitelists, and the response envelopes. A wrong envelope fails silently
  * (the write goes through), so these shapes are the adapter's most important facts.
  */
-import { additionalContextOutcome, guardProtected, normalizedEvent, permissionDenyOutcome } from "patchbay/adapter";
-import type { EventKind, GuardDecision, HookOutcome, NormalizedEvent } from "patchbay/adapter";
+import { hookEvents, jsonHookProtocol, permissionDenyOutcome, writeToolTargets } from "patchbay/adapter";
 
 export const CLIENT = "Claude Code";
 
@@ -13,41 +12,37 @@ export const CLIENT = "Claude Code";
  * with `patchbay adapter certify`). Events with no normalized meaning are "other"; a name the
  * client never declared is refused, never guessed.
  */
-export const EVENTS: Readonly<Record<string, EventKind>> = Object.freeze({
-  SessionStart: "sessionStart",
-  SessionEnd: "sessionEnd",
-  UserPromptSubmit: "beforeTurn",
-  PreToolUse: "beforeTool",
-  PostToolUse: "afterTool",
-  PostToolUseFailure: "afterTool",
-  Stop: "turnEnd",
-  StopFailure: "turnEnd",
-  SubagentStart: "childStart",
-  SubagentStop: "childEnd",
-  ...Object.fromEntries(
-    [
-      "PostToolBatch",
-      "Notification",
-      "UserPromptExpansion",
-      "PreCompact",
-      "PostCompact",
-      "PermissionRequest",
-      "PermissionDenied",
-      "Setup",
-      "TeammateIdle",
-      "TaskCreated",
-      "TaskCompleted",
-      "Elicitation",
-      "ElicitationResult",
-      "ConfigChange",
-      "WorktreeCreate",
-      "WorktreeRemove",
-      "InstructionsLoaded",
-      "CwdChanged",
-      "FileChanged",
-      "MessageDisplay",
-    ].map((name) => [name, "other" as EventKind]),
-  ),
+export const EVENTS = hookEvents({
+  sessionStart: ["SessionStart"],
+  sessionEnd: ["SessionEnd"],
+  beforeTurn: ["UserPromptSubmit"],
+  beforeTool: ["PreToolUse"],
+  afterTool: ["PostToolUse", "PostToolUseFailure"],
+  turnEnd: ["Stop", "StopFailure"],
+  childStart: ["SubagentStart"],
+  childEnd: ["SubagentStop"],
+  other: [
+    "PostToolBatch",
+    "Notification",
+    "UserPromptExpansion",
+    "PreCompact",
+    "PostCompact",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "MessageDisplay",
+  ],
 });
 
 /**
@@ -61,78 +56,32 @@ export const WRITE_TOOLS: Readonly<Record<string, string>> = Object.freeze({
   NotebookEdit: "notebook_path",
 });
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
-const nameOf = (v: unknown) => (typeof v === "string" && /^[A-Za-z]{1,40}$/.test(v) ? v : "(not a name)");
-
 /**
- * Whitelist, never a filter: only session_id, cwd, model, tool_name and the write path survive.
- * The prompt, transcript_path, tool contents and tool responses are never read.
+ * The protocol, from the facts above: only session_id, cwd, model, agent_id (present only on calls
+ * made inside a subagent), tool_name and the write path survive a payload. Claude Code silently
+ * ignores hookSpecificOutput named for another event, so each envelope carries the event it answers.
  */
-export function normalizeClaudeHook(payload: unknown, eventArg: string | null): NormalizedEvent {
-  if (!isObj(payload)) throw new Error(`${CLIENT} hook payload is not a JSON object`);
-  const name = payload.hook_event_name ?? eventArg;
-  if (eventArg !== null && payload.hook_event_name !== undefined && payload.hook_event_name !== eventArg) {
-    throw new Error(
-      `${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`,
-    );
-  }
-  const kind = typeof name === "string" && Object.hasOwn(EVENTS, name) ? EVENTS[name] : null;
-  if (!kind) throw new Error(`unrecognised ${CLIENT} hook event ${nameOf(name)}`);
-  const sessionId = str(payload.session_id);
-  const cwd = str(payload.cwd);
-  if (!sessionId || !cwd) throw new Error(`${CLIENT} hook payload has no session id or working directory`);
-  const tool = kind === "beforeTool" || kind === "afterTool" ? str(payload.tool_name) : null;
-  const input = isObj(payload.tool_input) ? payload.tool_input : {};
-  const key = tool && Object.hasOwn(WRITE_TOOLS, tool) ? WRITE_TOOLS[tool] : null;
-  const target = kind === "beforeTool" && key ? str(input[key]) : null;
-  // agent_id is present only on calls made inside a subagent; the session id stays the parent's.
-  return normalizedEvent({
-    kind,
-    sessionId,
-    cwd,
-    model: str(payload.model),
-    parentSessionId: null,
-    agentId: str(payload.agent_id),
-    tool,
-    targets: target ? [target] : [],
-  });
-}
-
-/** The event name an envelope must carry: Claude Code silently ignores hookSpecificOutput for another event. */
-const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
-  beforeTurn: "UserPromptSubmit",
-  sessionStart: "SessionStart",
-  afterTool: "PostToolUse",
-  beforeTool: "PreToolUse",
-};
-
-export function denyOutcome(reason: string): HookOutcome {
-  return permissionDenyOutcome(reason, "PreToolUse");
-}
-
-export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
-  return additionalContextOutcome(text, (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit");
-}
+export const protocol = jsonHookProtocol({
+  client: CLIENT,
+  events: EVENTS,
+  targets: writeToolTargets(WRITE_TOOLS),
+  keep: { model: true, agentId: true },
+  contextEvent: {
+    byKind: {
+      beforeTurn: "UserPromptSubmit",
+      sessionStart: "SessionStart",
+      afterTool: "PostToolUse",
+      beforeTool: "PreToolUse",
+    },
+    otherwise: "UserPromptSubmit",
+  },
+  deny: (reason) => permissionDenyOutcome(reason, "PreToolUse"),
+});
 
 /*
  * The fast hook path's entry points (defineAdapter's `fastHook` names this file): the host runs
  * them in-process for PreToolUse, without a worker; the worker methods in index.ts call the same
  * functions, so both paths decide alike.
  */
-export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent =>
-  normalizeClaudeHook(payload, event);
-
-export function guardWrite(event: NormalizedEvent, protect: readonly string[]): GuardDecision {
-  return guardProtected(event, protect, CLIENT);
-}
-
-/** Session start and end need nothing from Claude Code beyond the event itself. */
-export function startSession(_event: NormalizedEvent): { ok: true } {
-  return { ok: true };
-}
-
-export function endSession(_event: NormalizedEvent): { ok: true } {
-  return { ok: true };
-}
+export const { normalizeHook, denyOutcome, injectOutcome, guardWrite, startSession, endSession } = protocol;
+export const normalizeClaudeHook = normalizeHook;

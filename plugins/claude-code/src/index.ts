@@ -9,26 +9,9 @@
  */
 import path from "node:path";
 import { z } from "patchbay/plugin";
-import {
-  defineAdapter,
-  detectFromProbe,
-  hookSettingsMerge,
-  notWiredDiagnostic,
-  projectContext,
-  readSettingsHooks,
-  unwiredHooks,
-} from "patchbay/adapter";
-import type { AdapterEnv, Diagnostic, InstallPlan, WiredHook } from "patchbay/adapter";
-import {
-  CLIENT,
-  denyOutcome,
-  endSession,
-  guardWrite,
-  injectOutcome,
-  normalizeHook,
-  startSession,
-  WRITE_TOOLS,
-} from "./hooks.js";
+import { defineAdapter, JSON_HOOKS_CAPABILITIES, jsonHooksAdapter } from "patchbay/adapter";
+import type { AdapterEnv, WiredHook } from "patchbay/adapter";
+import { CLIENT, protocol, WRITE_TOOLS } from "./hooks.js";
 
 /** Events install wires, each with the matcher Claude Code filters tools by. */
 const WIRED: readonly WiredHook[] = [
@@ -64,49 +47,25 @@ export default defineAdapter({
   client: { command: "claude", versionArgs: ["--version"], certificationName: "claude-code" },
   fastHook: "src/hooks.ts",
   certifyDriver: "src/certify.ts",
-  capabilities: {
-    lifecycle: { sessionStart: true, sessionEnd: true },
-    context: { startupInjection: true, beforeTurnInjection: true },
-    guards: { beforeWrite: true },
-    delivery: { nextTurn: true },
-  },
+  capabilities: JSON_HOOKS_CAPABILITIES,
   config,
   create(cfg, ctx) {
     return {
-      detect: (probe) => detectFromProbe(probe),
-
-      doctor(env: AdapterEnv) {
-        const file = settingsFile(env, cfg.scope);
-        const diagnostics: Diagnostic[] = [];
-        const unwired = unwiredHooks(readSettingsHooks(file), env, WIRED);
-        const notWired = notWiredDiagnostic(
-          file,
-          env,
-          unwired.map((w) => w.event),
-        );
-        if (notWired) diagnostics.push(notWired);
-        return { ok: true, diagnostics };
-      },
-
-      normalizeHook: (payload, { event }) => normalizeHook(payload, event),
-      renderContext: (input, opts) => projectContext(input, opts),
-
-      planInstall(env: AdapterEnv): InstallPlan {
-        return {
-          artifacts: [hookSettingsMerge(settingsFile(env, cfg.scope), env, WIRED, clientTimeoutS(cfg.hook_timeout_ms))],
-        };
-      },
-
-      denyOutcome: (reason) => denyOutcome(reason),
-      injectOutcome: (text, event) => injectOutcome(text, event),
-      guardWrite: (event) => guardWrite(event, cfg.protect),
+      ...jsonHooksAdapter({
+        file: (env) => settingsFile(env, cfg.scope),
+        wired: WIRED,
+        timeout: clientTimeoutS(cfg.hook_timeout_ms),
+        protocol,
+        protect: cfg.protect,
+      }),
+      // Session start and end need nothing from Claude Code beyond the event itself; they are logged.
       startSession(event) {
         ctx.log.debug("session started", { session: event.sessionId });
-        return startSession(event);
+        return { ok: true };
       },
       endSession(event) {
         ctx.log.debug("session ended", { session: event.sessionId });
-        return endSession(event);
+        return { ok: true };
       },
     };
   },

@@ -4,8 +4,7 @@
  * envelope it does not know ({"decision":"deny"}, {"continue":false}, exit 1 all let the tool run),
  * so these shapes are the adapter's most important facts.
  */
-import { additionalContextOutcome, guardProtected, normalizedEvent, permissionDenyOutcome } from "patchbay/adapter";
-import type { EventKind, GuardDecision, HookOutcome, NormalizedEvent } from "patchbay/adapter";
+import { hookEvents, jsonHookProtocol, permissionDenyOutcome } from "patchbay/adapter";
 
 export const CLIENT = "Codex";
 
@@ -13,21 +12,16 @@ export const CLIENT = "Codex";
  * hook_event_name → normalized kind for every event Codex 0.169/0.171 declares (its app-server's
  * HookEventName). A name it never declared is refused, never guessed.
  */
-export const EVENTS: Readonly<Record<string, EventKind>> = Object.freeze({
-  SessionStart: "sessionStart",
-  SessionEnd: "sessionEnd",
-  UserPromptSubmit: "beforeTurn",
-  PreToolUse: "beforeTool",
-  PostToolUse: "afterTool",
-  Stop: "turnEnd",
-  SubagentStart: "childStart",
-  SubagentStop: "childEnd",
-  ...Object.fromEntries(
-    ["PermissionRequest", "PreCompact", "PostCompact", "PreModelRequest", "PostModelRequest", "Interrupt"].map((n) => [
-      n,
-      "other" as EventKind,
-    ]),
-  ),
+export const EVENTS = hookEvents({
+  sessionStart: ["SessionStart"],
+  sessionEnd: ["SessionEnd"],
+  beforeTurn: ["UserPromptSubmit"],
+  beforeTool: ["PreToolUse"],
+  afterTool: ["PostToolUse"],
+  turnEnd: ["Stop"],
+  childStart: ["SubagentStart"],
+  childEnd: ["SubagentStop"],
+  other: ["PermissionRequest", "PreCompact", "PostCompact", "PreModelRequest", "PostModelRequest", "Interrupt"],
 });
 
 /**
@@ -40,11 +34,6 @@ export const PATCH_TOOL = "apply_patch";
 /** Hard bounds, so a hostile payload costs nothing: a patch over 1 MB or 256 files is refused whole. */
 const MAX_PATCH = 1024 * 1024;
 const MAX_TARGETS = 256;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 && v.length <= 4096 ? v : null);
-const nameOf = (v: unknown) => (typeof v === "string" && /^[A-Za-z]{1,40}$/.test(v) ? v : "(not a name)");
 
 /** Every file an apply_patch patch adds, updates, deletes or moves to (as written: relative to cwd or absolute). */
 export function patchTargets(patch: string): string[] {
@@ -61,61 +50,24 @@ export function patchTargets(patch: string): string[] {
 }
 
 /**
- * Whitelist, never a filter: only session_id, cwd, model, tool_name and apply_patch's file names
- * survive. The prompt, transcript_path, turn_id, tool contents and responses are never kept.
+ * The protocol, from the facts above: only session_id, cwd, model, tool_name and apply_patch's file
+ * names survive a payload (the prompt, transcript_path, turn_id, tool contents and responses never).
+ * The deny Codex honours at PreToolUse is hookSpecificOutput.permissionDecision "deny", exit 0 (the
+ * reason reaches the model as the tool's output); `{"decision":"deny"}` is silently ignored.
+ * additionalContext arrives in the next model request as a `developer` message.
  */
-export function normalizeCodexHook(payload: unknown, eventArg: string | null): NormalizedEvent {
-  if (!isObj(payload)) throw new Error(`${CLIENT} hook payload is not a JSON object`);
-  const name = payload.hook_event_name ?? eventArg;
-  if (eventArg !== null && payload.hook_event_name !== undefined && payload.hook_event_name !== eventArg) {
-    throw new Error(
-      `${CLIENT} hook was wired for ${nameOf(eventArg)} but the payload is ${nameOf(payload.hook_event_name)}`,
-    );
-  }
-  const kind = typeof name === "string" && Object.hasOwn(EVENTS, name) ? EVENTS[name] : null;
-  if (!kind) throw new Error(`unrecognised ${CLIENT} hook event ${nameOf(name)}`);
-  const sessionId = str(payload.session_id);
-  const cwd = str(payload.cwd);
-  if (!sessionId || !cwd) throw new Error(`${CLIENT} hook payload has no session id or working directory`);
-  const tool = kind === "beforeTool" || kind === "afterTool" ? str(payload.tool_name) : null;
-  const input = isObj(payload.tool_input) ? payload.tool_input : {};
-  const patch =
-    kind === "beforeTool" && tool === PATCH_TOOL && typeof input.command === "string" ? input.command : null;
-  return normalizedEvent({
-    kind,
-    sessionId,
-    cwd,
-    model: str(payload.model),
-    parentSessionId: null,
-    agentId: null,
-    tool,
-    targets: patch ? patchTargets(patch) : [],
-  });
-}
-
-/**
- * The deny Codex honours at PreToolUse: hookSpecificOutput.permissionDecision "deny", exit 0 (the
- * reason reaches the model as the tool's output). `{"decision":"deny"}` is silently ignored.
- */
-export function denyOutcome(reason: string): HookOutcome {
-  return permissionDenyOutcome(reason, "PreToolUse");
-}
-
-const ENVELOPE_EVENT: Partial<Record<EventKind, string>> = {
-  beforeTurn: "UserPromptSubmit",
-  sessionStart: "SessionStart",
-  afterTool: "PostToolUse",
-};
-
-/** additionalContext arrives in the next model request as a `developer` message. */
-export function injectOutcome(text: string, event?: NormalizedEvent | null): HookOutcome {
-  return additionalContextOutcome(text, (event && ENVELOPE_EVENT[event.kind]) ?? "UserPromptSubmit");
-}
+export const protocol = jsonHookProtocol({
+  client: CLIENT,
+  events: EVENTS,
+  targets: (tool, input) =>
+    tool === PATCH_TOOL && typeof input.command === "string" ? patchTargets(input.command) : [],
+  keep: { model: true },
+  contextEvent: {
+    byKind: { beforeTurn: "UserPromptSubmit", sessionStart: "SessionStart", afterTool: "PostToolUse" },
+    otherwise: "UserPromptSubmit",
+  },
+  deny: (reason) => permissionDenyOutcome(reason, "PreToolUse"),
+});
 
 /* The fast hook path's entry points (defineAdapter's `fastHook` names this file). */
-export const normalizeHook = (payload: unknown, event: string | null): NormalizedEvent =>
-  normalizeCodexHook(payload, event);
-
-export function guardWrite(event: NormalizedEvent, protect: readonly string[]): GuardDecision {
-  return guardProtected(event, protect, CLIENT);
-}
+export const { normalizeHook, denyOutcome, injectOutcome, guardWrite, startSession, endSession } = protocol;

@@ -5,24 +5,19 @@
  *
  * Why hooks.json and not `[[hooks.<Event>]]` tables in config.toml: Codex reads both, and the JSON
  * file can be edited and restored byte for byte without a TOML writer touching the user's
- * config.toml (comments, ordering, inline tables). Trust is left to Codex: it runs a hook only once
- * the user trusted its content hash (`/hooks` in the TUI, or Codex's own app-server), and records
- * that in config.toml itself; doctor says which Patchbay hooks are not trusted yet (Codex skips
- * those silently).
+ * config.toml (comments, ordering, inline tables). Trust is Codex's: it runs a hook only once the
+ * user trusted its content hash (`/hooks` in the TUI, or Codex's own app-server), and records that
+ * in config.toml itself. Codex skips an untrusted hook silently, so install says so (the plan's
+ * `inactive`), doctor says which are untrusted, and `install --trust-hooks` records the consent
+ * through Codex's app-server (trust.ts), for Patchbay's hooks only.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "patchbay/plugin";
-import {
-  defineAdapter,
-  detectFromProbe,
-  hookSettingsMerge,
-  notWiredDiagnostic,
-  projectContext,
-  readSettingsHooks,
-} from "patchbay/adapter";
-import type { AdapterEnv, Diagnostic, InstallPlan, WiredHook } from "patchbay/adapter";
-import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook } from "./hooks.js";
+import { defineAdapter, JSON_HOOKS_CAPABILITIES, jsonHooksAdapter, readSettingsHooks } from "patchbay/adapter";
+import type { AdapterEnv, WiredHook } from "patchbay/adapter";
+import { CLIENT, protocol } from "./hooks.js";
+import { trustHooks, untrustHooks, type AppServer } from "./trust.js";
 
 /** Events install wires. PreToolUse has no matcher: every tool call is seen, apply_patch is read. */
 const WIRED: readonly WiredHook[] = [
@@ -63,82 +58,88 @@ function readText(file: string): string | null {
   }
 }
 
+/**
+ * Which wired events have no Patchbay hook in hooks.json, and which have one Codex holds no trust
+ * record for: [hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash = "sha256:…" in config.toml.
+ */
+function wiringOf(env: AdapterEnv, home: string): { unwired: string[]; untrusted: string[] } {
+  const file = path.join(home, "hooks.json");
+  const hooks = readSettingsHooks(file);
+  // A group per event, found by index: Codex's trust record names the group's position.
+  const groupOf = (event: string) =>
+    (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : []).findIndex((g) =>
+      JSON.stringify(g).includes(JSON.stringify(command(env, event)).slice(1, -1)),
+    );
+  const toml = readText(path.join(home, "config.toml")) ?? "";
+  const unwired = WIRED_EVENTS.filter((e) => groupOf(e) < 0);
+  const untrusted = WIRED_EVENTS.filter(
+    (e) =>
+      groupOf(e) >= 0 &&
+      !new RegExp(
+        `\\[hooks\\.state\\."${escapeRe(`${file}:${snake(e)}:${groupOf(e)}:0`)}"\\]\\s*\\ntrusted_hash\\s*=`,
+      ).test(toml),
+  );
+  return { unwired, untrusted };
+}
+
+function appServer(env: AdapterEnv, home: string): AppServer {
+  if (!env.client.path) throw new Error(`${CLIENT} was not found, so its app-server cannot record the trust`);
+  return { bin: env.client.path, codexHome: home, home: env.home, cwd: env.projectDir };
+}
+
 export default defineAdapter({
   id: "codex",
   displayName: CLIENT,
   client: { command: "codex", versionArgs: ["--version"], certificationName: "codex" },
   fastHook: "src/hooks.ts",
   certifyDriver: "src/certify.ts",
-  capabilities: {
-    lifecycle: { sessionStart: true, sessionEnd: true },
-    context: { startupInjection: true, beforeTurnInjection: true },
-    guards: { beforeWrite: true },
-    delivery: { nextTurn: true },
-  },
+  capabilities: JSON_HOOKS_CAPABILITIES,
   config,
   create(cfg) {
     return {
-      detect: (probe) => detectFromProbe(probe),
+      ...jsonHooksAdapter({
+        file: (env) => path.join(codexHome(env, cfg), "hooks.json"),
+        wired: WIRED,
+        timeout: clientTimeoutS(cfg.hook_timeout_ms),
+        protocol,
+        protect: cfg.protect,
+        diagnose(env) {
+          const { untrusted } = wiringOf(env, codexHome(env, cfg));
+          if (untrusted.length === 0) return [];
+          return [
+            {
+              level: "warn",
+              code: "hooks-untrusted",
+              message: `Codex has not trusted Patchbay's hooks for ${untrusted.join(", ")} and skips them silently; ${trustStep(env)}. Codex asks again whenever a hook's command changes.`,
+            },
+          ];
+        },
+        // Before the write: hooks not wired yet are not trusted yet either.
+        plan: (env) =>
+          Object.values(wiringOf(env, codexHome(env, cfg))).some((events) => events.length > 0)
+            ? {
+                inactive: {
+                  reason: `Codex skips these hooks, silently, until you trust them (it records the trust in its config.toml, per hook content).`,
+                  step: trustStep(env),
+                },
+              }
+            : {},
+      }),
 
-      doctor(env: AdapterEnv) {
+      async trustHooks(env: AdapterEnv) {
         const home = codexHome(env, cfg);
-        const file = path.join(home, "hooks.json");
-        const diagnostics: Diagnostic[] = [];
-        const hooks = readSettingsHooks(file);
-        const groupOf = (event: string) =>
-          (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : []).findIndex((g) =>
-            JSON.stringify(g).includes(JSON.stringify(command(env, event)).slice(1, -1)),
-          );
-        // A group per event, found by index: Codex's trust record below names the group's position.
-        const unwired = WIRED_EVENTS.filter((e) => groupOf(e) < 0);
-        const notWired = notWiredDiagnostic(file, env, unwired);
-        if (notWired) diagnostics.push(notWired);
-        // Codex's trust record: [hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash = "sha256:…" in config.toml.
-        const toml = readText(path.join(home, "config.toml")) ?? "";
-        const untrusted = WIRED_EVENTS.filter(
-          (e) =>
-            groupOf(e) >= 0 &&
-            !new RegExp(
-              `\\[hooks\\.state\\."${escapeRe(`${file}:${snake(e)}:${groupOf(e)}:0`)}"\\]\\s*\\ntrusted_hash\\s*=`,
-            ).test(toml),
-        );
-        if (untrusted.length > 0) {
-          diagnostics.push({
-            level: "warn",
-            code: "hooks-untrusted",
-            message: `Codex has not trusted Patchbay's hooks for ${untrusted.join(", ")} and skips them silently; trust them in Codex (\`codex\`, then /hooks). Codex asks again whenever a hook's command changes.`,
-          });
-        }
-        return { ok: true, diagnostics };
+        const commands = WIRED_EVENTS.map((e) => command(env, e));
+        return trustHooks(appServer(env, home), path.join(home, "hooks.json"), commands);
       },
-
-      normalizeHook: (payload, { event }) => normalizeHook(payload, event),
-      renderContext: (input, opts) => projectContext(input, opts),
-
-      planInstall(env: AdapterEnv): InstallPlan {
-        return {
-          artifacts: [
-            hookSettingsMerge(
-              path.join(codexHome(env, cfg), "hooks.json"),
-              env,
-              WIRED,
-              clientTimeoutS(cfg.hook_timeout_ms),
-            ),
-          ],
-          notes: [
-            "Codex runs a new hook only after you trust it: start `codex` and trust Patchbay's hooks under /hooks (Codex records the trust in its config.toml; Patchbay does not edit that file). `patchbay adapter doctor` says which are still untrusted.",
-          ],
-        };
-      },
-
-      denyOutcome: (reason) => denyOutcome(reason),
-      injectOutcome: (text, event) => injectOutcome(text, event),
-      guardWrite: (event) => guardWrite(event, cfg.protect),
-      startSession: () => ({ ok: true }),
-      endSession: () => ({ ok: true }),
+      untrustHooks: (env: AdapterEnv, keys: string[]) => untrustHooks(appServer(env, codexHome(env, cfg)), keys),
     };
   },
 });
+
+/** The exact step that makes Codex run the hooks: its own /hooks screen, or the same consent through install. */
+function trustStep(env: AdapterEnv): string {
+  return `trust them in Codex (start \`codex\`, open /hooks, trust Patchbay's hooks), or let Patchbay record that consent through Codex's app-server: \`patchbay adapter install ${env.instance} --trust-hooks\``;
+}
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

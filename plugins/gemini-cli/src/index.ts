@@ -10,18 +10,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "patchbay/plugin";
-import {
-  defineAdapter,
-  detectFromProbe,
-  hookSettingsMerge,
-  isInside,
-  notWiredDiagnostic,
-  projectContext,
-  readSettingsHooks,
-  unwiredHooks,
-} from "patchbay/adapter";
-import type { AdapterEnv, Diagnostic, InstallPlan, WiredHook } from "patchbay/adapter";
-import { CLIENT, denyOutcome, guardWrite, injectOutcome, normalizeHook, WRITE_TOOLS } from "./hooks.js";
+import { defineAdapter, JSON_HOOKS_CAPABILITIES, isInside, jsonHooksAdapter } from "patchbay/adapter";
+import type { AdapterEnv, WiredHook } from "patchbay/adapter";
+import { CLIENT, protocol, WRITE_TOOLS } from "./hooks.js";
 
 /** Events install wires; BeforeTool's matcher (a regular expression over tool names) names the write tools. */
 const WIRED: readonly WiredHook[] = [
@@ -72,56 +63,34 @@ function trusted(env: AdapterEnv): boolean {
 export default defineAdapter({
   id: "gemini-cli",
   displayName: CLIENT,
-  client: { command: "gemini", versionArgs: ["--version"], certificationName: "gemini-cli" },
+  // packageName: its --version writes ~/.gemini/projects.json temp files; package.json does not.
+  client: {
+    command: "gemini",
+    versionArgs: ["--version"],
+    certificationName: "gemini-cli",
+    packageName: "@google/gemini-cli",
+  },
   fastHook: "src/hooks.ts",
   certifyDriver: "src/certify.ts",
-  capabilities: {
-    lifecycle: { sessionStart: true, sessionEnd: true },
-    context: { startupInjection: true, beforeTurnInjection: true },
-    guards: { beforeWrite: true },
-    delivery: { nextTurn: true },
-  },
+  capabilities: JSON_HOOKS_CAPABILITIES,
   config,
-  create(cfg) {
-    return {
-      detect: (probe) => detectFromProbe(probe),
-
-      doctor(env: AdapterEnv) {
-        const file = settingsFile(env, cfg.scope);
-        const diagnostics: Diagnostic[] = [];
-        const unwired = unwiredHooks(readSettingsHooks(file), env, WIRED);
-        const notWired = notWiredDiagnostic(
-          file,
-          env,
-          unwired.map((w) => w.event),
-        );
-        if (notWired) diagnostics.push(notWired);
-        if (cfg.scope === "project" && !trusted(env)) {
-          diagnostics.push({
-            level: "warn",
-            code: "folder-untrusted",
-            message: `${env.projectDir} is not a trusted folder for Gemini CLI, which then ignores ${file} (and its hooks); trust it in \`gemini\` (/permissions), or set GEMINI_CLI_TRUST_WORKSPACE=true for automation.`,
-          });
-        }
-        return { ok: true, diagnostics };
-      },
-
-      normalizeHook: (payload, { event }) => normalizeHook(payload, event),
-      renderContext: (input, opts) => projectContext(input, opts),
-
-      planInstall(env: AdapterEnv): InstallPlan {
-        return {
-          artifacts: [
-            hookSettingsMerge(settingsFile(env, cfg.scope), env, WIRED, clientTimeoutMs(cfg.hook_timeout_ms)),
-          ],
-        };
-      },
-
-      denyOutcome: (reason) => denyOutcome(reason),
-      injectOutcome: (text, event) => injectOutcome(text, event),
-      guardWrite: (event) => guardWrite(event, cfg.protect),
-      startSession: () => ({ ok: true }),
-      endSession: () => ({ ok: true }),
-    };
-  },
+  // Nothing of its own beyond the shared methods: the settings file, and doctor's folder-trust check.
+  create: (cfg) =>
+    jsonHooksAdapter({
+      file: (env) => settingsFile(env, cfg.scope),
+      wired: WIRED,
+      timeout: clientTimeoutMs(cfg.hook_timeout_ms),
+      protocol,
+      protect: cfg.protect,
+      diagnose: (env, file) =>
+        cfg.scope === "project" && !trusted(env)
+          ? [
+              {
+                level: "warn",
+                code: "folder-untrusted",
+                message: `${env.projectDir} is not a trusted folder for Gemini CLI, which then ignores ${file} (and its hooks); trust it in \`gemini\` (/permissions), or set GEMINI_CLI_TRUST_WORKSPACE=true for automation.`,
+              },
+            ]
+          : [],
+    }),
 });

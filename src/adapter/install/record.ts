@@ -36,7 +36,13 @@ const InstallRecordSchema = z.strictObject({
   schemaVersion: z.literal(1),
   adapters: z.record(
     z.string(),
-    z.strictObject({ plugin: z.string(), adapterId: z.string(), artifacts: z.array(Recorded) }),
+    z.strictObject({
+      plugin: z.string(),
+      adapterId: z.string(),
+      artifacts: z.array(Recorded),
+      /** The client's ids of the trust records `install --trust-hooks` wrote; uninstall removes exactly these. */
+      trusted: z.array(z.string()).optional(),
+    }),
   ),
 });
 

@@ -29,11 +29,16 @@ function instancesOf(args: ParsedArgs, command: string): string[] {
 }
 
 export async function adapterInstallCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
-  allowFlags(args, "adapter install", ["json", "dry-run"]);
+  allowFlags(args, "adapter install", ["json", "dry-run", "trust-hooks"]);
   const reports: InstallReport[] = [];
   for (const instance of instancesOf(args, "install")) {
     reports.push(
-      await installAdapter({ config: flagString(args, "config"), instance, dryRun: args.flags["dry-run"] === true }),
+      await installAdapter({
+        config: flagString(args, "config"),
+        instance,
+        dryRun: args.flags["dry-run"] === true,
+        trustHooks: args.flags["trust-hooks"] === true,
+      }),
     );
   }
   const failed = reports.some((r) => r.status === "failed");
@@ -50,6 +55,14 @@ function renderInstall(r: InstallReport): string {
     : "";
   const lines = [`${r.instance}: ${r.status}${client}${r.reason ? ` — ${r.reason}` : ""}`];
   for (const c of r.changes) lines.push(`  ${c.action.padEnd(9)} ${c.kind.padEnd(5)} ${c.path}`);
+  for (const n of r.notes) lines.push(`  note: ${n}`);
+  if (r.trust) {
+    lines.push(
+      `  trusted   ${r.trust.trusted.length} hook${r.trust.trusted.length === 1 ? "" : "s"} through the client` +
+        (r.trust.already.length ? ` (${r.trust.already.length} already trusted)` : ""),
+    );
+  }
+  if (r.inactive) lines.push(`  INACTIVE: ${r.inactive.reason}`, `  to activate: ${r.inactive.step}`);
   if (r.error) lines.push(`  error ${r.error.code}: ${r.error.message}`, `  hint: ${r.error.hint}`);
   if (r.status === "planned") lines.push("  (dry run: nothing was written)");
   return lines.join("\n");
@@ -63,9 +76,10 @@ export async function adapterUninstallCommand(args: ParsedArgs, io: Output): Pro
       await uninstallAdapter({ config: flagString(args, "config"), instance, dryRun: args.flags["dry-run"] === true }),
     );
   }
+  const failed = reports.some((r) => r.trustLeft !== null);
   if (args.flags.json) {
-    io.out(JSON.stringify({ ok: true, adapters: reports }, null, 2));
-    return EXIT.OK;
+    io.out(JSON.stringify({ ok: !failed, adapters: reports }, null, 2));
+    return failed ? EXIT.UNHEALTHY : EXIT.OK;
   }
   for (const r of reports) {
     const lines = [`${r.instance}: ${r.status}`];
@@ -79,10 +93,16 @@ export async function adapterUninstallCommand(args: ParsedArgs, io: Output): Pro
       for (const p of list)
         lines.push(`  ${label.padEnd(9)} ${p}${label === "kept" ? "  (edited since install: left for you)" : ""}`);
     }
+    for (const k of r.untrusted) lines.push(`  untrusted ${k}`);
+    if (r.trustLeft)
+      lines.push(
+        `  error ${r.trustLeft.error.code}: ${r.trustLeft.error.message}`,
+        `  hint: ${r.trustLeft.error.hint}`,
+      );
     if (r.status === "planned") lines.push("  (dry run: nothing was changed)");
     io.out(lines.join("\n"));
   }
-  return EXIT.OK;
+  return failed ? EXIT.UNHEALTHY : EXIT.OK;
 }
 
 export async function adapterDoctorCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {

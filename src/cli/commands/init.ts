@@ -1,14 +1,16 @@
 /**
  * `patchbay init [--config F] [--json]`: a starter connectors.json and an empty plugins folder, in
- * a folder that has neither, and a vitest config mapping "patchbay/*" when the folder has none. The
- * starter uses only bundled plugins whose substrate is a local file, so `patchbay boot` is healthy
- * right after, with no environment and no service.
+ * a folder that has neither, and a vitest config and a root tsconfig.json mapping "patchbay/*" when
+ * the folder has none (an existing one is left alone, and the user told what to add). The starter
+ * uses only bundled plugins whose substrate is a local file, so `patchbay boot` is healthy right
+ * after, with no environment and no service.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { packageRoot } from "../../paths.js";
 import { ensureVitestConfig, vitestAdvice } from "../../scaffold/vitest-config.js";
+import { ensureRootTsconfig, tsconfigAdvice } from "../../scaffold/root-tsconfig.js";
 import { flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
 
@@ -54,7 +56,8 @@ export async function initCommand(args: ParsedArgs, io: Output): Promise<ExitCod
     flag: "wx",
   });
   const vitest = ensureVitestConfig(dir);
-  const advice = vitestAdvice(vitest);
+  const tsconfig = ensureRootTsconfig(dir);
+  const advice = [vitestAdvice(vitest), tsconfigAdvice(tsconfig)].filter((a) => a !== null);
   const next = [
     "patchbay boot          # every instance healthy",
     "patchbay list          # the plugins you can add",
@@ -69,6 +72,11 @@ export async function initCommand(args: ParsedArgs, io: Output): Promise<ExitCod
           file,
           plugins_dir: plugins,
           vitest_config: { state: vitest.state, file: vitest.file },
+          tsconfig: {
+            state: tsconfig.state,
+            file: tsconfig.file,
+            ...(tsconfig.state === "unmapped" ? { add_to_compiler_options: { paths: tsconfig.paths } } : {}),
+          },
           next_steps: next.map((n) => n.split("#")[0].trim()),
         },
         null,
@@ -76,14 +84,18 @@ export async function initCommand(args: ParsedArgs, io: Output): Promise<ExitCod
       ),
     );
   } else {
-    const wrote =
-      vitest.state === "written"
-        ? ` and ${shown(vitest.file)} (vitest resolves "patchbay/testing" in plugin tests)`
-        : "";
+    const wrote = [
+      ...(vitest.state === "written"
+        ? [`${shown(vitest.file)} (vitest resolves "patchbay/testing" in plugin tests)`]
+        : []),
+      ...(tsconfig.state === "written" ? [`${shown(tsconfig.file)} (tsc resolves "patchbay/*" from the root)`] : []),
+    ]
+      .map((w) => ` and ${w}`)
+      .join("");
     io.out(
       [
         `Created ${shown(file)}, ${shown(plugins)}/${wrote}.`,
-        ...(advice ? [`note: ${advice}`] : []),
+        ...advice.map((a) => `note: ${a}`),
         "",
         "Next:",
         ...next.map((n) => `  ${n}`),
