@@ -38,7 +38,10 @@ export interface InstanceWorkerOptions {
   isolation?: Isolation;
   /** "sandbox" only: the manifest grants network access (permissions.net is not empty). */
   net?: boolean;
-  /** "process"/"sandbox" only: the manifest's permissions.fs (relative to task.configDir); the child may read and write them. */
+  /**
+   * "process"/"sandbox" only: the manifest's permissions.fs (relative to task.configDir); the child may read and
+   * write them.
+   */
   fsPaths?: readonly string[];
   maxMemoryMb: number;
   /** Group mode: the instance shares this group's thread (thread isolation only). */
