@@ -41,7 +41,10 @@ export interface Provisional {
   complete: boolean;
 }
 
-/** Each planned, exposed instance's fingerprint, keyed (stdio-front.ts stampKey; instances that cannot start are left out). */
+/**
+ * Each planned, exposed instance's fingerprint, keyed (stdio-front.ts stampKey; instances that cannot start are
+ * left out).
+ */
 export function exposedFingerprints(host: Host, expose: Expose, key: Buffer): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of host.registryForReload.all()) {
@@ -98,8 +101,9 @@ export function loadProvisional(dir: string, fingerprints: Map<string, string>):
 }
 
 /**
- * Records the live catalog (and, once booted, the head start's answers): each live instance's tools; an exposed instance that is not live
- * right now keeps its previous entry (a spell of ill health does not empty the next start's list).
+ * Records the live catalog (and, once booted, the head start's answers): each live instance's tools; an exposed
+ * instance that is not live right now keeps its previous entry (a spell of ill health does not empty the next
+ * start's list).
  * Never throws: the cache only ever saves time.
  */
 export function saveCatalog(

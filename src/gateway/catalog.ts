@@ -150,7 +150,8 @@ function upstreamTool(name: string, t: Record<string, unknown>): Tool {
 
 /** A fingerprint of what clients see: list_changed is sent only when it changes. */
 export function catalogKey(c: Catalog): string {
-  // Code-point order: any fixed order serves, and localeCompare's first call builds ICU's collator (~15 ms of a serve's start).
+  // Code-point order: any fixed order serves, and localeCompare's first call builds ICU's collator (~15 ms of a
+  // serve's start).
   return JSON.stringify(
     [...c.tools.values()].map((t) => t.tool).sort((a, b) => (a.name < b.name ? -1 : +(a.name > b.name))),
   );

@@ -179,7 +179,10 @@ function readKey(dir: string): string | undefined {
   }
 }
 
-/** The one answer of a connection, which then closes whatever the other end does (a Unix socket keeps what was written). */
+/**
+ * The one answer of a connection, which then closes whatever the other end does (a Unix socket keeps what was
+ * written).
+ */
 function reply(conn: net.Socket, body: unknown): void {
   conn.end(JSON.stringify(body) + "\n", () => conn.destroy());
 }

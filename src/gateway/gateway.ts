@@ -27,7 +27,7 @@ import { exposedFingerprints, loadProvisional, saveCatalog } from "./catalog-cac
 import { describeCapabilities, offersOf } from "./offers.js";
 import { PassthroughRoutes, registerPassthrough } from "./resources.js";
 import { Subscriptions } from "./subscriptions.js";
-import type { ToolCallExtra } from "./stdio-lane.js";
+import type { ToolCallExtra } from "./lane-types.js";
 import { ToolCalls } from "./tool-calls.js";
 import { ListChangeWatch } from "./list-changes.js";
 import { PinBook } from "./pins/pin-book.js";

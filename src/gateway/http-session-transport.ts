@@ -151,7 +151,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** node:http keeps only the first of repeated Content-Type headers; the SDK's web Request joins them (and refuses the result). */
+/**
+ * node:http keeps only the first of repeated Content-Type headers; the SDK's web Request joins them (and refuses
+ * the result).
+ */
 function oneContentType(raw: string[]): boolean {
   let n = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 12 && raw[i].toLowerCase() === "content-type") n++;

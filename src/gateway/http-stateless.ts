@@ -71,8 +71,8 @@ const SESSION_METHODS = new Set(["initialize", "resources/subscribe", "resources
 
 /**
  * Whether a stateful session's POST needs a server of its own: one request that asked for
- * progress and needs nothing of the session. The session's transport answers in plain JSON (see startHttpGateway), which cannot
- * carry progress notifications; such a request gets its own server and an event stream.
+ * progress and needs nothing of the session. The session's transport answers in plain JSON (see startHttpGateway),
+ * which cannot carry progress notifications; such a request gets its own server and an event stream.
  */
 export function wantsOwnStream(body: unknown): body is { id: string | number; method: string } {
   if (!body || typeof body !== "object" || Array.isArray(body)) return false;

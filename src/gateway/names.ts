@@ -104,7 +104,8 @@ export function nameTools(routes: ToolRoute[]): Map<string, ToolRoute> {
     if (seen.has(key)) continue;
     seen.add(key);
     let name = nameOf(r);
-    // Only a clash the operator made, or a server made with its own tools (or a forged hash): a longer hash, then longer still.
+    // Only a clash the operator made, or a server made with its own tools (or a forged hash): a longer hash, then
+    // longer still.
     for (let hex = 12; taken.has(name) && hex <= 24; hex += 6) name = nameOf(r, hex);
     if (taken.has(name)) continue; // Three forged hashes deep: not worth a name.
     taken.add(name);

@@ -63,7 +63,10 @@ export function stampKey(stateDir: string, create: boolean): Buffer | null {
   }
 }
 
-/** What must be unchanged for the last boot's answers to hold: the config text, the values it reads, Patchbay's version. */
+/**
+ * What must be unchanged for the last boot's answers to hold: the config text, the values it reads, Patchbay's
+ * version.
+ */
 export function frontStamp(file: string, text: string, env: Record<string, string | undefined>, key: Buffer): string {
   const names = [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]))].sort();
   const version = readVersion();

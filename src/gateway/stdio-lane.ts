@@ -26,34 +26,9 @@
  * the whole buffer on every chunk, quadratic in a long line (a 10 MB request arrives in ~160 chunks).
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  JSONRPCMessageSchema,
-  type CallToolRequest,
-  type CallToolResult,
-  type JSONRPCMessage,
-  type RequestId,
-  type ServerNotification,
-} from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { StdioLaneOptions } from "./lane-types.js";
 import { ToolCallLane } from "./tool-call-lane.js";
-
-/** What a tools/call handler gets besides the params (the part of the SDK's RequestHandlerExtra the gateway uses). */
-export interface ToolCallExtra {
-  signal: AbortSignal;
-  sendNotification(notification: ServerNotification): Promise<void>;
-}
-
-type ToolCallHandler = (params: CallToolRequest["params"], extra: ToolCallExtra) => Promise<CallToolResult>;
-
-export interface StdioLaneOptions {
-  /** A line longer than this (bytes) ends the connection, as the SDK's maxBufferSize does. */
-  maxLineBytes: number;
-  /** Told first when such a line ends the connection (the SDK's transport tells only onerror, which no one shows). */
-  onOverflow?: () => void;
-  /** tools/call, as the SDK server's handler runs it; absent: every message goes to the SDK. */
-  toolCall?: ToolCallHandler;
-  /** How the handler's notifications are sent: the SDK server's notification(), tied to the request. */
-  notify?: (notification: ServerNotification, requestId: RequestId) => Promise<void>;
-}
 
 type Rec = Record<string, unknown>;
 

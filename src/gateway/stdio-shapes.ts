@@ -37,7 +37,10 @@ function isRecord(v: unknown): v is Rec {
 
 const isId = (v: unknown): v is RequestId => typeof v === "string" || Number.isSafeInteger(v);
 
-/** `{ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments?, _meta? } }` as the schemas pass it unchanged. */
+/**
+ * `{ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments?, _meta? } }` as the schemas pass it
+ * unchanged.
+ */
 function plainToolCall(v: Rec): ToolCallRequest | null {
   let n = 0;
   for (const k in v) {
@@ -78,7 +81,10 @@ function isPlainText(v: unknown): boolean {
   return true;
 }
 
-/** A CallToolResult the schema would return unchanged: text content, optional structuredContent and isError, no _meta. */
+/**
+ * A CallToolResult the schema would return unchanged: text content, optional structuredContent and isError, no
+ * _meta.
+ */
 function isPlainCallToolResult(v: unknown): boolean {
   if (!isRecord(v) || Object.hasOwn(v, "_meta") || Object.hasOwn(v, "__proto__")) return false;
   const { content, structuredContent, isError } = v;

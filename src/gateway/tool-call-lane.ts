@@ -23,7 +23,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { StdioLaneOptions } from "./stdio-lane.js";
+import type { StdioLaneOptions } from "./lane-types.js";
 import { checkToolResult, readToolCall } from "./stdio-shapes.js";
 
 /** The gateway's handler and the server's notification(), as the stdio lane takes them. */

@@ -3,12 +3,11 @@
  * cancellation, and rejection of every pending call the moment the worker goes away. The
  * channel is a small transport (a thread's MessagePort, a child process's framed socket), so
  * both isolation modes share every rule here.
- *
- * Longer than 300 lines on purpose: the pending-call table is the one state here, and every path
- * that settles a call (answer, batch, timeout, cancel, worker gone) must be read against the others
- * to see that each call settles exactly once.
+ * Every path that settles a call (answer, batch, timeout, cancel, worker gone) is here, next to
+ * the pending-call table it settles, so each can be read against the others to see that a call
+ * settles exactly once. What a message carries besides a call's answer is apart: progress reports
+ * (progress-types.ts, progress-gate.ts) and the resource-update rate cap (resource-updates.ts).
  */
-import type { MessagePort } from "node:worker_threads";
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, WorkerToHost } from "../contract/rpc.js";
 import {
@@ -22,23 +21,11 @@ import {
 import { DeadlineWheel } from "./deadlines.js";
 import { CallOutbox } from "./outbox.js";
 import { ProgressGate } from "./progress-gate.js";
+import { readProgress, type ProgressUpdate } from "./progress-types.js";
+import { ResourceUpdateCap } from "./resource-updates.js";
+import type { RpcTransport } from "./transport.js";
 
-/** One progress report of a call in flight (already checked: finite numbers, bounded text). */
-export interface ProgressUpdate {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-const MAX_PROGRESS_MESSAGE = 1_000;
-
-/**
- * Resource updates (resource-updated messages) one worker may send per window; the rest are
- * dropped, counted and reported in the instance's log. A real server's updates are hints to
- * re-read a resource, so a burst above this loses nothing a client cannot recover by reading.
- */
-const RESOURCE_UPDATES_PER_WINDOW = 100;
-const RESOURCE_UPDATE_WINDOW_MS = 1_000;
+export type { ProgressUpdate } from "./progress-types.js";
 
 interface Pending {
   method: string;
@@ -50,27 +37,6 @@ interface Pending {
   gate?: ProgressGate;
   resolve(value: unknown): void;
   reject(err: PatchbayError): void;
-}
-
-/** What RpcClient needs of a channel. */
-export interface RpcTransport {
-  /** Must throw synchronously when `msg` cannot be serialized (structured clone rules). */
-  post(msg: HostToWorker): void;
-  /** Delivers raw, unchecked messages: RpcClient checks each one before anything reads it. */
-  onMessage(fn: (msg: unknown) => void): void;
-  /** The channel can carry SharedArrayBuffers (a thread's port): results are copied out of them. */
-  readonly sharedMemory?: boolean;
-  /** The channel is gone: the worker exited, was killed, or closed its end. */
-  onClose(fn: () => void): void;
-}
-
-export function portTransport(port: MessagePort): RpcTransport {
-  return {
-    post: (msg) => port.postMessage(msg),
-    onMessage: (fn) => port.on("message", fn),
-    sharedMemory: true,
-    onClose: (fn) => port.on("close", fn),
-  };
 }
 
 export interface RpcClientOptions {
@@ -95,14 +61,14 @@ export class RpcClient {
   private nextId = 1;
   private readonly outbox: CallOutbox;
   private closedError: PatchbayError | null = null;
-  /** Resource updates dropped by the rate cap, over this channel's life. */
-  droppedUpdates = 0;
-  private updates = { windowStart: 0, inWindow: 0, dropped: 0 };
+  /** Resource updates pass on to the instance's onMessage under a rate cap. */
+  private readonly updates: ResourceUpdateCap;
 
   constructor(
     private readonly transport: RpcTransport,
     private readonly opts: RpcClientOptions,
   ) {
+    this.updates = new ResourceUpdateCap((msg) => opts.onMessage(msg));
     this.wheel = new DeadlineWheel(this.pending, (id) => this.expire(id));
     this.outbox = new CallOutbox(
       (msg) => transport.post(msg),
@@ -128,7 +94,7 @@ export class RpcClient {
       if (!checked.ok) return opts.onMalformed(checked.why);
       const msg = checked.msg;
       if (msg.t === "progress") return this.progress(msg);
-      if (msg.t === "resource-updated") return this.resourceUpdated(msg);
+      if (msg.t === "resource-updated") return this.updates.offer(msg);
       if (msg.t !== "result") return opts.onMessage(msg);
       if (msg.ok) {
         const checked = checkResultValue(msg.value, transport.sharedMemory === true);
@@ -191,7 +157,8 @@ export class RpcClient {
     return new Promise((resolve, reject) => {
       const p: Pending = { method, deadline, timeoutMs, resolve, reject, onProgress };
       if (signal) {
-        // The caller withdraws the call: the same path as a deadline, with the caller's code (the listener goes with the call).
+        // The caller withdraws the call: the same path as a deadline, with the caller's code (the listener goes
+        // with the call).
         const onAbort = (): void => this.abandon(id, this.cancelledError(method), "the caller cancelled it", false);
         signal.addEventListener("abort", onAbort, { once: true });
         p.resolve = (v) => (signal.removeEventListener("abort", onAbort), resolve(v));
@@ -204,13 +171,17 @@ export class RpcClient {
     });
   }
 
-  /** A message to the worker: a call is queued for the turn's batch; any other leaves now, after the calls queued before it. */
+  /**
+   * A message to the worker: a call is queued for the turn's batch; any other leaves now, after the calls
+   * queued before it.
+   */
   post(msg: HostToWorker): void {
     if (msg.t === "call") return this.outbox.call(msg);
     try {
       this.outbox.send(msg as Exclude<HostToWorker, CallMessage>);
     } catch {
-      // A grant result that cannot be cloned: the grant path sends plain data (checked results); nothing else can fail here.
+      // A grant result that cannot be cloned: the grant path sends plain data (checked results); nothing else can
+      // fail here.
     }
   }
 
@@ -223,7 +194,8 @@ export class RpcClient {
       undefined,
       pbError(
         "PB_ERR_CONTRACT_ARGS",
-        `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ${(err as Error)?.message ?? String(err)}`,
+        `${this.opts.instance}.${msg.method}(): the arguments cannot be sent to the plugin (they must be plain data): ` +
+          ((err as Error)?.message ?? String(err)),
         { instance: this.opts.instance, method: msg.method },
       ),
     );
@@ -244,43 +216,17 @@ export class RpcClient {
     }
   }
 
+  /** Resource updates dropped by the rate cap, over this channel's life. */
+  get droppedUpdates(): number {
+    return this.updates.droppedTotal;
+  }
+
   /** A worker's progress report: only for a pending call that asked for progress; malformed ones are dropped. */
   private progress(msg: { id: unknown; progress: unknown; total?: unknown; message?: unknown }): void {
     const p = typeof msg.id === "number" ? this.pending.get(msg.id) : undefined;
-    if (!p?.onProgress || typeof msg.progress !== "number" || !Number.isFinite(msg.progress)) return;
-    const update: ProgressUpdate = { progress: msg.progress };
-    if (typeof msg.total === "number" && Number.isFinite(msg.total)) update.total = msg.total;
-    if (typeof msg.message === "string") update.message = msg.message.slice(0, MAX_PROGRESS_MESSAGE);
-    (p.gate ??= new ProgressGate(p.onProgress)).offer(update);
-  }
-
-  /** A subscribed resource changed: passed on to the instance's onMessage under the rate cap (O(1) to drop). */
-  private resourceUpdated(msg: WorkerToHost & { t: "resource-updated" }): void {
-    const u = this.updates;
-    const now = Date.now();
-    if (now - u.windowStart >= RESOURCE_UPDATE_WINDOW_MS) {
-      if (u.dropped > 0)
-        this.opts.onMessage({
-          t: "log",
-          level: "warn",
-          msg: `${u.dropped} resource updates dropped: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms`,
-          data: { dropped: u.dropped },
-        });
-      u.windowStart = now;
-      u.inWindow = 0;
-      u.dropped = 0;
-    }
-    if (++u.inWindow > RESOURCE_UPDATES_PER_WINDOW) {
-      this.droppedUpdates++;
-      if (u.dropped++ === 0)
-        this.opts.onMessage({
-          t: "log",
-          level: "warn",
-          msg: `dropping resource updates: over ${RESOURCE_UPDATES_PER_WINDOW} per ${RESOURCE_UPDATE_WINDOW_MS} ms`,
-        });
-      return;
-    }
-    this.opts.onMessage(msg);
+    if (!p?.onProgress) return;
+    const update = readProgress(msg);
+    if (update) (p.gate ??= new ProgressGate(p.onProgress)).offer(update);
   }
 
   private expire(id: number): void {

@@ -1,9 +1,7 @@
 /**
- * The shape of one progress report, alone so the progress gate can name it without importing the
- * RPC client that owns the gate (the two would import each other). The client declares the same shape
- * as its exported `ProgressUpdate`, and the compiler keeps the two alike: the client hands its updates
- * to the gate and takes the gate's back in its caller's onProgress, so a required field added to one
- * side only fails the typecheck (an optional one passes through the gate unchanged either way).
+ * The shape of one progress report, and how a worker's report becomes one; alone so the progress
+ * gate can name it without importing the RPC client that owns the gate (the two would import each
+ * other). The client re-exports it as its (and the public API's) `ProgressUpdate`.
  */
 
 /** One progress report of a call in flight (already checked: finite numbers, bounded text). */
@@ -11,4 +9,15 @@ export interface ProgressUpdate {
   progress: number;
   total?: number;
   message?: string;
+}
+
+const MAX_PROGRESS_MESSAGE = 1_000;
+
+/** A worker's report as a ProgressUpdate (finite numbers, bounded text), or null when its progress is not one. */
+export function readProgress(msg: { progress: unknown; total?: unknown; message?: unknown }): ProgressUpdate | null {
+  if (typeof msg.progress !== "number" || !Number.isFinite(msg.progress)) return null;
+  const update: ProgressUpdate = { progress: msg.progress };
+  if (typeof msg.total === "number" && Number.isFinite(msg.total)) update.total = msg.total;
+  if (typeof msg.message === "string") update.message = msg.message.slice(0, MAX_PROGRESS_MESSAGE);
+  return update;
 }

@@ -8,7 +8,7 @@
  */
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import type { InstanceTask } from "../contract/rpc.js";
-import { portTransport } from "../rpc/client.js";
+import { portTransport } from "../rpc/transport.js";
 import { groupEntryPath } from "../paths.js";
 import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB, type WorkerRuntime } from "./runtime.js";
 

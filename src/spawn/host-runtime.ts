@@ -15,7 +15,7 @@ import { AsyncResource } from "node:async_hooks";
 import { pathToFileURL } from "node:url";
 import type { HostToWorker, InstanceTask, ResultBatchMessage, WorkerToHost } from "../contract/rpc.js";
 import { workerEntryPath } from "../paths.js";
-import type { RpcTransport } from "../rpc/client.js";
+import type { RpcTransport } from "../rpc/transport.js";
 import { hostIsolationRefusal } from "../discovery/host-isolation.js";
 import type { HostThreadChannel } from "../worker/entry.js";
 import { copyMessage } from "./plain-copy.js";

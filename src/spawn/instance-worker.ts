@@ -1,8 +1,9 @@
+// One file on purpose: every transition of the lifecycle state machine is in this one class (see below).
 /**
- * One plugin instance's worker, whichever runtime carries it (thread-runtime.ts: tinypool and a
- * persistent MessagePort; process-runtime.ts: a forked child under Node's permission model;
- * host-runtime.ts: a bundled plugin on the host's own thread); calls travel through
- * rpc/client.ts every way. An explicit state machine owns the lifecycle:
+ * One plugin instance's worker, whichever runtime carries it (start-runtime.ts picks one:
+ * thread-runtime.ts: tinypool and a persistent MessagePort; process-runtime.ts: a forked child under
+ * Node's permission model; host-runtime.ts: a bundled plugin on the host's own thread); calls travel
+ * through rpc/client.ts every way. An explicit state machine owns the lifecycle:
  *
  *   idle → starting → ready → stopping → stopped
  *                  ↘ failed      ↘ restarting → starting (after a crash, with backoff)
@@ -10,18 +11,16 @@
  *
  * Longer than 300 lines on purpose: every transition of that machine is in this one class, next to
  * the others it races with (a crash during start, a stop during restart); spread over files, the
- * guard that keeps two of them from overlapping would be out of sight of the one it guards.
+ * guard that keeps two of them from overlapping would be out of sight of the one it guards. What
+ * is not a transition is apart: which runtime to start (start-runtime.ts), the restart backoff and
+ * circuit (restart-policy.ts), the log rate cap (log-limit.ts).
  */
 import { pbError, PatchbayError, fromWire } from "../errors.js";
-import type { ChangeableList, GrantCallMessage, InstanceTask, LogMessage, WorkerToHost } from "../contract/rpc.js";
+import type { ChangeableList, GrantCallMessage, LogMessage, WorkerToHost } from "../contract/rpc.js";
 import { RpcClient, type ProgressUpdate } from "../rpc/client.js";
 import { RestartPolicy } from "./restart-policy.js";
-import { sleep, STOP_TIMEOUT_MS, type Isolation, type WorkerRuntime } from "./runtime.js";
-import { startThread } from "./thread-runtime.js";
-import { startProcess } from "./process-runtime.js";
-import type { WorkerGroup } from "./group-runtime.js";
-import { startSandbox } from "./sandbox-runtime.js";
-import { startOnHostThread } from "./host-runtime.js";
+import { sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
+import { startRuntime, type RuntimeOptions } from "./start-runtime.js";
 import { LogLimiter } from "./log-limit.js";
 import { guardInspectorSignal } from "./inspector-guard.js";
 
@@ -30,19 +29,7 @@ export const MALFORMED_LIMIT = 10;
 
 export type WorkerState = "idle" | "starting" | "ready" | "restarting" | "stopping" | "stopped" | "failed";
 
-export interface InstanceWorkerOptions {
-  task: InstanceTask;
-  /** The worker's whole process.env: only the variables the manifest's permissions.env names. */
-  env: Record<string, string>;
-  /** @default "thread" */
-  isolation?: Isolation;
-  /** "sandbox" only: the manifest grants network access (permissions.net is not empty). */
-  net?: boolean;
-  /** "process"/"sandbox" only: the manifest's permissions.fs (relative to task.configDir); the child may read and write them. */
-  fsPaths?: readonly string[];
-  maxMemoryMb: number;
-  /** Group mode: the instance shares this group's thread (thread isolation only). */
-  group?: WorkerGroup;
+export interface InstanceWorkerOptions extends RuntimeOptions {
   startTimeoutMs: number;
   graceMs: number;
   restartPolicy?: RestartPolicy;
@@ -213,28 +200,16 @@ export class InstanceWorker {
     }
   }
 
+  /** This instance's runtime; a thread's junk is logged like a malformed message, a child's output as its log. */
   private startRuntime(): WorkerRuntime {
-    const { task, env, maxMemoryMb } = this.opts;
-    if (this.opts.group) return this.opts.group.attach(task);
-    if (this.opts.isolation === "host") return startOnHostThread(task);
-    if (this.opts.isolation !== "process" && this.opts.isolation !== "sandbox") {
-      let junk = 0;
+    let junk = 0;
+    return startRuntime(this.opts, {
       // Logged like a malformed message (the first few per thread), never acted on: it never reaches tinypool.
-      const onJunk = (msg: string) =>
-        void (++junk <= MALFORMED_LIMIT && this.opts.onLog({ t: "log", level: "warn", msg, data: { junk } }));
-      return startThread({ task, env, maxMemoryMb, onJunk });
-    }
-    const child = {
-      task,
-      env,
-      maxMemoryMb,
-      fsPaths: this.opts.fsPaths ?? [],
-      onOutput: (stream: "stdout" | "stderr", line: string) =>
+      onJunk: (msg) =>
+        void (++junk <= MALFORMED_LIMIT && this.opts.onLog({ t: "log", level: "warn", msg, data: { junk } })),
+      onOutput: (stream, line) =>
         this.logs.push({ t: "log", level: stream === "stderr" ? "warn" : "info", msg: line, data: { stream } }),
-    };
-    return this.opts.isolation === "sandbox"
-      ? startSandbox({ ...child, net: this.opts.net ?? false })
-      : startProcess(child);
+    });
   }
 
   /** A dropped message: logged with the instance's name, counted; too many and the worker is replaced. */

@@ -29,7 +29,7 @@ import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { FATAL_LINE_PREFIX, type InstanceTask, type TaskMessage } from "../contract/rpc.js";
 import { processEntryPath, runtimeReadPaths } from "../paths.js";
-import type { RpcTransport } from "../rpc/client.js";
+import type { RpcTransport } from "../rpc/transport.js";
 import { encodeFrame, FrameReader } from "../contract/frame-channel.js";
 import { LOG_MSG_MAX } from "./log-limit.js";
 import { REASON_WAIT_MS, STOP_TIMEOUT_MS, sleep, type WorkerRuntime } from "./runtime.js";

@@ -5,7 +5,7 @@
  * "process", a forked child under Node's permission model), sandbox-runtime.ts (that child under
  * bubblewrap) and host-runtime.ts ("isolation": "host", a bundled plugin on the host's thread).
  */
-import type { RpcTransport } from "../rpc/client.js";
+import type { RpcTransport } from "../rpc/transport.js";
 
 export type Isolation = "thread" | "process" | "sandbox" | "host";
 

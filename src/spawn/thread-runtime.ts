@@ -6,7 +6,7 @@
 import { MessageChannel } from "node:worker_threads";
 import { Tinypool } from "tinypool";
 import type { InstanceTask, ServeTask } from "../contract/rpc.js";
-import { portTransport } from "../rpc/client.js";
+import { portTransport } from "../rpc/transport.js";
 import { REASON_WAIT_MS, sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
 import { takeWarmThread, threadPoolOptions } from "./warm-threads.js";
 

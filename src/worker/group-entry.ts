@@ -9,7 +9,7 @@ import { isMainThread, parentPort, type MessagePort } from "node:worker_threads"
 import type { InstanceTask, WorkerToHost } from "../contract/rpc.js";
 import { serve } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
-import { captureConsole } from "./context.js";
+import { captureConsole } from "./worker-log.js";
 import { enableCompileCache } from "./compile-cache.js";
 
 if (isMainThread || !parentPort) throw new Error("worker/group-entry must run inside a worker thread");

@@ -6,7 +6,9 @@
  */
 import { pbError, toWire, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, InstanceTask, WorkerToHost } from "../contract/rpc.js";
-import { CallScope, CallTracker, captureConsole, createContext } from "./context.js";
+import { CallScope, CallTracker } from "./call-scope.js";
+import { createContext } from "./context.js";
+import { captureConsole } from "./worker-log.js";
 import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
 import { classifyPluginError, fsDenied } from "./classify.js";
 import { pluginStack } from "./plugin-location.js";

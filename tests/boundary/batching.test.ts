@@ -7,7 +7,8 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../src/index.js";
-import { RpcClient, portTransport } from "../../src/rpc/client.js";
+import { RpcClient } from "../../src/rpc/client.js";
+import { portTransport } from "../../src/rpc/transport.js";
 import { checkBatch, checkBatchEntry } from "../../src/contract/rpc-check.js";
 import { EAGER_BATCH, MAX_BATCH } from "../../src/contract/rpc.js";
 import { cleanupTempDirs, logSink, writeConfig } from "../helpers.js";

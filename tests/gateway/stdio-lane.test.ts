@@ -14,7 +14,8 @@ import {
   type CallToolRequest,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { StdioLaneTransport, type ToolCallExtra } from "../../src/gateway/stdio-lane.js";
+import type { ToolCallExtra } from "../../src/gateway/lane-types.js";
+import { StdioLaneTransport } from "../../src/gateway/stdio-lane.js";
 import { checkToolResult, readToolCall } from "../../src/gateway/stdio-shapes.js";
 
 const call = (id: unknown, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
