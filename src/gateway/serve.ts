@@ -14,6 +14,7 @@ import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
+import type { MetricsListener } from "./observe-routes.js";
 
 export interface ServeOptions {
   mcp: boolean;
@@ -24,6 +25,8 @@ export interface ServeOptions {
   env?: Record<string, string | undefined>;
   /** --watch: hot reload on connectors.json and plugin folder changes. */
   watch?: boolean;
+  /** --metrics-port: /metrics without the token on 127.0.0.1 (observe-routes.ts). */
+  metricsPort?: number | null;
 }
 
 export interface Serving {
@@ -36,6 +39,8 @@ export interface Serving {
   http: HttpGateway | null;
   token: Token | null;
   control: ControlServer | null;
+  /** The token-free metrics listener (--metrics-port), or null. */
+  metricsListener: MetricsListener | null;
   health: LiveHealth;
   /** Resolves when the stdio client went away (stdin closed): the server should stop. */
   stdioClosed: Promise<void>;
@@ -65,6 +70,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let http: HttpGateway | null = null;
   let token: Token | null = null;
   let control: ControlServer | null = null;
+  let metricsListener: MetricsListener | null = null;
   let stdioClosed: Promise<void> = new Promise(() => undefined);
   const status = (): StatusDocument => ({
     pid: process.pid,
@@ -85,9 +91,14 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     watcher?.close();
     health?.stop();
     await http?.close();
+    await metricsListener?.close();
     await control?.close();
   };
   try {
+    // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms),
+    // and from the first call on, so before any transport opens.
+    const metrics = opts.http || opts.metricsPort != null ? (await import("./metrics.js")).createMetrics(status) : null;
+    gateway.calls.observer = metrics;
     // stdio first: the client that spawned this process is waiting for its initialize answer.
     if (opts.mcp) {
       const server = gateway.createServer();
@@ -137,11 +148,24 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       if (!isPatchbayError(err) || err.code !== "PB_ERR_GATEWAY_LISTEN") throw err;
       opts.say(`patchbay: warning: ${err.message} This server runs without a control channel.`);
     }
+    if (metrics && opts.metricsPort != null) {
+      const { startMetricsListener } = await import("./observe-routes.js");
+      metricsListener = await startMetricsListener(metrics, opts.metricsPort);
+      opts.say(`patchbay: Prometheus metrics at ${metricsListener.url} (no token; loopback only).`);
+    }
     if (opts.http) {
       token = loadToken(dir, opts.env);
-      http = await startHttpGateway(gateway, { ...opts.http, token: token.value, status, env: opts.env });
+      const routes = metrics ? (await import("./observe-routes.js")).observeRoutes(metrics) : undefined;
+      http = await startHttpGateway(gateway, {
+        ...opts.http,
+        token: token.value,
+        status,
+        env: opts.env,
+        routes,
+        onAnswered: metrics ? (path, code) => metrics.httpRequest(path, code) : undefined,
+      });
       opts.say(
-        `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`,
+        `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status, metrics at GET /metrics.`,
       );
     }
   } catch (err) {
@@ -203,6 +227,9 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     http,
     token,
     control,
+    get metricsListener() {
+      return metricsListener;
+    },
     get health() {
       return health as LiveHealth;
     },

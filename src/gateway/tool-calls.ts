@@ -13,6 +13,7 @@ import type { ProgressUpdate } from "../rpc/client.js";
 import type { CatalogTool } from "./catalog.js";
 import { toPositional } from "./exposure.js";
 import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
+import type { CallObserver } from "./metrics.js";
 import { StatsBook } from "./stats.js";
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
@@ -34,6 +35,8 @@ export class ToolCalls {
   readonly stats = new StatsBook();
   /** Keyed calls this gateway answered, so a retry with the same key is not run twice. */
   readonly idempotency = new IdempotencyBook();
+  /** Told of every call's outcome when metrics are on (metrics.ts); null costs nothing. */
+  observer: CallObserver | null = null;
   /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */
   private readonly validators = new Map<string, Validator>();
 
@@ -66,7 +69,10 @@ export class ToolCalls {
     if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined)
       args = { ...args, id: derivedRecordId(entry.route.instance, key) };
     const step = this.idempotency.begin(name, key, args);
-    if (step.kind === "again") return step.answer;
+    if (step.kind === "again") {
+      this.observer?.idempotentReplay(entry ? name : "unknown");
+      return step.answer;
+    }
     if (step.kind === "conflict") {
       return toolError(
         pbError(
@@ -80,6 +86,28 @@ export class ToolCalls {
   }
 
   private async run(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    if (!this.observer) return this.runCall(name, args, onProgress, signal);
+    const started = performance.now();
+    const before = this.deps.tools().get(name)?.route;
+    const result = await this.runCall(name, args, onProgress, signal);
+    const route = before ?? this.deps.tools().get(name)?.route;
+    // An upstream's own result passes through with its _meta: only a well-formed code is a code.
+    const code = (result._meta?.["patchbay/error"] as { code?: unknown } | undefined)?.code;
+    this.observer.toolCall(
+      route?.instance ?? "none",
+      route ? name : "unknown",
+      typeof code === "string" && /^PB_ERR_[A-Z_]{1,60}$/.test(code) ? code : result.isError ? "tool_error" : "ok",
+      (performance.now() - started) / 1000,
+    );
+    return result;
+  }
+
+  private async runCall(
     name: string,
     args: Record<string, unknown>,
     onProgress?: (update: ProgressUpdate) => void,
