@@ -11,6 +11,9 @@
  * Every label value is bounded: an upstream server names its tools, so a hostile one with 10,000
  * names could otherwise make 10,000 series per metric (and a scrape of megabytes). Each label keeps
  * the first LABEL_CAPS[label] values it sees; any later one is counted under `other`.
+ *
+ * A Patchbay instance is labelled `instance_id`, not `instance`: Prometheus gives every scraped
+ * series its own `instance` (the target's host:port) and would rename ours to `exported_instance`.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { StatusDocument } from "./serve.js";
@@ -70,13 +73,13 @@ export function createMetrics(status: () => StatusDocument): Metrics {
   const calls = new Counter({
     name: "patchbay_tool_calls_total",
     help: "Tool calls answered by the gateway, by instance, tool and outcome (ok, tool_error or a PB_ERR_* code).",
-    labelNames: ["instance", "tool", "outcome"],
+    labelNames: ["instance_id", "tool", "outcome"],
     registers: [registry],
   });
   const duration = new Histogram({
     name: "patchbay_tool_call_duration_seconds",
     help: "Duration of tool calls through the host, by instance.",
-    labelNames: ["instance"],
+    labelNames: ["instance_id"],
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
@@ -95,48 +98,48 @@ export function createMetrics(status: () => StatusDocument): Metrics {
   new Gauge({
     name: "patchbay_instance_healthy",
     help: "1 when the instance passed its last health check, else 0.",
-    labelNames: ["instance"],
+    labelNames: ["instance_id"],
     registers: [registry],
     collect() {
       this.reset();
-      for (const i of instances()) this.set({ instance: i.id }, i.healthy ? 1 : 0);
+      for (const i of instances()) this.set({ instance_id: i.id }, i.healthy ? 1 : 0);
     },
   });
   new Gauge({
     name: "patchbay_instance_state",
     help: "The instance's state: 1 for the state it is in (booting, ready, stopped, ...).",
-    labelNames: ["instance", "state"],
+    labelNames: ["instance_id", "state"],
     registers: [registry],
     collect() {
       this.reset();
-      for (const i of instances()) this.set({ instance: i.id, state: labels.fold("state", String(i.state)) }, 1);
+      for (const i of instances()) this.set({ instance_id: i.id, state: labels.fold("state", String(i.state)) }, 1);
     },
   });
   pullCounter(
     registry,
     "patchbay_instance_restarts_total",
     "Restarts of the instance's worker.",
-    ["instance"],
+    ["instance_id"],
     (add) => {
-      for (const i of instances()) add({ instance: i.id }, i.restarts);
+      for (const i of instances()) add({ instance_id: i.id }, i.restarts);
     },
   );
   pullCounter(
     registry,
     "patchbay_server_requests_refused_total",
     "Sampling, elicitation and roots requests from an upstream server that the gateway refused.",
-    ["instance"],
+    ["instance_id"],
     (add) => {
-      for (const i of instances()) add({ instance: i.id }, i.clientRequests?.refused ?? 0);
+      for (const i of instances()) add({ instance_id: i.id }, i.clientRequests?.refused ?? 0);
     },
   );
   pullCounter(
     registry,
     "patchbay_server_requests_served_total",
     "Sampling, elicitation and roots requests from an upstream server that the gateway answered.",
-    ["instance"],
+    ["instance_id"],
     (add) => {
-      for (const i of instances()) add({ instance: i.id }, i.clientRequests?.served ?? 0);
+      for (const i of instances()) add({ instance_id: i.id }, i.clientRequests?.served ?? 0);
     },
   );
   new Gauge({
@@ -164,8 +167,8 @@ export function createMetrics(status: () => StatusDocument): Metrics {
     contentType: registry.contentType,
     toolCall(instance, tool, outcome, seconds) {
       const id = labels.fold("instance", instance);
-      calls.inc({ instance: id, tool: labels.fold("tool", tool), outcome: labels.fold("outcome", outcome) });
-      duration.observe({ instance: id }, seconds);
+      calls.inc({ instance_id: id, tool: labels.fold("tool", tool), outcome: labels.fold("outcome", outcome) });
+      duration.observe({ instance_id: id }, seconds);
     },
     idempotentReplay(tool) {
       replays.inc({ tool: labels.fold("tool", tool) });

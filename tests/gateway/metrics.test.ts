@@ -42,20 +42,20 @@ describe("serve --http GET /metrics", () => {
       await client.callTool({ name: "gw__fail", arguments: {} });
       await client.callTool({ name: "no_such_tool", arguments: {} });
       const m = await scrape(`${s.base}/metrics`, s.token);
-      expect(sum(m, "patchbay_tool_calls_total", { instance: GW, tool: "gw__echo", outcome: "ok" })).toBe(N);
-      expect(sum(m, "patchbay_tool_calls_total", { instance: GW, tool: "gw__fail", outcome: "tool_error" })).toBe(2);
+      expect(sum(m, "patchbay_tool_calls_total", { instance_id: GW, tool: "gw__echo", outcome: "ok" })).toBe(N);
+      expect(sum(m, "patchbay_tool_calls_total", { instance_id: GW, tool: "gw__fail", outcome: "tool_error" })).toBe(2);
       expect(
         sum(m, "patchbay_tool_calls_total", {
-          instance: "none",
+          instance_id: "none",
           tool: "unknown",
           outcome: "PB_ERR_GATEWAY_TOOL_UNKNOWN",
         }),
       ).toBe(1);
-      expect(sum(m, "patchbay_tool_call_duration_seconds_count", { instance: GW })).toBe(N + 2);
-      expect(sum(m, "patchbay_tool_call_duration_seconds_bucket", { instance: GW, le: "+Inf" })).toBe(N + 2);
-      expect(sum(m, "patchbay_instance_healthy", { instance: GW })).toBe(1);
-      expect(sum(m, "patchbay_instance_state", { instance: GW, state: "ready" })).toBe(1);
-      expect(sum(m, "patchbay_instance_restarts_total", { instance: GW })).toBe(0);
+      expect(sum(m, "patchbay_tool_call_duration_seconds_count", { instance_id: GW })).toBe(N + 2);
+      expect(sum(m, "patchbay_tool_call_duration_seconds_bucket", { instance_id: GW, le: "+Inf" })).toBe(N + 2);
+      expect(sum(m, "patchbay_instance_healthy", { instance_id: GW })).toBe(1);
+      expect(sum(m, "patchbay_instance_state", { instance_id: GW, state: "ready" })).toBe(1);
+      expect(sum(m, "patchbay_instance_restarts_total", { instance_id: GW })).toBe(0);
       expect(sum(m, "patchbay_http_sessions_open")).toBe(1);
       const status = (await (
         await fetch(`${s.base}/status`, { headers: { authorization: `Bearer ${s.token}` } })
@@ -166,7 +166,7 @@ describe("serve --mcp --metrics-port", () => {
       const url = /Prometheus metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(session.stderr())?.[1];
       expect(url, session.stderr()).toBeDefined();
       const m = await scrape(url as string);
-      expect(sum(m, "patchbay_tool_calls_total", { instance: GW, tool: "gw__echo", outcome: "ok" })).toBe(2);
+      expect(sum(m, "patchbay_tool_calls_total", { instance_id: GW, tool: "gw__echo", outcome: "ok" })).toBe(2);
       expect(sum(m, "patchbay_http_sessions_open")).toBe(0);
       const foreign = await rawGet(url as string, { host: "evil.example.com" });
       expect(foreign.status).toBe(403);
