@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "../helpers.js";
 import { gatewayConfig, startHttpServe, type HttpServe } from "./_gateway.js";
 
