@@ -441,6 +441,12 @@ export const CATALOGUE = Object.freeze({
     "The server asked outside a call of its instance or past its budget: raise client_requests in the mcp-remote instance's config (per_minute, total, outside_calls) if the server is trusted to ask more.",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_GATEWAY_BUSY: entry(
+    "the gateway has as many status-page streams open as it keeps",
+    "Close a status page tab (each holds one live stream), or reload later; the page still reads without its live stream.",
+    EXIT.UNHEALTHY,
+    true,
+  ),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -10,11 +10,13 @@ import { STDIO_MAX_LINE } from "./front-lines.js";
 import { takeFront } from "./stdio-front.js";
 import { StdioLaneTransport } from "./stdio-lane.js";
 import { Gateway } from "./gateway.js";
-import { startHttpGateway, type HttpGateway } from "./http.js";
+import { startHttpGateway, type ExtraRoutes, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
 import type { MetricsListener } from "./observe-routes.js";
+import type { Metrics } from "./metrics.js";
+import type { PageData } from "./page-html.js";
 
 export interface ServeOptions {
   mcp: boolean;
@@ -155,7 +157,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     }
     if (opts.http) {
       token = loadToken(dir, opts.env);
-      const routes = metrics ? (await import("./observe-routes.js")).observeRoutes(metrics) : undefined;
+      const routes = await httpRoutes(metrics!, () => ({ status: status(), tools: gateway.calls.routes() }));
       http = await startHttpGateway(gateway, {
         ...opts.http,
         token: token.value,
@@ -240,6 +242,14 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       await gateway.close();
     },
   };
+}
+
+/** /metrics, then the status page, each with its own access check (observe-routes.ts, status-page.ts). */
+async function httpRoutes(metrics: Metrics, page: () => PageData): Promise<ExtraRoutes> {
+  const metricsRoute = (await import("./observe-routes.js")).observeRoutes(metrics);
+  const pageRoutes = (await import("./status-page.js")).statusPageRoutes(page);
+  return (req, res, pathname, bearerMatches) =>
+    metricsRoute(req, res, pathname, bearerMatches) || pageRoutes(req, res, pathname, bearerMatches);
 }
 
 /** `patchbay call` through the running server: the same host.call, so the same guard. */

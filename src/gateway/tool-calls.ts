@@ -42,6 +42,11 @@ export class ToolCalls {
 
   constructor(private readonly deps: ToolCallDeps) {}
 
+  /** Each tool offered now: its name, instance and the name its instance gives it (the status page lists them). */
+  routes(): { name: string; instance: string; target: string }[] {
+    return [...this.deps.tools()].map(([name, t]) => ({ name, instance: t.route.instance, target: t.route.target }));
+  }
+
   /** The catalog changed: a tool of the same name may have another schema now. */
   forgetSchemas(): void {
     this.validators.clear();
