@@ -96,7 +96,7 @@ export function statusPage(data: PageData): string {
 <p class="live" id="live">Live updates need JavaScript; reload the page to see the present.</p>
 <h2>Instances</h2>
 <table id="instances">
-<thead><tr><th scope="col">Instance</th><th scope="col">Plugin</th><th scope="col">State</th><th scope="col">Health</th><th scope="col">Restarts</th><th scope="col">Calls</th><th scope="col">Errors</th><th scope="col">p50</th><th scope="col">p99</th><th scope="col">Server requests refused</th><th scope="col">Last error</th></tr></thead>
+<thead><tr><th scope="col">Instance</th><th scope="col">Plugin</th><th scope="col">State</th><th scope="col">Health</th><th scope="col">Restarts</th><th scope="col">Calls</th><th scope="col">Errors</th><th scope="col">p50</th><th scope="col">p99</th><th scope="col"><abbr title="sampling, elicitation and roots requests refused">Refused</abbr></th><th scope="col">Last error</th></tr></thead>
 <tbody>
 ${status.instances.map(instanceRow).join("\n")}
 </tbody>

@@ -35,7 +35,8 @@ const CSP =
 const PAGE_HEADERS = {
   "content-security-policy": CSP,
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // Not no-referrer: under it Chromium sends the form's POST with Origin "null", which origin.ts refuses.
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "cache-control": "no-store",
 };
