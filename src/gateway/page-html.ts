@@ -107,7 +107,7 @@ ${status.instances.map(instanceRow).join("\n")}
 <table id="tools">
 <thead><tr><th scope="col">Tool</th><th scope="col">Instance</th><th scope="col">Upstream name</th></tr></thead>
 <tbody>
-${shown.map((t) => `<tr><td>${escapeHtml(t.name)}</td><td>${escapeHtml(t.instance)}</td><td>${escapeHtml(t.target)}</td></tr>`).join("\n")}
+${shown.map((t) => `<tr><td>${escapeHtml(t.name)}</td><td>${escapeHtml(t.instance)}</td><td data-field="target">${escapeHtml(t.target)}</td></tr>`).join("\n")}
 </tbody>
 </table>
 ${tools.length > shown.length ? `<p>${tools.length - shown.length} more tools not listed.</p>` : ""}
