@@ -6,7 +6,7 @@
  */
 import type { StatusDocument } from "./serve.js";
 
-export interface PageTool {
+interface PageTool {
   name: string;
   instance: string;
   /** The upstream's own name of the tool (for mcp; untrusted). */
@@ -20,12 +20,12 @@ export interface PageData {
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
-export function escapeHtml(value: unknown): string {
+function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
 /** At most this many tools are listed (the page is for a person; the rest are counted). */
-export const MAX_PAGE_TOOLS = 500;
+const MAX_PAGE_TOOLS = 500;
 
 function layout(title: string, body: string): string {
   return `<!doctype html>
