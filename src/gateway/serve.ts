@@ -17,6 +17,7 @@ import { startWatching, type Watcher } from "./watch.js";
 import type { MetricsListener } from "./observe-routes.js";
 import type { Metrics } from "./metrics.js";
 import type { PageData } from "./page-html.js";
+import { loadTracing, tracingWanted, type CallTracer } from "./tracing.js";
 
 export interface ServeOptions {
   mcp: boolean;
@@ -73,6 +74,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let token: Token | null = null;
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
+  let tracer: CallTracer | null = null;
   let stdioClosed: Promise<void> = new Promise(() => undefined);
   const status = (): StatusDocument => ({
     pid: process.pid,
@@ -95,12 +97,18 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     await http?.close();
     await metricsListener?.close();
     await control?.close();
+    // Sends the spans still batched before the process ends.
+    await tracer?.shutdown().catch(() => undefined);
   };
   try {
     // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms),
     // and from the first call on, so before any transport opens.
     const metrics = opts.http || opts.metricsPort != null ? (await import("./metrics.js")).createMetrics(status) : null;
     gateway.calls.observer = metrics;
+    const env = opts.env ?? process.env;
+    // The SDK is imported only then (tracing.ts): with no OTEL_* variable nothing of it loads.
+    if (tracingWanted(env)) tracer = await loadTracing(host.scrubber);
+    gateway.calls.tracer = tracer;
     // stdio first: the client that spawned this process is waiting for its initialize answer.
     if (opts.mcp) {
       const server = gateway.createServer();

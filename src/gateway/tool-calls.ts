@@ -14,6 +14,7 @@ import type { CatalogTool } from "./catalog.js";
 import { toPositional } from "./exposure.js";
 import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
 import type { CallObserver } from "./metrics.js";
+import type { CallTracer } from "./tracing.js";
 import { StatsBook } from "./stats.js";
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
@@ -37,6 +38,8 @@ export class ToolCalls {
   readonly idempotency = new IdempotencyBook();
   /** Told of every call's outcome when metrics are on (metrics.ts); null costs nothing. */
   observer: CallObserver | null = null;
+  /** Traces every call when an OTEL_* variable asks (tracing.ts); null costs nothing. */
+  tracer: CallTracer | null = null;
   /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */
   private readonly validators = new Map<string, Validator>();
 
@@ -64,7 +67,7 @@ export class ToolCalls {
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     const key = idempotencyKeyOf(meta);
-    if (key === null) return this.run(name, args, onProgress, signal);
+    if (key === null) return this.run(name, args, onProgress, signal, meta);
     if (typeof key !== "string")
       return toolError(
         pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }),
@@ -87,7 +90,7 @@ export class ToolCalls {
         ),
       );
     }
-    return step.settle(this.run(name, args, onProgress, signal));
+    return step.settle(this.run(name, args, onProgress, signal, meta));
   }
 
   private async run(
@@ -95,20 +98,27 @@ export class ToolCalls {
     args: Record<string, unknown>,
     onProgress?: (update: ProgressUpdate) => void,
     signal?: AbortSignal,
+    meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
-    if (!this.observer) return this.runCall(name, args, onProgress, signal);
+    if (!this.observer && !this.tracer) return this.runCall(name, args, onProgress, signal);
+    const end = this.tracer?.start(name, meta);
     const started = performance.now();
     const before = this.deps.tools().get(name)?.route;
-    const result = await this.runCall(name, args, onProgress, signal);
+    let result: CallToolResult;
+    try {
+      result = await this.runCall(name, args, onProgress, signal);
+    } catch (err) {
+      end?.(before?.instance ?? "none", "PB_ERR_INTERNAL");
+      throw err;
+    }
     const route = before ?? this.deps.tools().get(name)?.route;
     // An upstream's own result passes through with its _meta: only a well-formed code is a code.
     const code = (result._meta?.["patchbay/error"] as { code?: unknown } | undefined)?.code;
-    this.observer.toolCall(
-      route?.instance ?? "none",
-      route ? name : "unknown",
-      typeof code === "string" && /^PB_ERR_[A-Z_]{1,60}$/.test(code) ? code : result.isError ? "tool_error" : "ok",
-      (performance.now() - started) / 1000,
-    );
+    const outcome =
+      typeof code === "string" && /^PB_ERR_[A-Z_]{1,60}$/.test(code) ? code : result.isError ? "tool_error" : "ok";
+    const instance = route?.instance ?? "none";
+    this.observer?.toolCall(instance, route ? name : "unknown", outcome, (performance.now() - started) / 1000);
+    end?.(instance, outcome);
     return result;
   }
 
