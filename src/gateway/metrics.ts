@@ -26,7 +26,18 @@ const MAX_LABEL_CHARS = 100;
 export const OTHER = "other";
 
 /** The paths the HTTP gateway serves; any other request counts under `other`. */
-const KNOWN_PATHS = new Set(["/mcp", "/status", "/metrics", "/", "/events", "/signin", "/signout", "/page.js"]);
+const KNOWN_PATHS = new Set([
+  "/mcp",
+  "/status",
+  "/metrics",
+  "/",
+  "/events",
+  "/signin",
+  "/signout",
+  "/page.js",
+  "/page.css",
+]);
+const pathLabel = (path: string): string => (KNOWN_PATHS.has(path) ? path : OTHER);
 
 /** The outcome of one tool call: "ok", "tool_error" (the server's own error result) or a PB_ERR_* code. */
 export type CallOutcome = string;
@@ -54,6 +65,8 @@ class BoundedLabels {
 
 export interface Metrics extends CallObserver {
   httpRequest(path: string, status: number): void;
+  /** The path as the metrics label it (a known path, else `other`): what a client sent, bounded. */
+  pathLabel(path: string): string;
   /** The exposition text (concurrent scrapes share one rendering). */
   scrape(): Promise<string>;
   contentType: string;
@@ -181,9 +194,10 @@ export function createMetrics(status: () => StatusDocument): Metrics {
     idempotentReplay(tool) {
       replays.inc({ tool: labels.fold("tool", tool) });
     },
+    pathLabel,
     httpRequest(path, status) {
       http.inc({
-        path: KNOWN_PATHS.has(path) ? path : OTHER,
+        path: pathLabel(path),
         status: labels.fold("status", String(status)),
       });
     },

@@ -4,6 +4,7 @@
  * tool names, error messages) passes through escapeHtml: a tool named `<img src=x onerror=...>`
  * is text. The live script (assets/status-page/page.js) fills the same table from /events.
  */
+import type { Refusal } from "./refusals.js";
 import type { StatusDocument } from "./serve.js";
 
 interface PageTool {
@@ -16,6 +17,7 @@ interface PageTool {
 export interface PageData {
   status: StatusDocument;
   tools: PageTool[];
+  refusals: Refusal[];
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -82,7 +84,7 @@ function instanceRow(i: StatusDocument["instances"][number]): string {
 }
 
 export function statusPage(data: PageData): string {
-  const { status, tools } = data;
+  const { status, tools, refusals } = data;
   const sessions = status.httpSessions;
   const shown = tools.slice(0, MAX_PAGE_TOOLS);
   return layout(
@@ -103,6 +105,17 @@ ${status.instances.map(instanceRow).join("\n")}
 </table>
 <h2>Sessions</h2>
 <p id="sessions">${escapeHtml(sessions ? `${sessions.mode}: ${sessions.open} open, ${sessions.evicted} evicted` : "no HTTP transport")}</p>
+<h2>Recent refusals</h2>
+${
+  refusals.length === 0
+    ? '<p id="refusals">None since this server started.</p>'
+    : `<table id="refusals">
+<thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Code</th></tr></thead>
+<tbody>
+${refusals.map((r) => `<tr><td>${escapeHtml(new Date(r.at).toISOString())}</td><td data-field="target">${escapeHtml(r.what)}</td><td>${escapeHtml(r.code)}</td></tr>`).join("\n")}
+</tbody>
+</table>`
+}
 <h2>Tools</h2>
 <table id="tools">
 <thead><tr><th scope="col">Tool</th><th scope="col">Instance</th><th scope="col">Upstream name</th></tr></thead>

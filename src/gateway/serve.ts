@@ -15,7 +15,8 @@ import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
 import type { MetricsListener } from "./observe-routes.js";
-import type { Metrics } from "./metrics.js";
+import type { CallObserver, Metrics } from "./metrics.js";
+import { RecentRefusals } from "./refusals.js";
 import type { PageData } from "./page-html.js";
 import { loadTracing, tracingWanted, type CallTracer } from "./tracing.js";
 
@@ -165,14 +166,23 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     }
     if (opts.http) {
       token = loadToken(dir, opts.env);
-      const routes = await httpRoutes(metrics!, () => ({ status: status(), tools: gateway.calls.routes() }));
+      const refusals = new RecentRefusals();
+      gateway.calls.observer = noteRefusals(metrics!, refusals);
+      const routes = await httpRoutes(metrics!, () => ({
+        status: status(),
+        tools: gateway.calls.routes(),
+        refusals: refusals.list(),
+      }));
       http = await startHttpGateway(gateway, {
         ...opts.http,
         token: token.value,
         status,
         env: opts.env,
         routes,
-        onAnswered: metrics ? (path, code) => metrics.httpRequest(path, code) : undefined,
+        onAnswered: (path, code) => {
+          metrics!.httpRequest(path, code);
+          if (code >= 400) refusals.note(`HTTP ${metrics!.pathLabel(path)}`, String(code));
+        },
       });
       opts.say(
         `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status, metrics at GET /metrics.`,
@@ -249,6 +259,17 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       await stopAll();
       await gateway.close();
     },
+  };
+}
+
+/** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
+function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
+  return {
+    toolCall(instance, tool, outcome, seconds) {
+      metrics.toolCall(instance, tool, outcome, seconds);
+      if (outcome.startsWith("PB_ERR_")) refusals.note(`tools/call ${tool}`, outcome);
+    },
+    idempotentReplay: (tool) => metrics.idempotentReplay(tool),
   };
 }
 

@@ -66,8 +66,17 @@ describe("serve --http status page", () => {
       expect(setCookie).not.toContain(s.token);
       const cookie = cookieOf(ok);
 
+      // Refusals the page lists: a request without the token, one to a path a client made up.
+      expect((await fetch(`${s.base}/status`)).status).toBe(403);
+      expect((await fetch(`${s.base}/%3Cscript%3Ex`, { headers: { authorization: `Bearer ${s.token}` } })).status).toBe(
+        404,
+      );
       const page = await fetch(`${s.base}/`, { headers: { cookie } });
       const html = await page.text();
+      const refusals = /<table id="refusals">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? "";
+      expect(refusals).toMatch(/<td data-field="target">HTTP \/status<\/td><td>403<\/td>/);
+      expect(refusals).toMatch(/<td data-field="target">HTTP other<\/td><td>404<\/td>/);
+      expect(html).not.toContain("<script>x");
       expect(html).toContain('<tr data-id="mcpConnectors/gw" class="healthy">');
       expect(html).toContain('<script src="/page.js"></script>');
       expect(html).not.toMatch(/<script>/);
