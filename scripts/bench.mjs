@@ -269,7 +269,14 @@ if (want("cli")) {
 }
 
 // --- topic benchmarks: one line each, `bench/<topic>.mjs`, run in their own process -----------
-const TOPICS = ["bench/hook.mjs", "bench/sandbox.mjs", "bench/gateway.mjs", "bench/peers.mjs", "bench/pins.mjs"];
+const TOPICS = [
+  "bench/hook.mjs",
+  "bench/sandbox.mjs",
+  "bench/gateway.mjs",
+  "bench/peers.mjs",
+  "bench/metrics.mjs",
+  "bench/pins.mjs",
+];
 
 for (const topic of TOPICS) {
   if (!want(path.basename(topic, ".mjs"))) continue;

@@ -86,6 +86,11 @@ export const COMMANDS: readonly CommandDecl[] = [
         type: "boolean",
         help: "with --http: no sessions, so any replica behind a round-robin balancer answers any request (no list_changed or subscriptions)",
       },
+      "metrics-port": {
+        type: "string",
+        value: "P",
+        help: "Prometheus metrics at http://127.0.0.1:P/metrics without the token (with --mcp or --http)",
+      },
       watch: { type: "boolean", help: "restart only what a config or plugin change affects" },
     },
     examples: [
@@ -93,6 +98,7 @@ export const COMMANDS: readonly CommandDecl[] = [
       "patchbay serve --mcp",
       "patchbay serve --http --port 8765",
       "patchbay serve --http --stateless --host 0.0.0.0",
+      "patchbay serve --mcp --metrics-port 9464",
     ],
   },
   {

@@ -463,6 +463,12 @@ export const CATALOGUE = Object.freeze({
     "The hooks are installed, but the client may skip them: trust them in the client itself (the install output names the step), or fix what the message names and run `patchbay adapter install <adapter> --trust-hooks` again.",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_GATEWAY_BUSY: entry(
+    "the gateway has as many status-page streams open as it keeps",
+    "Close a status page tab (each holds one live stream), or reload later; the page still reads without its live stream.",
+    EXIT.UNHEALTHY,
+    true,
+  ),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

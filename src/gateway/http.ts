@@ -31,7 +31,22 @@ export interface HttpGatewayOptions {
   env?: Record<string, string | undefined>;
   /** No sessions: every request stands alone (see http-stateless.ts). */
   stateless?: boolean;
+  /** Paths beside MCP with their own access check (observe-routes.ts: /metrics, the status page). */
+  routes?: ExtraRoutes;
+  /** Counts each answered request by path and status (metrics.ts). */
+  onAnswered?: (path: string, status: number) => void;
 }
+
+/**
+ * Takes the request (answering it, perhaps later) and returns true, or returns false to let the
+ * gateway's own routes answer. Synchronous: /mcp requests pass through it and should not pay an await.
+ */
+export type ExtraRoutes = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  bearerMatches: (header: string | undefined) => boolean,
+) => boolean;
 
 export interface HttpGateway {
   url: string;
@@ -52,8 +67,11 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const denied = hostAndOriginDenied(req.headers.host, req.headers.origin);
     if (denied) return reject(res, 403, "PB_ERR_GATEWAY_HOST_DENIED", `Refused: ${denied}.`);
-    if (!bearerMatches(req.headers.authorization)) return refuseToken(req, res);
     const pathname = requestPath(req.url ?? "/");
+    const onAnswered = opts.onAnswered;
+    if (onAnswered) res.once("finish", () => onAnswered(pathname, res.statusCode));
+    if (opts.routes?.(req, res, pathname, bearerMatches)) return;
+    if (!bearerMatches(req.headers.authorization)) return refuseToken(req, res);
     if (pathname === "/status" && req.method === "GET") return json(res, 200, opts.status());
     if (pathname !== "/mcp")
       return reject(
@@ -177,7 +195,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
  * missing or wrong is said; the token, or any part of it, never is. The wording avoids
  * "Authorization: <value>", which Claude Code's log redaction would blank out.
  */
-function refuseToken(req: IncomingMessage, res: ServerResponse): void {
+export function refuseToken(req: IncomingMessage, res: ServerResponse): void {
   const why = req.headers.authorization
     ? "the token sent in the Authorization header is not this server's token"
     : "no token was sent (the request has no Authorization header)";

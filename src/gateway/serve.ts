@@ -10,11 +10,16 @@ import { STDIO_MAX_LINE } from "./front-lines.js";
 import { takeFront } from "./stdio-front.js";
 import { StdioLaneTransport } from "./stdio-lane.js";
 import { Gateway } from "./gateway.js";
-import { startHttpGateway, type HttpGateway } from "./http.js";
+import { startHttpGateway, type ExtraRoutes, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
 import { acceptRequestOf, pinsReport, pinsStatus, type PinsStatus } from "./pins/report.js";
+import type { MetricsListener } from "./observe-routes.js";
+import type { CallObserver, Metrics } from "./metrics.js";
+import { RecentRefusals } from "./refusals.js";
+import type { PageData } from "./page-html.js";
+import { loadTracing, tracingWanted, type CallTracer } from "./tracing.js";
 
 export interface ServeOptions {
   mcp: boolean;
@@ -25,6 +30,8 @@ export interface ServeOptions {
   env?: Record<string, string | undefined>;
   /** --watch: hot reload on connectors.json and plugin folder changes. */
   watch?: boolean;
+  /** --metrics-port: /metrics without the token on 127.0.0.1 (observe-routes.ts). */
+  metricsPort?: number | null;
 }
 
 export interface Serving {
@@ -37,6 +44,8 @@ export interface Serving {
   http: HttpGateway | null;
   token: Token | null;
   control: ControlServer | null;
+  /** The token-free metrics listener (--metrics-port), or null. */
+  metricsListener: MetricsListener | null;
   health: LiveHealth;
   /** Resolves when the stdio client went away (stdin closed): the server should stop. */
   stdioClosed: Promise<void>;
@@ -73,6 +82,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let http: HttpGateway | null = null;
   let token: Token | null = null;
   let control: ControlServer | null = null;
+  let metricsListener: MetricsListener | null = null;
+  let tracer: CallTracer | null = null;
   let stdioClosed: Promise<void> = new Promise(() => undefined);
   const status = (): StatusDocument => ({
     pid: process.pid,
@@ -94,9 +105,20 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     watcher?.close();
     health?.stop();
     await http?.close();
+    await metricsListener?.close();
     await control?.close();
+    // Sends the spans still batched before the process ends.
+    await tracer?.shutdown().catch(() => undefined);
   };
   try {
+    // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms),
+    // and from the first call on, so before any transport opens.
+    const metrics = opts.http || opts.metricsPort != null ? (await import("./metrics.js")).createMetrics(status) : null;
+    gateway.calls.observer = metrics;
+    const env = opts.env ?? process.env;
+    // The SDK is imported only then (tracing.ts): with no OTEL_* variable nothing of it loads.
+    if (tracingWanted(env)) tracer = await loadTracing(host.scrubber);
+    gateway.calls.tracer = tracer;
     // stdio first: the client that spawned this process is waiting for its initialize answer.
     if (opts.mcp) {
       const server = gateway.createServer();
@@ -157,11 +179,33 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       if (!isPatchbayError(err) || err.code !== "PB_ERR_GATEWAY_LISTEN") throw err;
       opts.say(`patchbay: warning: ${err.message} This server runs without a control channel.`);
     }
+    if (metrics && opts.metricsPort != null) {
+      const { startMetricsListener } = await import("./observe-routes.js");
+      metricsListener = await startMetricsListener(metrics, opts.metricsPort);
+      opts.say(`patchbay: Prometheus metrics at ${metricsListener.url} (no token; loopback only).`);
+    }
     if (opts.http) {
       token = loadToken(dir, opts.env);
-      http = await startHttpGateway(gateway, { ...opts.http, token: token.value, status, env: opts.env });
+      const refusals = new RecentRefusals();
+      gateway.calls.observer = noteRefusals(metrics!, refusals);
+      const routes = await httpRoutes(metrics!, () => ({
+        status: status(),
+        tools: gateway.calls.routes(),
+        refusals: refusals.list(),
+      }));
+      http = await startHttpGateway(gateway, {
+        ...opts.http,
+        token: token.value,
+        status,
+        env: opts.env,
+        routes,
+        onAnswered: (path, code) => {
+          metrics!.httpRequest(path, code);
+          if (code >= 400) refusals.note(`HTTP ${metrics!.pathLabel(path)}`, String(code));
+        },
+      });
       opts.say(
-        `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status.`,
+        `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status, metrics at GET /metrics.`,
       );
     }
   } catch (err) {
@@ -223,6 +267,9 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     http,
     token,
     control,
+    get metricsListener() {
+      return metricsListener;
+    },
     get health() {
       return health as LiveHealth;
     },
@@ -233,6 +280,25 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       await gateway.close();
     },
   };
+}
+
+/** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
+function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
+  return {
+    toolCall(instance, tool, outcome, seconds) {
+      metrics.toolCall(instance, tool, outcome, seconds);
+      if (outcome.startsWith("PB_ERR_")) refusals.note(`tools/call ${tool}`, outcome);
+    },
+    idempotentReplay: (tool) => metrics.idempotentReplay(tool),
+  };
+}
+
+/** /metrics, then the status page, each with its own access check (observe-routes.ts, status-page.ts). */
+async function httpRoutes(metrics: Metrics, page: () => PageData): Promise<ExtraRoutes> {
+  const metricsRoute = (await import("./observe-routes.js")).observeRoutes(metrics);
+  const pageRoutes = (await import("./status-page.js")).statusPageRoutes(page);
+  return (req, res, pathname, bearerMatches) =>
+    metricsRoute(req, res, pathname, bearerMatches) || pageRoutes(req, res, pathname, bearerMatches);
 }
 
 /** `patchbay call` through the running server: the same host.call, so the same guard. */

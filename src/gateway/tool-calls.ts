@@ -13,6 +13,8 @@ import type { ProgressUpdate } from "../rpc/client.js";
 import type { CatalogTool } from "./catalog.js";
 import { toPositional } from "./exposure.js";
 import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
+import type { CallObserver } from "./metrics.js";
+import type { CallTracer } from "./tracing.js";
 import { StatsBook } from "./stats.js";
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
@@ -38,10 +40,19 @@ export class ToolCalls {
   readonly stats = new StatsBook();
   /** Keyed calls this gateway answered, so a retry with the same key is not run twice. */
   readonly idempotency = new IdempotencyBook();
+  /** Told of every call's outcome when metrics are on (metrics.ts); null costs nothing. */
+  observer: CallObserver | null = null;
+  /** Traces every call when an OTEL_* variable asks (tracing.ts); null costs nothing. */
+  tracer: CallTracer | null = null;
   /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */
   private readonly validators = new Map<string, Validator>();
 
   constructor(private readonly deps: ToolCallDeps) {}
+
+  /** Each tool offered now: its name, instance and the name its instance gives it (the status page lists them). */
+  routes(): { name: string; instance: string; target: string }[] {
+    return [...this.deps.tools()].map(([name, t]) => ({ name, instance: t.route.instance, target: t.route.target }));
+  }
 
   /** The catalog changed: a tool of the same name may have another schema now. */
   forgetSchemas(): void {
@@ -60,7 +71,7 @@ export class ToolCalls {
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     const key = idempotencyKeyOf(meta);
-    if (key === null) return this.run(name, args, onProgress, signal);
+    if (key === null) return this.run(name, args, onProgress, signal, meta);
     if (typeof key !== "string")
       return toolError(
         pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }),
@@ -70,7 +81,10 @@ export class ToolCalls {
     if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined)
       args = { ...args, id: derivedRecordId(entry.route.instance, key) };
     const step = this.idempotency.begin(name, key, args);
-    if (step.kind === "again") return step.answer;
+    if (step.kind === "again") {
+      this.observer?.idempotentReplay(entry ? name : "unknown");
+      return step.answer;
+    }
     if (step.kind === "conflict") {
       return toolError(
         pbError(
@@ -80,10 +94,39 @@ export class ToolCalls {
         ),
       );
     }
-    return step.settle(this.run(name, args, onProgress, signal));
+    return step.settle(this.run(name, args, onProgress, signal, meta));
   }
 
   private async run(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult> {
+    if (!this.observer && !this.tracer) return this.runCall(name, args, onProgress, signal);
+    const end = this.tracer?.start(name, meta);
+    const started = performance.now();
+    const before = this.deps.tools().get(name)?.route;
+    let result: CallToolResult;
+    try {
+      result = await this.runCall(name, args, onProgress, signal);
+    } catch (err) {
+      end?.(before?.instance ?? "none", "PB_ERR_INTERNAL");
+      throw err;
+    }
+    const route = before ?? this.deps.tools().get(name)?.route;
+    // An upstream's own result passes through with its _meta: only a well-formed code is a code.
+    const code = (result._meta?.["patchbay/error"] as { code?: unknown } | undefined)?.code;
+    const outcome =
+      typeof code === "string" && /^PB_ERR_[A-Z_]{1,60}$/.test(code) ? code : result.isError ? "tool_error" : "ok";
+    const instance = route?.instance ?? "none";
+    this.observer?.toolCall(instance, route ? name : "unknown", outcome, (performance.now() - started) / 1000);
+    end?.(instance, outcome);
+    return result;
+  }
+
+  private async runCall(
     name: string,
     args: Record<string, unknown>,
     onProgress?: (update: ProgressUpdate) => void,

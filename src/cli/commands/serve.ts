@@ -1,5 +1,5 @@
 /**
- * `patchbay serve [--mcp | --http [--host H] [--port P] [--stateless]] [--watch]`: boot, then stay up as the
+ * `patchbay serve [--mcp | --http [--host H] [--port P] [--stateless]] [--metrics-port P] [--watch]`: boot, then stay up as the
  * live host until SIGINT/SIGTERM (or, with --mcp, until the client closes stdin). The boot report
  * goes to stdout as `boot` prints it, except with --mcp, where stdout carries nothing but MCP and
  * the report joins every other message on stderr.
@@ -14,14 +14,15 @@ import { renderError, renderReport, type Output } from "../render.js";
 const DEFAULT_PORT = 7777;
 
 export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
-  allowFlags(args, "serve", ["mcp", "http", "host", "port", "stateless", "watch", "json"]);
+  allowFlags(args, "serve", ["mcp", "http", "host", "port", "stateless", "watch", "json", "metrics-port"]);
   const mcp = args.flags.mcp === true;
   const http = args.flags.http === true;
   if (mcp && args.flags.json)
     throw pbError("PB_ERR_USAGE", "serve --mcp does not take --json: stdout is the MCP stream.", { flag: "json" });
   if (!http && (args.flags.host !== undefined || args.flags.port !== undefined || args.flags.stateless !== undefined))
     throw pbError("PB_ERR_USAGE", "--host, --port and --stateless go with --http.", {});
-  const port = parsePort(flagString(args, "port"));
+  const port = parsePort(flagString(args, "port"), "port") ?? DEFAULT_PORT;
+  const metricsPort = parsePort(flagString(args, "metrics-port"), "metrics-port");
   // With --mcp, stdout is the protocol: everything human goes to stderr.
   const say = (line: string) => io.err(line);
   // Listen before announcing: a supervisor may signal the moment it reads the line.
@@ -40,6 +41,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
       : null,
     say,
     watch: args.flags.watch === true,
+    metricsPort,
   };
   const closeEarly = async () => {
     const s = await early?.catch(() => null);
@@ -149,14 +151,14 @@ function stdinClosed(): Promise<string> {
   });
 }
 
-function parsePort(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_PORT;
+function parsePort(value: string | undefined, flag: string): number | null {
+  if (value === undefined) return null;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
+  if (value.trim() === "" || !Number.isInteger(n) || n < 0 || n > 65535)
     throw pbError(
       "PB_ERR_USAGE",
-      `--port must be a port number 0-65535 (0: any free port), not ${JSON.stringify(value)}.`,
-      { flag: "port" },
+      `--${flag} must be a port number 0-65535 (0: any free port), not ${JSON.stringify(value.slice(0, 40))}.`,
+      { flag },
     );
   return n;
 }
