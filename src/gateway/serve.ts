@@ -14,7 +14,8 @@ import { startHttpGateway, type ExtraRoutes, type HttpGateway } from "./http.js"
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
-import { acceptRequestOf, pinsReport, pinsStatus, type PinsStatus } from "./pins/report.js";
+import { pinsStatus, type PinsStatus } from "./pins/report.js";
+import { controlHandler } from "./control-ops.js";
 import type { MetricsListener } from "./observe-routes.js";
 import type { CallObserver, Metrics } from "./metrics.js";
 import { RecentRefusals } from "./refusals.js";
@@ -151,28 +152,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       }
     }
     try {
-      control = await startControl(dir, async (req) => {
-        if (req.op === "status") return status();
-        if (req.op === "call") {
-          await gateway.booted();
-          return controlCall(host, gateway, req);
-        }
-        if (req.op === "pins") {
-          await gateway.booted();
-          return pinsReport(gateway.pins, typeof req.instance === "string" ? req.instance : null);
-        }
-        if (req.op === "pins-accept") {
-          await gateway.booted();
-          const { instance, names, allowHiddenText } = acceptRequestOf(req);
-          const result = gateway.pins.accept(instance, names, { allowHiddenText });
-          await gateway.pinsChanged();
-          return result;
-        }
-        throw pbError(
-          "PB_ERR_USAGE",
-          `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call, pins, pins-accept).`,
-        );
-      });
+      control = await startControl(dir, controlHandler(host, gateway, status));
     } catch (err) {
       // Two clients may each spawn `serve --mcp` for one config: the second still serves its
       // client, and `patchbay status` reaches the first.
@@ -299,29 +279,4 @@ async function httpRoutes(metrics: Metrics, page: () => PageData): Promise<Extra
   const pageRoutes = (await import("./status-page.js")).statusPageRoutes(page);
   return (req, res, pathname, bearerMatches) =>
     metricsRoute(req, res, pathname, bearerMatches) || pageRoutes(req, res, pathname, bearerMatches);
-}
-
-/** `patchbay call` through the running server: the same host.call, so the same guard. */
-async function controlCall(host: Host, gateway: Gateway, req: Record<string, unknown>): Promise<unknown> {
-  const { instance, method, args, timeoutMs } = req;
-  if (
-    typeof instance !== "string" ||
-    typeof method !== "string" ||
-    !Array.isArray(args) ||
-    (timeoutMs !== undefined && typeof timeoutMs !== "number")
-  ) {
-    throw pbError(
-      "PB_ERR_USAGE",
-      "A control call needs instance and method (strings), args (an array) and optionally timeoutMs (a number).",
-    );
-  }
-  const started = performance.now();
-  try {
-    const result = await host.call(instance, method, args, timeoutMs === undefined ? {} : { timeoutMs });
-    gateway.calls.stats.record(instance, performance.now() - started, true);
-    return result === undefined ? null : result;
-  } catch (err) {
-    gateway.calls.stats.record(instance, performance.now() - started, false);
-    throw err;
-  }
 }
