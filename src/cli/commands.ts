@@ -1,3 +1,4 @@
+// One table on purpose: every command is declared here, so parsing, help and dispatch cannot disagree.
 /**
  * Every command, declared once: its words, arguments, flags (with what each does) and examples.
  * Parsing (args.ts), help (help.ts) and dispatch (main.ts) all read this table, so a flag exists

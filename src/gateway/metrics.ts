@@ -16,7 +16,7 @@
  * series its own `instance` (the target's host:port) and would rename ours to `exported_instance`.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { StatusDocument } from "./serve.js";
+import type { StatusDocument } from "./status-document.js";
 
 /** How many distinct values each label keeps before folding the rest into `other`. */
 export const LABEL_CAPS = { instance: 100, tool: 200, outcome: 50, path: 10, status: 30, state: 10 } as const;

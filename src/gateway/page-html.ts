@@ -5,7 +5,7 @@
  * is text. The live script (assets/status-page/page.js) fills the same table from /events.
  */
 import type { Refusal } from "./refusals.js";
-import type { StatusDocument } from "./serve.js";
+import type { StatusDocument } from "./status-document.js";
 
 interface PageTool {
   name: string;

@@ -14,7 +14,10 @@ import { startHttpGateway, type ExtraRoutes, type HttpGateway } from "./http.js"
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { startWatching, type Watcher } from "./watch.js";
-import { pinsStatus, type PinsStatus } from "./pins/report.js";
+import { pinsStatus } from "./pins/report.js";
+import type { StatusDocument } from "./status-document.js";
+
+export type { StatusDocument } from "./status-document.js";
 import { controlHandler } from "./control-ops.js";
 import type { MetricsListener } from "./observe-routes.js";
 import type { CallObserver, Metrics } from "./metrics.js";
@@ -52,21 +55,6 @@ export interface Serving {
   stdioClosed: Promise<void>;
   status(): StatusDocument;
   close(): Promise<void>;
-}
-
-export interface StatusDocument {
-  pid: number;
-  configFile: string | null;
-  startedAt: number;
-  transports: { mcp: boolean; http: string | null };
-  /** The HTTP transport's mode and sessions (null without --http). */
-  httpSessions: { mode: "stateful" | "stateless"; open: number; evicted: number } | null;
-  /** The instances are still booting (each not yet ready shows state "booting"). */
-  booting: boolean;
-  tools: number;
-  /** Definitions held to connectors.lock.json: the mode, the lock, and what differs from it. */
-  pins: PinsStatus;
-  instances: (ReturnType<Host["liveStatus"]>[number] & ReturnType<Gateway["calls"]["stats"]["of"]>)[];
 }
 
 export async function startServing(host: Host, opts: ServeOptions): Promise<Serving> {

@@ -41,7 +41,10 @@ export interface ConformanceOptions {
   invalidConfigReason?: string;
   /** Folder relative config paths resolve against. Default: the connectors file's folder, else a fresh temp folder. */
   dir?: string;
-  /** Environment for `${VAR}` in the configs. Default: process.env. The kit adds PATCHBAY_PLUGIN_DIR, the plugin's folder. */
+  /**
+   * Environment for `${VAR}` in the configs. Default: process.env. The kit adds PATCHBAY_PLUGIN_DIR, the
+   * plugin's folder.
+   */
   env?: Record<string, string | undefined>;
   /** Per-call deadline of the kit's instance. @default 10000 */
   timeoutMs?: number;

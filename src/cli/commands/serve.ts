@@ -1,8 +1,8 @@
 /**
- * `patchbay serve [--mcp | --http [--host H] [--port P] [--stateless]] [--metrics-port P] [--watch]`: boot, then stay up as the
- * live host until SIGINT/SIGTERM (or, with --mcp, until the client closes stdin). The boot report
- * goes to stdout as `boot` prints it, except with --mcp, where stdout carries nothing but MCP and
- * the report joins every other message on stderr.
+ * `patchbay serve [--mcp | --http [--host H] [--port P] [--stateless]] [--metrics-port P] [--watch]`:
+ * boot, then stay up as the live host until SIGINT/SIGTERM (or, with --mcp, until the client closes
+ * stdin). The boot report goes to stdout as `boot` prints it, except with --mcp, where stdout carries
+ * nothing but MCP and the report joins every other message on stderr.
  */
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { bootFailure, createHost } from "../../host/host.js";
