@@ -40,6 +40,8 @@ export class ListChangeWatch {
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(t);
+        // A call's signal outlives this wait: leave no listener on it.
+        signal?.removeEventListener("abort", done);
         resolve();
       };
       const t = setTimeout(done, MAX_WAIT_MS);

@@ -1,3 +1,4 @@
+// One file on purpose: the invariants below hold across opening, requesting, losing and closing one session.
 /**
  * One lazily opened MCP client session, replaced when it is lost.
  *
