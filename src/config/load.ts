@@ -20,6 +20,7 @@
  * Every message is passed through a Scrubber holding the resolved ${VAR} values.
  */
 import path from "node:path";
+import { SECTIONS } from "../contract/kinds.js";
 import { pbError, toWire, type PatchbayError, type WireError } from "../errors.js";
 import { Scrubber } from "../secrets.js";
 import { resolveAliases } from "./aliases.js";
@@ -28,6 +29,7 @@ import { stripComments } from "./comments.js";
 import { findForbiddenKeys, resolveEnv, type Env } from "./env.js";
 import { fromZodIssues, issuesError, type ConfigIssue } from "./issues.js";
 import { buildResolved, grantIssues } from "./resolve.js";
+import { clientIssues } from "./resolve-clients.js";
 import { ConnectorsFileSchema } from "./schema.js";
 import { readConfigFile, resolveConfigPath } from "./source.js";
 import { assertConfigSize } from "./size.js";
@@ -145,6 +147,13 @@ export function resolveConfigValue(
   const grants = grantIssues(parsed);
   if (grants.length > 0)
     found.push(issuesError("PB_ERR_CONFIG_INVALID", "Grants to unknown instances", grants, file, scrub));
+  const ids = SECTIONS.flatMap((section) =>
+    Object.entries(parsed[section])
+      .filter(([, entry]) => typeof entry !== "string")
+      .map(([name]) => `${section}/${name}`),
+  );
+  const clients = clientIssues(raw, parsed, ids);
+  if (clients.length > 0) found.push(issuesError("PB_ERR_CONFIG_INVALID", "Gateway clients", clients, file, scrub));
   if (found.length > 0) throw combine(found);
 
   const pluginDirsDeclared = !!raw && typeof raw === "object" && Object.hasOwn(raw, "plugins");

@@ -6,7 +6,8 @@ import path from "node:path";
 import { SECTIONS } from "../contract/kinds.js";
 import { toPointer, type ConfigIssue } from "./issues.js";
 import type { ConnectorsFile } from "./schema.js";
-import type { ResolvedConfig, ResolvedInstance, ResolvedPinning } from "./types.js";
+import type { ResolvedConfig, ResolvedGateway, ResolvedInstance, ResolvedPinning } from "./types.js";
+import { resolveClients } from "./resolve-clients.js";
 import type { WireError } from "../errors.js";
 
 /** A grant must name something that exists (an instance or an alias), or the plugin's call fails at run time. */
@@ -86,9 +87,10 @@ export function buildResolved({
   const pluginDirs = [...new Set(parsed.plugins.map((p) => path.resolve(dir, p)))];
   const { default: pinDefault, ...pinInstances } =
     typeof parsed.gateway.pinning === "string" ? { default: parsed.gateway.pinning } : parsed.gateway.pinning;
-  const gateway = {
+  const gateway: ResolvedGateway = {
     expose: { ...parsed.gateway.expose },
     pinning: { default: pinDefault ?? "enforce", instances: pinInstances } as ResolvedPinning,
+    ...resolveClients(parsed.gateway),
   };
   return deepFreeze({
     file,

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { SECTIONS, type Section } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
 import { DEFAULTS } from "./defaults.js";
+import { clientsSchema, oauthSchema, stateSchema } from "./gateway-clients-schema.js";
 
 export const DEFAULT_PLUGIN_DIRS: readonly string[] = Object.freeze(["./plugins"]);
 
@@ -202,8 +203,11 @@ const GatewaySchema = z
         description:
           "Tool, prompt and resource template definitions held to connectors.lock.json (written on the first serve): enforce (a changed or new definition is withheld until `patchbay pins accept`), warn (served, flagged), off.",
       }),
+    clients: clientsSchema(instanceRef),
+    oauth: oauthSchema(instanceRef),
+    state: stateSchema,
   })
-  .default({ expose: {}, pinning: "enforce" })
+  .default({ expose: {}, pinning: "enforce", clients: {} })
   .meta({
     description:
       "The MCP gateway of `patchbay serve --mcp` / `--http`: which instances' methods AI clients see as tools.",
@@ -256,7 +260,7 @@ const MCP_INSTANCE_KEYS = Object.keys({ ...commonFields, ...mcpFields, ...traili
 export function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return TOP_KEYS;
   if (path.length === 1 && path[0] === "defaults") return DEFAULTS_KEYS;
-  if (path.length === 1 && path[0] === "gateway") return ["expose", "pinning"];
+  if (path.length === 1 && path[0] === "gateway") return ["expose", "pinning", "clients", "oauth", "state"];
   if (path.length === 2 && (SECTIONS as readonly PropertyKey[]).includes(path[0])) {
     return path[0] === "mcpConnectors" ? MCP_INSTANCE_KEYS : INSTANCE_KEYS;
   }

@@ -31,6 +31,44 @@ export interface ResolvedPinning {
   instances: Record<string, PinningMode>;
 }
 
+/** What one caller of the gateway may see and call (gateway.clients, gateway.oauth.clients). */
+export interface ClientPolicySpec {
+  id: string;
+  /** "/gateway/clients/<id>" or "/gateway/oauth/clients/<id>": where errors about it point. */
+  pointer: string;
+  /** Per instance, as gateway.expose; for an mcp instance a list names tools or globs. Unlisted: not visible. */
+  expose: Record<string, boolean | string[]>;
+  limits: { callsPerMinute: number | null; concurrent: number | null };
+  /** May read GET /metrics. */
+  metrics: boolean;
+}
+
+export interface ResolvedStaticClient extends ClientPolicySpec {
+  /** SHA-256 of the bearer token, hex: the token itself is not kept. */
+  tokenSha256: string;
+}
+
+export interface ResolvedOAuthClient extends ClientPolicySpec {
+  match: { claim: "sub" | "client_id" | "azp" | "scope"; value: string };
+}
+
+export interface ResolvedOAuth {
+  issuer: string;
+  audience: string;
+  jwksUri: string | null;
+  algorithms: string[];
+  clients: ResolvedOAuthClient[];
+}
+
+export interface ResolvedGateway {
+  expose: Record<string, boolean | string[]>;
+  pinning: ResolvedPinning;
+  clients: ResolvedStaticClient[];
+  oauth: ResolvedOAuth | null;
+  /** Shared gateway state (quotas, audit); null: in memory per process. */
+  state: { postgres: string } | null;
+}
+
 export interface ResolvedInstance {
   /** "memoryStores/primary" */
   id: string;
@@ -77,9 +115,9 @@ export interface ResolvedConfig {
   defaults: { timeoutMs: number; healthTimeoutMs: number; maxMemoryMb: number; healthIntervalMs: number };
   /**
    * The gateway section: per instance, true/false or the exact methods exposed; how definitions are held
-   * to connectors.lock.json (`pinning.default`, and per instance).
+   * to connectors.lock.json (`pinning.default`, and per instance); its callers and shared state.
    */
-  gateway: { expose: Record<string, boolean | string[]>; pinning: ResolvedPinning };
+  gateway: ResolvedGateway;
   /** In file order within a section, sections in SECTIONS order. Aliases are not instances. */
   instances: ResolvedInstance[];
   /** "localModels/default" → "localModels/gemma2": always the final instance. */
