@@ -469,6 +469,49 @@ export const CATALOGUE = Object.freeze({
     EXIT.UNHEALTHY,
     true,
   ),
+  PB_ERR_GATEWAY_TOKEN_INVALID: entry(
+    "the OAuth access token was refused",
+    "Get a new access token from the authorization server the 401's WWW-Authenticate names (its resource_metadata lists it); the message says which check failed (signature, issuer, audience, expiry, size).",
+    EXIT.UNHEALTHY,
+  ),
+  PB_ERR_CLIENT_UNKNOWN: entry(
+    "no gateway client matches",
+    "Use a client id from `patchbay client list`; an OAuth token must carry the claim one of gateway.oauth.clients matches (sub, client_id, azp or a scope).",
+    EXIT.USAGE,
+  ),
+  PB_ERR_CLIENT_FORBIDDEN: entry(
+    "this client may not use what it asked for",
+    "The gateway's operator decides what each client sees: ask them to add it to this client's expose in connectors.json (gateway.clients.<id>.expose); tools/list shows what this client may call.",
+    EXIT.UNHEALTHY,
+  ),
+  PB_ERR_CLIENT_QUOTA: entry(
+    "the client is past its quota",
+    "Wait the time the message names (or for a call of yours in flight to end), then retry; the operator sets the quota in gateway.clients.<id>.limits.",
+    EXIT.UNHEALTHY,
+    true,
+  ),
+  PB_ERR_SESSION_FORBIDDEN: entry(
+    "the session belongs to another client",
+    "Use the session with the token that opened it, or initialize a new session with your own token.",
+    EXIT.UNHEALTHY,
+  ),
+  PB_ERR_OAUTH_DISCOVERY: entry(
+    "the authorization server's metadata or keys could not be read",
+    "Check gateway.oauth.issuer (and jwksUri) in connectors.json and that the authorization server is up and reachable from this gateway.",
+    EXIT.UNHEALTHY,
+    true,
+  ),
+  PB_ERR_STATE_UNAVAILABLE: entry(
+    "the shared gateway state in PostgreSQL could not be reached",
+    "Check gateway.state.postgres (its ${VAR}) and that the database is up; quotas and the audit trail need it when connectors.json names it.",
+    EXIT.UNHEALTHY,
+    true,
+  ),
+  PB_ERR_AUDIT_UNREADABLE: entry(
+    "the audit trail could not be read",
+    "Check that .patchbay/audit.log (or the PostgreSQL in gateway.state) exists and is readable by this user; the message names the file or line.",
+    EXIT.UNHEALTHY,
+  ),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;
