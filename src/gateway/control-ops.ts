@@ -1,6 +1,7 @@
 /**
  * What the running serve answers on its control socket (control.ts checks the caller's key first):
- * `status`, `call` (the same host.call, so the same guard), `pins` and `pins-accept`.
+ * `status`, `call` (the same host.call, so the same guard), `pins`, `pins-accept` and
+ * `clients-reload` (`patchbay client add|revoke` changed connectors.json's clients).
  */
 import { pbError } from "../errors.js";
 import type { Host } from "../host/api.js";
@@ -8,9 +9,15 @@ import type { ControlHandler } from "./control.js";
 import type { Gateway } from "./gateway.js";
 import { acceptRequestOf, pinsReport } from "./pins/report.js";
 
-export function controlHandler(host: Host, gateway: Gateway, status: () => unknown): ControlHandler {
+export function controlHandler(
+  host: Host,
+  gateway: Gateway,
+  status: () => unknown,
+  reloadClients: () => Promise<unknown>,
+): ControlHandler {
   return async (req) => {
     if (req.op === "status") return status();
+    if (req.op === "clients-reload") return reloadClients();
     if (req.op === "call") {
       await gateway.booted();
       return controlCall(host, gateway, req);
@@ -28,7 +35,7 @@ export function controlHandler(host: Host, gateway: Gateway, status: () => unkno
     }
     throw pbError(
       "PB_ERR_USAGE",
-      `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call, pins, pins-accept).`,
+      `Unknown control request ${JSON.stringify(String(req.op)).slice(0, 60)} (known: status, call, pins, pins-accept, clients-reload).`,
     );
   };
 }

@@ -27,6 +27,9 @@ import { Subscriptions } from "./subscriptions.js";
 import type { ToolCallExtra } from "./lane-types.js";
 import { ToolCalls } from "./tool-calls.js";
 import type { PinBook } from "./pins/pin-book.js";
+import { forbidden, OPERATOR, seesAny, seesWhole, type Caller } from "./clients/caller.js";
+import type { CallScope } from "./clients/gate.js";
+import { protocolError } from "./rpc-errors.js";
 
 export interface GatewayOptions {
   expose: Readonly<Record<string, boolean | readonly string[]>>;
@@ -45,6 +48,8 @@ export class Gateway {
   /** Definitions held to connectors.lock.json (pins/pin-book.ts). */
   readonly pins: PinBook;
   private readonly servers = new Set<Server>();
+  /** Who each connected server answers for (clients/caller.ts); the stdio client is the operator. */
+  private readonly callers = new WeakMap<Server, Caller>();
   private readonly ajv = new AjvJsonSchemaValidator();
   private readonly boot: BootView;
   private readonly keeper: CatalogKeeper;
@@ -122,9 +127,25 @@ export class Gateway {
   }
 
   /** Tells clients about an instance's health in their log stream (at their chosen level). */
-  announce(level: "info" | "warning" | "error", message: string): void {
-    for (const s of this.servers)
+  announce(level: "info" | "warning" | "error", message: string, instance?: string): void {
+    for (const s of this.servers) {
+      // A client hears only of instances it sees: another instance's name is not its business.
+      const caller = this.callers.get(s) ?? OPERATOR;
+      if (instance !== undefined && !seesAny(caller, instance)) continue;
       void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
+    }
+  }
+
+  /** Ends the sessions of callers no longer configured (a revoked client): their next request is refused anyway. */
+  dropCallers(stillThere: (id: string) => boolean): number {
+    let dropped = 0;
+    for (const s of this.servers) {
+      const caller = this.callers.get(s);
+      if (!caller || caller === OPERATOR || stillThere(caller.id)) continue;
+      dropped++;
+      void s.close().catch(() => undefined);
+    }
+    return dropped;
   }
 
   /**
@@ -132,8 +153,10 @@ export class Gateway {
    * with no session; nothing can reach that client later, so list_changed and subscriptions are
    * not offered.
    */
-  createServer(opts: { stateless?: boolean } = {}): Server {
+  createServer(opts: { stateless?: boolean; caller?: Caller; session?: string | null } = {}): Server {
     const live = !opts.stateless;
+    const caller = opts.caller ?? OPERATOR;
+    const policy = caller.policy;
     const offers = this.boot.offers(this.keeper.catalog, this.keeper.expose);
     if (!live) offers.subscribe = false;
     const server = new Server(
@@ -150,9 +173,18 @@ export class Gateway {
       // While booting: the cached list at once when it covers every exposed instance; otherwise
       // wait for the boot (bounded), then offer what is known and announce the rest with list_changed.
       await this.boot.listWait();
-      return { tools: [...this.boot.served(this.keeper.catalog).values()].map((t) => t.tool) };
+      const served = [...this.boot.served(this.keeper.catalog).values()];
+      // A client's list is exactly what its calls may reach: the same check as tools/call's.
+      const mine = policy ? served.filter((t) => policy.seesTool(t.route.instance, t.route.target)) : served;
+      return { tools: mine.map((t) => t.tool) };
     });
-    server.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(req.params, extra));
+    server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
+      this.callTool(req.params, extra, { caller, session: opts.session ?? extra.sessionId ?? null }),
+    );
+    const view = {
+      sees: policy ? (instance: string) => seesWhole(caller, instance) : undefined,
+      refuse: (what: string) => forbidden(caller, what),
+    };
     if (offers.resources || offers.prompts) {
       // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
       // reads, gets and subscriptions wait for it.
@@ -162,6 +194,7 @@ export class Gateway {
         offers,
         () => this.boot.booted(),
         () => this.boot.listWait(),
+        view.sees ? { sees: view.sees, refuse: view.refuse } : undefined,
       );
       if (offers.resources && offers.subscribe)
         this.subscriptions.register(
@@ -169,9 +202,13 @@ export class Gateway {
           () => this.keeper.catalog.passthrough,
           ownerOf,
           () => this.boot.booted(),
+          (instance, uri) => {
+            if (view.sees && !view.sees(instance)) throw protocolError(view.refuse(`resource ${uri.slice(0, 200)}`));
+          },
         );
     }
     this.servers.add(server);
+    this.callers.set(server, caller);
     server.onclose = () => {
       this.servers.delete(server);
       // A client that leaves unsubscribes what it held (other clients' subscriptions stay).
@@ -184,7 +221,7 @@ export class Gateway {
    * tools/call, from an SDK server's handler or from the stdio lane (stdio-lane.ts), which hands
    * it the same params after the same schema checks.
    */
-  callTool(params: CallToolRequest["params"], extra: ToolCallExtra): Promise<CallToolResult> {
+  callTool(params: CallToolRequest["params"], extra: ToolCallExtra, scope?: CallScope): Promise<CallToolResult> {
     // A client that asked for progress (a progressToken) hears the connector's, as notifications/progress.
     const token = params._meta?.progressToken;
     const onProgress =
@@ -196,7 +233,7 @@ export class Gateway {
               .catch(() => undefined);
           };
     // A client that cancels (notifications/cancelled) or goes away withdraws the call: the plugin is told to stop.
-    return this.calls.call(params.name, params.arguments ?? {}, onProgress, extra.signal, params._meta);
+    return this.calls.call(params.name, params.arguments ?? {}, onProgress, extra.signal, params._meta, scope);
   }
 
   /** Resolves when the boot has settled (or `signal` aborts first). */

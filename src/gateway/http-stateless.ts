@@ -13,9 +13,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Gateway } from "./gateway.js";
+import type { Caller } from "./clients/caller.js";
 import { json, jsonRpcError, MAX_BODY } from "./http-replies.js";
 
-export async function handleStateless(gateway: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleStateless(
+  gateway: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  caller: Caller,
+): Promise<void> {
   if (req.method !== "POST") {
     res.setHeader("Allow", "POST");
     return jsonRpcError(
@@ -27,7 +33,7 @@ export async function handleStateless(gateway: Gateway, req: IncomingMessage, re
   }
   const parsed = await readJson(req, res);
   if (parsed === undefined) return;
-  await answerAlone(gateway, req, res, parsed);
+  await answerAlone(gateway, req, res, parsed, caller, null);
 }
 
 /**
@@ -39,9 +45,11 @@ export async function answerAlone(
   req: IncomingMessage,
   res: ServerResponse,
   parsed: unknown,
+  caller: Caller,
+  session: string | null,
   onStart?: (cancel: () => void) => void,
 ): Promise<void> {
-  const server = gateway.createServer({ stateless: true });
+  const server = gateway.createServer({ stateless: true, caller, session });
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !wantsProgress(parsed),

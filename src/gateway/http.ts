@@ -1,7 +1,10 @@
 /**
  * `serve --http`: MCP Streamable HTTP at /mcp and GET /status, behind two checks made before
- * anything else: Host/Origin (origin.ts; 403) and the bearer token (403 with nothing read past the
- * headers; refuseToken says why not 401). Bodies over MAX_BODY are refused (413) before they are parsed.
+ * anything else: Host/Origin (origin.ts; 403) and the caller (clients/registry.ts: the operator's
+ * token, a client's, or an OAuth access token; refused with nothing read past the headers, 403, or
+ * 401 with a challenge in OAuth mode). Every request is authenticated again, so a revoked token is
+ * refused at once, in sessions it opened too; a session answers only the caller that opened it.
+ * Bodies over MAX_BODY are refused (413) before they are parsed.
  *
  * Two modes. Stateful (the default): a session per client (one SDK transport and server each,
  * http-sessions.ts; a plain tools/call skips the SDK transport, http-session-transport.ts), so
@@ -12,11 +15,16 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { pbError } from "../errors.js";
 import type { Gateway } from "./gateway.js";
 import { allowedHostnames, hostAndOriginCheck } from "./origin.js";
-import { bearerCheck } from "./state-dir.js";
 import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
+import { isRefusal, OPERATOR, type AuthRefusal, type Caller } from "./clients/caller.js";
+import type { ClientRegistry } from "./clients/registry.js";
+import { cancelledId, origin, refuseCaller, requestIds, requestPath, RESOURCE_METADATA, resourceUrl } from "./http-requests.js";
+
+export { requestPath } from "./http-requests.js";
 import { SessionTransport } from "./http-session-transport.js";
 import { MAX_SESSIONS, SessionTable } from "./http-sessions.js";
 import { answerAlone, handleStateless, readJson, wantsOwnStream } from "./http-stateless.js";
@@ -26,8 +34,10 @@ export { MAX_BODY } from "./http-replies.js";
 export interface HttpGatewayOptions {
   host: string;
   port: number;
-  token: string;
-  status: () => unknown;
+  /** The operator's token and the configured clients. */
+  clients: ClientRegistry;
+  /** The status document as `caller` may see it (the operator all, a client its own part). */
+  status: (caller: Caller) => unknown;
   env?: Record<string, string | undefined>;
   /** No sessions: every request stands alone (see http-stateless.ts). */
   stateless?: boolean;
@@ -41,12 +51,15 @@ export interface HttpGatewayOptions {
  * Takes the request (answering it, perhaps later) and returns true, or returns false to let the
  * gateway's own routes answer. Synchronous: /mcp requests pass through it and should not pay an await.
  */
-export type ExtraRoutes = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  pathname: string,
-  bearerMatches: (header: string | undefined) => boolean,
-) => boolean;
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string, access: RouteAccess) => boolean;
+
+/** Who may use the routes beside MCP. */
+export interface RouteAccess {
+  /** The operator's token (the status page shows everything). */
+  operator(header: string | undefined): boolean;
+  /** The caller the header names, or why not (the /metrics grant is a client's). */
+  caller(header: string | undefined): Caller | AuthRefusal | Promise<Caller | AuthRefusal>;
+}
 
 export interface HttpGateway {
   url: string;
@@ -59,10 +72,17 @@ export interface HttpGateway {
 
 export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOptions): Promise<HttpGateway> {
   const hostAndOriginDenied = hostAndOriginCheck(allowedHostnames(opts.host, opts.env));
+  let port = opts.port;
   const sessions = new SessionTable();
   /** Requests of a session answered alone, by session and request id: the client may cancel them. */
   const alone = new Map<string, () => void>();
-  const bearerMatches = bearerCheck(opts.token);
+  /** Who opened each session: another caller presenting its id is refused. */
+  const owners = new Map<string, Caller>();
+  const registry = opts.clients;
+  const access: RouteAccess = {
+    operator: (header) => registry.authenticate(header) === OPERATOR,
+    caller: (header) => registry.authenticate(header),
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const denied = hostAndOriginDenied(req.headers.host, req.headers.origin);
@@ -70,9 +90,15 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     const pathname = requestPath(req.url ?? "/");
     const onAnswered = opts.onAnswered;
     if (onAnswered) res.once("finish", () => onAnswered(pathname, res.statusCode));
-    if (opts.routes?.(req, res, pathname, bearerMatches)) return;
-    if (!bearerMatches(req.headers.authorization)) return refuseToken(req, res);
-    if (pathname === "/status" && req.method === "GET") return json(res, 200, opts.status());
+    // RFC 9728: an MCP client reads where to sign in before it has a token.
+    if (pathname.startsWith(RESOURCE_METADATA) && registry.oauth && req.method === "GET")
+      return json(res, 200, registry.oauth.resourceMetadata(resourceUrl(req, opts.host, port)));
+    if (opts.routes?.(req, res, pathname, access)) return;
+    const found = registry.authenticate(req.headers.authorization);
+    const verdict = found instanceof Promise ? await found : found;
+    if (isRefusal(verdict)) return refuseCaller(res, verdict);
+    const caller = verdict;
+    if (pathname === "/status" && req.method === "GET") return json(res, 200, opts.status(caller));
     if (pathname !== "/mcp")
       return reject(
         res,
@@ -80,7 +106,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
         "PB_ERR_USAGE",
         `Nothing at ${pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`,
       );
-    if (opts.stateless) return handleStateless(gateway, req, res);
+    if (opts.stateless) return handleStateless(gateway, req, res, caller);
 
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
@@ -92,6 +118,14 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
           SESSION_NOT_FOUND,
           "Session not found (it ended, was evicted, or its server restarted or is gone): initialize a new one.",
         );
+      const owner = owners.get(sessionId);
+      if (owner && owner.binding !== caller.binding)
+        return reject(
+          res,
+          403,
+          "PB_ERR_SESSION_FORBIDDEN",
+          `Refused: this session was opened by another client; client "${caller.id}" may use only sessions it opened.`,
+        );
       res.once("close", sessions.enter(sessionId));
       if (req.method !== "POST") return withdrawOnHangup(transport, req, res);
       const parsed = await readJson(req, res);
@@ -100,7 +134,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
         // Its progress needs an event stream, which the session's JSON replies cannot carry.
         const slot = `${sessionId}\0${String(parsed.id)}`;
         res.once("close", () => alone.delete(slot));
-        return answerAlone(gateway, req, res, parsed, (cancel) => alone.set(slot, cancel));
+        return answerAlone(gateway, req, res, parsed, caller, sessionId, (cancel) => alone.set(slot, cancel));
       }
       const cancelled = cancelledId(parsed);
       if (cancelled !== null) alone.get(`${sessionId}\0${cancelled}`)?.();
@@ -123,22 +157,29 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     // (which has no resume point here) that would hold the call until its timeout. One server
     // and transport per session answer all of its requests; only a request that asks for
     // progress gets its own (wantsOwnStream).
-    const server = gateway.createServer();
-    const transport = new SessionTransport(
+    const server = gateway.createServer({ caller });
+    const transport: SessionTransport = new SessionTransport(
       {
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id): void => sessions.add(id, transport),
+        onsessioninitialized: (id): void => {
+          owners.set(id, caller);
+          sessions.add(id, transport);
+        },
         enableJsonResponse: true,
         maxRequestBodySize: MAX_BODY,
       },
       // The fast path's calls run past the server's Protocol dispatch, on the same handler (tool-call-lane.ts).
       {
-        toolCall: (params, extra) => gateway.callTool(params, extra),
+        toolCall: (params, extra): Promise<CallToolResult> =>
+          gateway.callTool(params, extra, { caller, session: transport.sessionId ?? null }),
         notify: (notification, requestId) => server.notification(notification, { relatedRequestId: requestId }),
       },
     );
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) {
+        sessions.delete(transport.sessionId);
+        owners.delete(transport.sessionId);
+      }
       void server.close().catch(() => undefined);
     };
     try {
@@ -171,7 +212,8 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     );
     http.listen(opts.port, opts.host, () => resolve());
   });
-  const port = (http.address() as AddressInfo).port;
+  port = (http.address() as AddressInfo).port;
+  registry.resourceMetadataUrl = `${origin(opts.host, port)}${RESOURCE_METADATA}/mcp`;
   const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${shownHost}:${port}/mcp`,
@@ -184,53 +226,6 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/**
- * A missing or wrong token is answered 403, not RFC 6750's 401, and with no WWW-Authenticate
- * challenge: to an MCP client a 401 means "sign in with OAuth", which this server does not offer.
- * The SDK-based clients (the Inspector CLI, mcp-remote, Claude Code) then start OAuth discovery and
- * show its failure ("Interactive OAuth requires a TTY", "Dynamic Client Registration rejected", a
- * ZodError) instead of this reason; on a 403 each shows the body below. Whether the token was
- * missing or wrong is said; the token, or any part of it, never is. The wording avoids
- * "Authorization: <value>", which Claude Code's log redaction would blank out.
- */
-export function refuseToken(req: IncomingMessage, res: ServerResponse): void {
-  const why = req.headers.authorization
-    ? "the token sent in the Authorization header is not this server's token"
-    : "no token was sent (the request has no Authorization header)";
-  reject(res, 403, "PB_ERR_GATEWAY_UNAUTHORIZED", `Refused by patchbay serve --http: ${why}.`);
-}
-
-/**
- * The request target's path as new URL(target, base).pathname gives it. The two paths served are
- * matched as plain strings first (with a query or fragment split off): parsing a URL was ~2% of the
- * gateway's own time on a call. Anything else (dot segments, "//", an absolute URL) is parsed.
- */
-export function requestPath(target: string): string {
-  const end = target.search(/[?#]/);
-  const path = end < 0 ? target : target.slice(0, end);
-  if (path === "/mcp" || path === "/status") return path;
-  return new URL(target, "http://localhost").pathname;
-}
-
-/** The request id a notifications/cancelled names, or null. */
-function cancelledId(body: unknown): string | null {
-  const m = body as { method?: unknown; params?: { requestId?: unknown } } | null;
-  if (!m || typeof m !== "object" || m.method !== "notifications/cancelled") return null;
-  const id = m.params?.requestId;
-  return typeof id === "string" || typeof id === "number" ? String(id) : null;
-}
-
-/** The ids of the requests in a POST body (a message or a batch). */
-function requestIds(body: unknown): (string | number)[] {
-  const ids: (string | number)[] = [];
-  for (const m of Array.isArray(body) ? body : [body]) {
-    if (!m || typeof m !== "object") continue;
-    const { id, method } = m as { id?: unknown; method?: unknown };
-    if (typeof method === "string" && (typeof id === "string" || typeof id === "number")) ids.push(id);
-  }
-  return ids;
 }
 
 /**

@@ -6,22 +6,33 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pbError } from "../errors.js";
-import type { ExtraRoutes } from "./http.js";
-import { refuseToken, requestPath } from "./http.js";
+import type { ExtraRoutes, RouteAccess } from "./http.js";
+import { requestPath } from "./http.js";
+import { isRefusal, type AuthRefusal, type Caller } from "./clients/caller.js";
 import { reject } from "./http-replies.js";
 import type { Metrics } from "./metrics.js";
 import { allowedHostnames, hostAndOriginCheck } from "./origin.js";
 
-/** Who may read /metrics: today the server's bearer token, as for /mcp. */
-export function mayScrape(req: IncomingMessage, bearerMatches: (header: string | undefined) => boolean): boolean {
-  return bearerMatches(req.headers.authorization);
+/** Who may read /metrics: the operator, or a client granted `metrics` in connectors.json. */
+export async function mayScrape(req: IncomingMessage, access: RouteAccess): Promise<Caller | AuthRefusal> {
+  const verdict = await access.caller(req.headers.authorization);
+  if (isRefusal(verdict) || verdict.policy === null || verdict.policy.metrics) return verdict;
+  return {
+    status: 403,
+    code: "PB_ERR_CLIENT_FORBIDDEN",
+    message: `Client "${verdict.id}" may not read /metrics: it has no metrics grant (gateway.clients.${verdict.id}.metrics).`,
+  };
 }
 
 export function observeRoutes(metrics: Metrics): ExtraRoutes {
-  return (req, res, pathname, bearerMatches) => {
+  return (req, res, pathname, access) => {
     if (pathname !== "/metrics") return false;
-    if (!mayScrape(req, bearerMatches)) refuseToken(req, res);
-    else answerScrape(metrics, req, res);
+    void mayScrape(req, access).then((verdict) => {
+      if (isRefusal(verdict)) {
+        if (verdict.challenge) res.setHeader("www-authenticate", verdict.challenge);
+        reject(res, verdict.status, verdict.code, verdict.message);
+      } else answerScrape(metrics, req, res);
+    });
     return true;
   };
 }

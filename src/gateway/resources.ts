@@ -11,7 +11,6 @@
  */
 import {
   ErrorCode,
-  McpError,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -19,12 +18,13 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { pbError, toWire } from "../errors.js";
+import { pbError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { nameTools, type ToolRoute } from "./names.js";
 import type { PinBook } from "./pins/pin-book.js";
 import type { PatchbayError } from "../errors.js";
+import { protocolError } from "./rpc-errors.js";
 
 export const RESOURCE_METHODS = ["list_resources", "read_resource"] as const;
 export const PROMPT_METHODS = ["list_prompts", "get_prompt"] as const;
@@ -57,20 +57,9 @@ function items(result: unknown, key: string): Record<string, unknown>[] {
   return Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
 }
 
-/** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
-export function protocolError(err: unknown, rpcCode?: number): McpError {
-  const w = toWire(err);
-  // The upstream server's own JSON-RPC error: its code and message, as it sent them.
-  if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number") {
-    return Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), {
-      code: w.data.rpcCode,
-      data: { code: w.code, hint: w.hint },
-    }) as unknown as McpError;
-  }
-  // A feature the upstream lacks reads to a client like a method it lacks.
-  const code = rpcCode ?? (w.code === "PB_ERR_UNSUPPORTED" ? ErrorCode.MethodNotFound : ErrorCode.InternalError);
-  return new McpError(code, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint });
-}
+/** Which instances a caller sees whole (its resources and prompts): clients/caller.ts seesWhole. */
+export type Sees = (instance: string) => boolean;
+const ALL: Sees = () => true;
 
 /** At most this many remembered URI owners; past it the book starts over (a list refills it). */
 const MAX_ROUTES = 10_000;
@@ -111,10 +100,12 @@ export class PassthroughRoutes {
     return this.uriOwner.get(uri);
   }
 
-  async listResources(): Promise<Record<string, unknown>[]> {
+  /** `sees`: the caller's view (clients/caller.ts); an instance it does not see is not even asked. */
+  async listResources(sees: Sees = ALL): Promise<Record<string, unknown>[]> {
     const all: Record<string, unknown>[] = [];
     const seen = new Map<string, string>();
     for (const c of this.current().resources) {
+      if (!sees(c.id)) continue;
       try {
         for (const r of items(await this.host.call(c.id, "list_resources", []), "resources")) {
           // The first instance that lists a URI owns it.
@@ -141,11 +132,14 @@ export class PassthroughRoutes {
     return this.uriOwner.get(uri);
   }
 
-  async readResource(uri: string): Promise<unknown> {
+  /** Reads `uri` from its owner; `refuse` answers a caller whose view leaves the owner out. */
+  async readResource(uri: string, sees: Sees = ALL, refuse?: () => Error): Promise<unknown> {
     const owner = await this.ownerOf(uri);
+    if (owner && !sees(owner)) throw refuse?.();
     if (owner) return this.host.call(owner, "read_resource", [uri]);
     // A URI no connector lists (one from a template): the first connector that can read it.
-    const candidates = this.current().resources;
+    const candidates = this.current().resources.filter((c) => sees(c.id));
+    if (candidates.length === 0 && refuse && this.current().resources.length > 0) throw refuse();
     if (candidates.length === 0)
       throw pbError(
         "PB_ERR_GATEWAY_RESOURCE_UNKNOWN",
@@ -163,7 +157,11 @@ export class PassthroughRoutes {
     throw first;
   }
 
-  async listPrompts(): Promise<Record<string, unknown>[]> {
+  /**
+   * Every instance is listed whatever `sees` says: prompt names are made unique across all of
+   * them (names.ts), and a client must get the same names the operator does.
+   */
+  async listPrompts(sees: Sees = ALL): Promise<Record<string, unknown>[]> {
     const found: { route: ToolRoute; prompt: Record<string, unknown> }[] = [];
     const held: { route: ToolRoute; error: PatchbayError }[] = [];
     for (const c of this.current().prompts) {
@@ -183,7 +181,9 @@ export class PassthroughRoutes {
     for (const [name, route] of nameTools([...found.map((f) => f.route), ...held.map((h) => h.route)]))
       if (!this.prompts.has(name) && heldNames.has(route)) this.heldPrompts.set(name, heldNames.get(route)!);
     const byRoute = new Map(found.map((f) => [f.route, f.prompt]));
-    return [...this.prompts].map(([name, route]) => ({ ...byRoute.get(route), name }));
+    return [...this.prompts]
+      .filter(([, route]) => sees(route.instance))
+      .map(([name, route]) => ({ ...byRoute.get(route), name }));
   }
 
   getPrompt(route: ToolRoute, args: Record<string, unknown> | undefined): Promise<unknown> {
@@ -197,9 +197,10 @@ export class PassthroughRoutes {
   }
 
   /** Every template connector's templates that their pins let through. */
-  async listTemplates(): Promise<Record<string, unknown>[]> {
+  async listTemplates(sees: Sees = ALL): Promise<Record<string, unknown>[]> {
     const all: Record<string, unknown>[] = [];
     for (const c of this.current().templates) {
+      if (!sees(c.id)) continue;
       try {
         const listed = items(await this.host.call(c.id, "list_resource_templates", []), "resourceTemplates");
         all.push(...this.reviewed(c.id, "resourceTemplates", listed).served);
@@ -221,14 +222,21 @@ export function registerPassthrough(
   offers: { resources: boolean; prompts: boolean },
   booted: () => Promise<void>,
   listWait: () => Promise<void>,
+  view: View = { sees: ALL, refuse: (what) => new Error(`unreachable: ${what}`) },
 ): (uri: string) => Promise<string | undefined> {
   // The SDK refuses a handler for a capability the server does not announce.
-  if (offers.resources) registerResources(server, routes, booted, listWait);
-  if (offers.prompts) registerPrompts(server, routes, booted, listWait);
+  if (offers.resources) registerResources(server, routes, booted, listWait, view);
+  if (offers.prompts) registerPrompts(server, routes, booted, listWait, view);
   return async (uri) => {
     await booted();
     return routes.ownerOf(uri);
   };
+}
+
+/** One client's view: what it sees whole, and the refusal of what it does not (the caller's code and id). */
+export interface View {
+  sees: Sees;
+  refuse: (what: string) => Error;
 }
 
 function registerResources(
@@ -236,22 +244,24 @@ function registerResources(
   routes: PassthroughRoutes,
   booted: () => Promise<void>,
   listWait: () => Promise<void>,
+  view: View,
 ): void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     await listWait();
-    return { resources: await routes.listResources() } as never;
+    return { resources: await routes.listResources(view.sees) } as never;
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     await booted();
     try {
-      return (await routes.readResource(req.params.uri)) as never;
+      const refuse = () => view.refuse(`resource ${req.params.uri.slice(0, 200)}`);
+      return (await routes.readResource(req.params.uri, view.sees, refuse)) as never;
     } catch (err) {
       throw protocolError(err);
     }
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     await listWait();
-    return { resourceTemplates: await routes.listTemplates() } as never;
+    return { resourceTemplates: await routes.listTemplates(view.sees) } as never;
   });
 }
 
@@ -260,14 +270,17 @@ function registerPrompts(
   routes: PassthroughRoutes,
   booted: () => Promise<void>,
   listWait: () => Promise<void>,
+  view: View,
 ): void {
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     await listWait();
-    return { prompts: await routes.listPrompts() } as never;
+    return { prompts: await routes.listPrompts(view.sees) } as never;
   });
   server.setRequestHandler(GetPromptRequestSchema, async (req) => {
     await booted();
     const route = await routes.promptRoute(req.params.name);
+    if (view.sees !== ALL && (!route || route instanceof Error || !view.sees(route.instance)))
+      throw protocolError(view.refuse(`prompt "${req.params.name.slice(0, 200)}"`));
     if (route instanceof Error) throw protocolError(route, ErrorCode.InvalidParams);
     if (!route)
       throw protocolError(

@@ -10,9 +10,12 @@ import { STDIO_MAX_LINE } from "./front-lines.js";
 import { takeFront } from "./stdio-front.js";
 import { StdioLaneTransport } from "./stdio-lane.js";
 import { Gateway } from "./gateway.js";
-import { startHttpGateway, type ExtraRoutes, type HttpGateway } from "./http.js";
+import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
+import { ClientRegistry } from "./clients/registry.js";
+import { httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
+import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
 import { pinsStatus } from "./pins/report.js";
 import type { StatusDocument } from "./status-document.js";
@@ -20,9 +23,7 @@ import type { StatusDocument } from "./status-document.js";
 export type { StatusDocument } from "./status-document.js";
 import { controlHandler } from "./control-ops.js";
 import type { MetricsListener } from "./observe-routes.js";
-import type { CallObserver, Metrics } from "./metrics.js";
 import { RecentRefusals } from "./refusals.js";
-import type { PageData } from "./page-html.js";
 import { loadTracing, tracingWanted, type CallTracer } from "./tracing.js";
 
 export interface ServeOptions {
@@ -70,6 +71,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let health: LiveHealth | null = null;
   let http: HttpGateway | null = null;
   let token: Token | null = null;
+  let clients: ClientRegistry | null = null;
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
   let tracer: CallTracer | null = null;
@@ -140,7 +142,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       }
     }
     try {
-      control = await startControl(dir, controlHandler(host, gateway, status));
+      control = await startControl(dir, controlHandler(host, gateway, status, () => reloadClients()));
     } catch (err) {
       // Two clients may each spawn `serve --mcp` for one config: the second still serves its
       // client, and `patchbay status` reaches the first.
@@ -154,6 +156,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     }
     if (opts.http) {
       token = loadToken(dir, opts.env);
+      clients = await ClientRegistry.create(token.value, host.config?.gateway ?? { clients: [], oauth: null });
       const refusals = new RecentRefusals();
       gateway.calls.observer = noteRefusals(metrics!, refusals);
       const routes = await httpRoutes(metrics!, () => ({
@@ -163,8 +166,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       }));
       http = await startHttpGateway(gateway, {
         ...opts.http,
-        token: token.value,
-        status,
+        clients,
+        status: (caller) => statusFor(caller, status(), clients!),
         env: opts.env,
         routes,
         onAnswered: (path, code) => {
@@ -179,6 +182,23 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   } catch (err) {
     await stopAll();
     throw err;
+  }
+
+  /** The clients of connectors.json now in force; sessions of clients no longer there end. */
+  async function applyClients(g: Parameters<ClientRegistry["reload"]>[0]): Promise<{ clients: number; ended: number }> {
+    if (!clients) return { clients: 0, ended: 0 };
+    await clients.reload(g);
+    const ended = gateway.dropCallers((id) => clients!.has(id));
+    return { clients: clients.ids().length, ended };
+  }
+
+  /** `patchbay client add|revoke` asked: connectors.json is read again for its clients only. */
+  async function reloadClients(): Promise<{ clients: number; ended: number }> {
+    const file = host.config?.file;
+    if (!file || !clients)
+      throw pbError("PB_ERR_USAGE", "This serve has no HTTP gateway reading connectors.json: there are no clients to reload.");
+    const config = await loadConfig({ config: file, env: opts.env ?? process.env });
+    return applyClients(config.gateway);
   }
 
   async function ready(): Promise<void> {
@@ -200,7 +220,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
               : `${change.id} turned unhealthy${change.entry.error ? ` (${change.entry.error.message})` : ""}; its tools are withdrawn until it recovers`,
           );
           host.logger[change.healthy ? "info" : "warn"]({ instance: change.id, healthy: change.healthy }, what);
-          gateway.announce(change.healthy ? "info" : "warning", what);
+          gateway.announce(change.healthy ? "info" : "warning", what, change.id);
           void gateway.refresh();
         },
         // A healthy tick also refreshes: an upstream server's own tool list may have changed.
@@ -214,7 +234,10 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
           for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
           // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
           for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
-          if (o.config && o.failures.length === 0) gateway.setExpose(o.config.gateway.expose, o.config.gateway.pinning);
+          if (o.config && o.failures.length === 0) {
+            gateway.setExpose(o.config.gateway.expose, o.config.gateway.pinning);
+            await applyClients(o.config.gateway);
+          }
           live.sync();
           await gateway.refresh();
           opts.say(
@@ -248,23 +271,4 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       await gateway.close();
     },
   };
-}
-
-/** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
-function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
-  return {
-    toolCall(instance, tool, outcome, seconds) {
-      metrics.toolCall(instance, tool, outcome, seconds);
-      if (outcome.startsWith("PB_ERR_")) refusals.note(`tools/call ${tool}`, outcome);
-    },
-    idempotentReplay: (tool) => metrics.idempotentReplay(tool),
-  };
-}
-
-/** /metrics, then the status page, each with its own access check (observe-routes.ts, status-page.ts). */
-async function httpRoutes(metrics: Metrics, page: () => PageData): Promise<ExtraRoutes> {
-  const metricsRoute = (await import("./observe-routes.js")).observeRoutes(metrics);
-  const pageRoutes = (await import("./status-page.js")).statusPageRoutes(page);
-  return (req, res, pathname, bearerMatches) =>
-    metricsRoute(req, res, pathname, bearerMatches) || pageRoutes(req, res, pathname, bearerMatches);
 }

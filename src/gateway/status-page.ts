@@ -68,7 +68,7 @@ export function statusPageRoutes(data: () => PageData): ExtraRoutes {
   const html = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) =>
     res.writeHead(status, { ...PAGE_HEADERS, "content-type": "text/html; charset=utf-8", ...extra }).end(body);
 
-  return (req, res, pathname, bearerMatches) => {
+  return (req, res, pathname, access) => {
     const a = ASSETS[pathname];
     if (a && req.method === "GET") {
       res.writeHead(200, { ...PAGE_HEADERS, "content-type": a.type, "cache-control": "no-cache" }).end(asset(a.file));
@@ -81,7 +81,7 @@ export function statusPageRoutes(data: () => PageData): ExtraRoutes {
     if (pathname === "/signin" && req.method === "POST") {
       void readForm(req).then((form) => {
         const token = form?.get("token") ?? "";
-        if (!token || !bearerMatches(`Bearer ${token}`))
+        if (!token || !access.operator(`Bearer ${token}`))
           return html(res, 403, signInPage("That is not this server's token."));
         const id = randomBytes(32).toString("base64url");
         if (sessions.size >= MAX_PAGE_SESSIONS) sessions.delete(sessions.keys().next().value as string);

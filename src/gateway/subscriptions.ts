@@ -22,7 +22,8 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { pbError, toWire } from "../errors.js";
 import type { Host } from "../host/api.js";
-import { protocolError, type Passthrough } from "./resources.js";
+import type { Passthrough } from "./resources.js";
+import { protocolError } from "./rpc-errors.js";
 
 interface Subscription {
   instance: string;
@@ -59,11 +60,15 @@ export class Subscriptions {
     current: () => Passthrough,
     ownerOf: (uri: string) => Promise<string | undefined>,
     booted: () => Promise<void>,
+    /** Refuses a URI whose instance this client's policy does not give it whole (clients/caller.ts). */
+    mayUse: (instance: string, uri: string) => void = () => undefined,
   ): void {
     server.setRequestHandler(SubscribeRequestSchema, async (req) => {
       await booted();
       const owner = await ownerOf(req.params.uri).catch(() => undefined);
-      await this.subscribe(server, this.route(req.params.uri, current(), owner), req.params.uri);
+      const instance = this.route(req.params.uri, current(), owner);
+      mayUse(instance, req.params.uri);
+      await this.subscribe(server, instance, req.params.uri);
       return {};
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {

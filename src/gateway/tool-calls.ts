@@ -16,6 +16,9 @@ import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotenc
 import type { CallObserver } from "./metrics.js";
 import type { CallTracer } from "./tracing.js";
 import { StatsBook } from "./stats.js";
+import { clip, isToolResult, jsonBytes, outcomeOf, toolError } from "./tool-results.js";
+import { OPERATOR } from "./clients/caller.js";
+import { ClientGate, type CallScope } from "./clients/gate.js";
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
 const MAX_ARGS_BYTES = 4 * 1024 * 1024;
@@ -44,6 +47,8 @@ export class ToolCalls {
   observer: CallObserver | null = null;
   /** Traces every call when an OTEL_* variable asks (tracing.ts); null costs nothing. */
   tracer: CallTracer | null = null;
+  /** Per-client policy, quota and audit (clients/gate.ts); the operator without an audit sink skips it. */
+  readonly gate = new ClientGate();
   /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */
   private readonly validators = new Map<string, Validator>();
 
@@ -69,6 +74,65 @@ export class ToolCalls {
     onProgress?: (update: ProgressUpdate) => void,
     signal?: AbortSignal,
     meta?: Record<string, unknown>,
+    scope: CallScope = OPERATOR_SCOPE,
+  ): Promise<CallToolResult> {
+    if (scope.caller === OPERATOR && !this.gate.audit) return this.keyed(name, args, onProgress, signal, meta, scope);
+    return this.gated(name, args, onProgress, signal, meta, scope);
+  }
+
+  /**
+   * A call through the gate: a client may call exactly the tools its tools/list shows (the same
+   * check), within its quota; every call that reaches an instance is audited.
+   */
+  private async gated(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress: ((update: ProgressUpdate) => void) | undefined,
+    signal: AbortSignal | undefined,
+    meta: Record<string, unknown> | undefined,
+    scope: CallScope,
+  ): Promise<CallToolResult> {
+    const { caller } = scope;
+    if (!this.deps.live() && !this.deps.tools().has(name)) await this.deps.booted(signal);
+    const entry = this.deps.tools().get(name);
+    if (caller.policy && (!entry || !caller.policy.seesTool(entry.route.instance, entry.route.target)))
+      throw this.gate.refuse(caller, `tool "${clip(name)}"`);
+    const admitted = this.gate.admit(caller);
+    const release = typeof admitted === "function" ? admitted : await admitted;
+    const started = performance.now();
+    let result: CallToolResult | undefined;
+    try {
+      result = await this.keyed(name, args, onProgress, signal, meta, scope);
+      return result;
+    } finally {
+      release();
+      if (this.gate.audit && entry) {
+        const key = idempotencyKeyOf(meta);
+        this.gate.audit({
+          time: new Date().toISOString(),
+          client: caller.id,
+          session: scope.session,
+          instance: entry.route.instance,
+          kind: "tool",
+          name,
+          outcome: result ? outcomeOf(result) : "PB_ERR_INTERNAL",
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          bytesIn: jsonBytes(args),
+          bytesOut: result ? jsonBytes(result) : 0,
+          idempotencyKey: typeof key === "string" ? key : null,
+        });
+      }
+    }
+  }
+
+  /** The call with its idempotency key honoured, keys kept apart per caller (one client cannot replay another's). */
+  private async keyed(
+    name: string,
+    args: Record<string, unknown>,
+    onProgress: ((update: ProgressUpdate) => void) | undefined,
+    signal: AbortSignal | undefined,
+    meta: Record<string, unknown> | undefined,
+    scope: CallScope,
   ): Promise<CallToolResult> {
     const key = idempotencyKeyOf(meta);
     if (key === null) return this.run(name, args, onProgress, signal, meta);
@@ -78,9 +142,10 @@ export class ToolCalls {
       );
     if (!this.deps.live() && !this.deps.tools().has(name)) await this.deps.booted(signal);
     const entry = this.deps.tools().get(name);
+    const own = scope.caller === OPERATOR ? key : `${scope.caller.id}:${key}`;
     if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined)
-      args = { ...args, id: derivedRecordId(entry.route.instance, key) };
-    const step = this.idempotency.begin(name, key, args);
+      args = { ...args, id: derivedRecordId(entry.route.instance, own) };
+    const step = this.idempotency.begin(name, scope.caller === OPERATOR ? key : `${scope.caller.binding}\0${key}`, args);
     if (step.kind === "again") {
       this.observer?.idempotentReplay(entry ? name : "unknown");
       return step.answer;
@@ -116,10 +181,7 @@ export class ToolCalls {
       throw err;
     }
     const route = before ?? this.deps.tools().get(name)?.route;
-    // An upstream's own result passes through with its _meta: only a well-formed code is a code.
-    const code = (result._meta?.["patchbay/error"] as { code?: unknown } | undefined)?.code;
-    const outcome =
-      typeof code === "string" && /^PB_ERR_[A-Z_]{1,60}$/.test(code) ? code : result.isError ? "tool_error" : "ok";
+    const outcome = outcomeOf(result);
     const instance = route?.instance ?? "none";
     this.observer?.toolCall(instance, route ? name : "unknown", outcome, (performance.now() - started) / 1000);
     end?.(instance, outcome);
@@ -220,18 +282,4 @@ export class ToolCalls {
   }
 }
 
-/** A Patchbay failure as an MCP tool error: the code first, then what happened and what to do. */
-function toolError(err: unknown): CallToolResult {
-  const wire = toWire(err);
-  return {
-    isError: true,
-    content: [{ type: "text", text: `[${wire.code}] ${wire.message}\n${wire.hint}` }],
-    _meta: { "patchbay/error": { code: wire.code, hint: wire.hint } },
-  };
-}
-
-function isToolResult(v: unknown): v is CallToolResult {
-  return !!v && typeof v === "object" && Array.isArray((v as { content?: unknown }).content);
-}
-
-const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);
+const OPERATOR_SCOPE: CallScope = Object.freeze({ caller: OPERATOR, session: null });

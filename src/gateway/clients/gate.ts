@@ -1,0 +1,74 @@
+/**
+ * What the gateway checks for a caller before a request reaches an instance, and what it records
+ * after: the policy (caller.ts), the quota (a QuotaStore: in memory, or shared by replicas through
+ * PostgreSQL), and one audit record per request that reached an instance. The operator with no
+ * audit sink pays nothing here: ToolCalls skips the gate for it.
+ */
+import type { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { pbError, type ErrorCode as PbCode } from "../../errors.js";
+import { protocolError } from "../rpc-errors.js";
+import { forbidden, type Caller } from "./caller.js";
+
+export type Admission =
+  | { ok: true; release(): void }
+  | { ok: false; code: PbCode; message: string; retryAfterMs: number };
+
+export interface QuotaLimits {
+  callsPerMinute: number | null;
+  concurrent: number | null;
+}
+
+export interface QuotaStore {
+  /** Synchronous in memory (the hot path pays no await); a Promise when the count lives in PostgreSQL. */
+  admit(clientId: string, limits: QuotaLimits): Admission | Promise<Admission>;
+}
+
+export interface AuditEntry {
+  time: string;
+  client: string;
+  session: string | null;
+  instance: string;
+  kind: "tool" | "resource" | "prompt";
+  name: string;
+  outcome: string;
+  durationMs: number;
+  bytesIn: number;
+  bytesOut: number;
+  idempotencyKey: string | null;
+}
+
+/** Who asked, and in which session (null over stdio and stateless HTTP). */
+export interface CallScope {
+  caller: Caller;
+  session: string | null;
+}
+
+const NOTHING_TO_RELEASE = (): void => undefined;
+
+export class ClientGate {
+  quotas: QuotaStore | null = null;
+  /** Told of each request that reached an instance (audit/*: the file, or PostgreSQL). */
+  audit: ((entry: AuditEntry) => void) | null = null;
+
+  /** The refusal of `what` for a caller whose policy does not name it. */
+  refuse(caller: Caller, what: string): McpError {
+    return protocolError(forbidden(caller, what));
+  }
+
+  /**
+   * Takes a slot of the caller's quota; the returned function gives it back. Throws the coded
+   * refusal, with the time to wait, when the caller is past it.
+   */
+  admit(caller: Caller): (() => void) | Promise<() => void> {
+    const limits = caller.policy?.limits;
+    if (!this.quotas || !limits || (limits.callsPerMinute === null && limits.concurrent === null))
+      return NOTHING_TO_RELEASE;
+    const admission = this.quotas.admit(caller.id, limits);
+    return admission instanceof Promise ? admission.then((a) => settle(caller, a)) : settle(caller, admission);
+  }
+}
+
+function settle(caller: Caller, a: Admission): () => void {
+  if (a.ok) return () => a.release();
+  throw protocolError(pbError(a.code, a.message, { client: caller.id }), undefined, { retryAfterMs: a.retryAfterMs });
+}

@@ -1,0 +1,33 @@
+/**
+ * A Patchbay failure as the JSON-RPC error a client gets (resources, prompts, subscriptions, and
+ * a client's refusals): apart so the client checks and the passthrough share it without a circle.
+ */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { toWire } from "../errors.js";
+
+/** JSON-RPC codes of a client's refusals: server-defined, apart from the SDK's own -32000 and -32001. */
+export const RPC_CLIENT_FORBIDDEN = -32003;
+export const RPC_CLIENT_QUOTA = -32004;
+
+const RPC_CODES: Partial<Record<string, number>> = {
+  PB_ERR_UNSUPPORTED: ErrorCode.MethodNotFound,
+  PB_ERR_CLIENT_FORBIDDEN: RPC_CLIENT_FORBIDDEN,
+  PB_ERR_CLIENT_QUOTA: RPC_CLIENT_QUOTA,
+};
+
+/** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
+export function protocolError(err: unknown, rpcCode?: number, extra: Record<string, unknown> = {}): McpError {
+  const w = toWire(err);
+  // The upstream server's own JSON-RPC error: its code and message, as it sent them.
+  if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number") {
+    return Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), {
+      code: w.data.rpcCode,
+      data: { code: w.code, hint: w.hint },
+    }) as unknown as McpError;
+  }
+  // A feature the upstream lacks reads to a client like a method it lacks.
+  const code = rpcCode ?? RPC_CODES[w.code] ?? ErrorCode.InternalError;
+  // A client's refusal names the client (its own id: never another's) for programs to read.
+  const client = typeof w.data.client === "string" ? { client: w.data.client } : {};
+  return new McpError(code, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint, ...client, ...extra });
+}

@@ -1,0 +1,44 @@
+/**
+ * The pieces `serve --http` adds around the gateway: the observer that feeds the status page's
+ * recent refusals, the routes beside MCP (/metrics, the page), and GET /status as each caller may
+ * read it.
+ */
+import { OPERATOR, seesAny, type Caller } from "./clients/caller.js";
+import type { ClientRegistry } from "./clients/registry.js";
+import type { ExtraRoutes } from "./http.js";
+import type { CallObserver, Metrics } from "./metrics.js";
+import type { PageData } from "./page-html.js";
+import type { RecentRefusals } from "./refusals.js";
+import type { StatusDocument } from "./status-document.js";
+
+/** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
+export function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
+  return {
+    toolCall(instance, tool, outcome, seconds) {
+      metrics.toolCall(instance, tool, outcome, seconds);
+      if (outcome.startsWith("PB_ERR_")) refusals.note(`tools/call ${tool}`, outcome);
+    },
+    idempotentReplay: (tool) => metrics.idempotentReplay(tool),
+  };
+}
+
+/** /metrics, then the status page, each with its own access check (observe-routes.ts, status-page.ts). */
+export async function httpRoutes(metrics: Metrics, page: () => PageData): Promise<ExtraRoutes> {
+  const metricsRoute = (await import("./observe-routes.js")).observeRoutes(metrics);
+  const pageRoutes = (await import("./status-page.js")).statusPageRoutes(page);
+  return (req, res, pathname, access) =>
+    metricsRoute(req, res, pathname, access) || pageRoutes(req, res, pathname, access);
+}
+
+/**
+ * GET /status as `caller` may read it: the operator all of it; a client its own id and quota, and
+ * only the instances it sees (no file paths, pids or other clients).
+ */
+export function statusFor(caller: Caller, doc: StatusDocument, clients: ClientRegistry): unknown {
+  if (caller === OPERATOR) return { ...doc, clients: clients.ids() };
+  return {
+    client: { id: caller.id, limits: caller.policy?.limits ?? null },
+    booting: doc.booting,
+    instances: doc.instances.filter((i) => seesAny(caller, i.id)),
+  };
+}
