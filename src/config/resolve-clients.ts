@@ -84,6 +84,12 @@ export function clientIssues(raw: unknown, parsed: ConnectorsFile, instanceIds: 
       });
     policies.push([["gateway", "oauth", "clients", id], c.expose]);
   }
+  for (const [path] of policies)
+    if (path[path.length - 1] === "operator")
+      issues.push({
+        pointer: toPointer(path),
+        message: 'client id "operator" is reserved for the server\'s own token (PATCHBAY_TOKEN): choose another id',
+      });
   for (const [path, expose] of policies)
     for (const ref of Object.keys(expose))
       if (!instanceIds.includes(ref))

@@ -22,7 +22,15 @@ import { allowedHostnames, hostAndOriginCheck } from "./origin.js";
 import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
 import { isRefusal, OPERATOR, type AuthRefusal, type Caller } from "./clients/caller.js";
 import type { ClientRegistry } from "./clients/registry.js";
-import { cancelledId, origin, refuseCaller, requestIds, requestPath, RESOURCE_METADATA, resourceUrl } from "./http-requests.js";
+import {
+  cancelledId,
+  origin,
+  refuseCaller,
+  requestIds,
+  requestPath,
+  RESOURCE_METADATA,
+  resourceUrl,
+} from "./http-requests.js";
 
 export { requestPath } from "./http-requests.js";
 import { SessionTransport } from "./http-session-transport.js";

@@ -10,6 +10,9 @@ import type { CallObserver, Metrics } from "./metrics.js";
 import type { PageData } from "./page-html.js";
 import type { RecentRefusals } from "./refusals.js";
 import type { StatusDocument } from "./status-document.js";
+import type { Host } from "../host/api.js";
+import type { PatchbayError } from "../errors.js";
+import { clientCeilingErrors } from "./clients/ceiling.js";
 
 /** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
 export function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
@@ -41,4 +44,17 @@ export function statusFor(caller: Caller, doc: StatusDocument, clients: ClientRe
     booting: doc.booting,
     instances: doc.instances.filter((i) => seesAny(caller, i.id)),
   };
+}
+
+/** Clients that name more than the gateway exposes (clients/ceiling.ts): serve refuses to start. */
+export async function ceilingProblems(host: Host): Promise<PatchbayError[]> {
+  const g = host.config?.gateway;
+  const specs = [...(g?.clients ?? []), ...(g?.oauth?.clients ?? [])];
+  if (!g || specs.length === 0) return [];
+  const caps = await host.capabilities();
+  return clientCeilingErrors(
+    caps.map((c) => ({ id: c.id, kind: c.kind ?? null, capabilities: c.optional ?? [] })),
+    g.expose,
+    specs,
+  );
 }

@@ -14,7 +14,7 @@ import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
-import { httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
+import { ceilingProblems, httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
 import { pinsStatus } from "./pins/report.js";
@@ -142,7 +142,10 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       }
     }
     try {
-      control = await startControl(dir, controlHandler(host, gateway, status, () => reloadClients()));
+      control = await startControl(
+        dir,
+        controlHandler(host, gateway, status, () => reloadClients()),
+      );
     } catch (err) {
       // Two clients may each spawn `serve --mcp` for one config: the second still serves its
       // client, and `patchbay status` reaches the first.
@@ -196,14 +199,17 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   async function reloadClients(): Promise<{ clients: number; ended: number }> {
     const file = host.config?.file;
     if (!file || !clients)
-      throw pbError("PB_ERR_USAGE", "This serve has no HTTP gateway reading connectors.json: there are no clients to reload.");
+      throw pbError(
+        "PB_ERR_USAGE",
+        "This serve has no HTTP gateway reading connectors.json: there are no clients to reload.",
+      );
     const config = await loadConfig({ config: file, env: opts.env ?? process.env });
     return applyClients(config.gateway);
   }
 
   async function ready(): Promise<void> {
     try {
-      const problems = await gateway.start();
+      const problems = [...(await gateway.start()), ...(await ceilingProblems(host))];
       if (problems.length > 0) {
         throw pbError(
           "PB_ERR_CONFIG_INVALID",

@@ -145,7 +145,11 @@ export class ToolCalls {
     const own = scope.caller === OPERATOR ? key : `${scope.caller.id}:${key}`;
     if (entry && entry.kind === "memory-store" && entry.route.target === "write" && args.id === undefined)
       args = { ...args, id: derivedRecordId(entry.route.instance, own) };
-    const step = this.idempotency.begin(name, scope.caller === OPERATOR ? key : `${scope.caller.binding}\0${key}`, args);
+    const step = this.idempotency.begin(
+      name,
+      scope.caller === OPERATOR ? key : `${scope.caller.binding}\0${key}`,
+      args,
+    );
     if (step.kind === "again") {
       this.observer?.idempotentReplay(entry ? name : "unknown");
       return step.answer;

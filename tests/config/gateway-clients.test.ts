@@ -134,3 +134,16 @@ describe("gateway.clients", () => {
     expect(cfg.gateway.state).toEqual({ postgres: "postgres://u@127.0.0.1/db" });
   });
 });
+
+describe("gateway.clients reserved ids", () => {
+  it("keeps the id operator for the server's own token", async () => {
+    const err = await caught(() =>
+      loadConfig({
+        config: { ...base, gateway: { clients: { operator: { tokenSha256: "c".repeat(64), expose: {} } } } },
+        cwd: "/",
+        env: {},
+      }),
+    );
+    expect(err.message).toContain('/gateway/clients/operator: client id "operator" is reserved');
+  });
+});

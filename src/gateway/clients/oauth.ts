@@ -1,6 +1,10 @@
 // Placeholder interface until the verifier lands; replaced by the real module on merge.
 import type { ResolvedOAuth, ResolvedOAuthClient } from "../../config/types.js";
-export interface OAuthCaller { client: ResolvedOAuthClient; subject: string | null; scopes: string[] }
+export interface OAuthCaller {
+  client: ResolvedOAuthClient;
+  subject: string | null;
+  scopes: string[];
+}
 export interface OAuthRefusal {
   status: 401 | 403 | 503;
   code: "PB_ERR_GATEWAY_TOKEN_INVALID" | "PB_ERR_CLIENT_UNKNOWN" | "PB_ERR_OAUTH_DISCOVERY";

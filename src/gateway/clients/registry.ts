@@ -31,7 +31,10 @@ export class ClientRegistry {
     this.operatorDigest = sha256(operatorToken);
   }
 
-  static async create(operatorToken: string, gateway: Pick<ResolvedGateway, "clients" | "oauth">): Promise<ClientRegistry> {
+  static async create(
+    operatorToken: string,
+    gateway: Pick<ResolvedGateway, "clients" | "oauth">,
+  ): Promise<ClientRegistry> {
     const registry = new ClientRegistry(operatorToken);
     await registry.reload(gateway);
     return registry;
@@ -117,7 +120,9 @@ export class ClientRegistry {
     const code = why === "missing" ? "PB_ERR_GATEWAY_UNAUTHORIZED" : "PB_ERR_GATEWAY_TOKEN_INVALID";
     const challenge = this.verifier.challenge(
       this.resourceMetadataUrl,
-      why === "missing" ? undefined : { status: 401, code: "PB_ERR_GATEWAY_TOKEN_INVALID", message, error: "invalid_token" },
+      why === "missing"
+        ? undefined
+        : { status: 401, code: "PB_ERR_GATEWAY_TOKEN_INVALID", message, error: "invalid_token" },
     );
     return { status: 401, code, message, challenge };
   }
