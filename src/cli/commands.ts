@@ -149,6 +149,43 @@ export const COMMANDS: readonly CommandDecl[] = [
     examples: ["patchbay pins accept mcpConnectors/github", "patchbay pins accept mcpConnectors/github search_issues"],
   },
   {
+    name: "client add",
+    args: "<id>",
+    summary: "a new gateway client: prints its token once, writes only the token's SHA-256 to connectors.json",
+    details: [
+      "Without --expose the client sees every instance the gateway exposes; a client never sees more than gateway.expose.",
+      "A running `patchbay serve --http` of this config takes the new client at once, with no restart.",
+    ],
+    flags: {
+      json,
+      expose: {
+        type: "string",
+        value: "SPEC",
+        help: 'what it sees: "section/name" (all of it) or "section/name=tool,glob*", space-separated; or the JSON object',
+      },
+      "calls-per-minute": { type: "string", value: "N", help: "calls it may make per minute" },
+      concurrent: { type: "string", value: "N", help: "calls it may have in flight at once" },
+      metrics: { type: "boolean", help: "it may read GET /metrics" },
+    },
+    examples: [
+      "patchbay client add ci-bot",
+      'patchbay client add triage --expose "mcpConnectors/github=search_*,get_issue" --calls-per-minute 60',
+    ],
+  },
+  {
+    name: "client list",
+    summary: "the gateway's clients: how each proves who it is, what it sees, its limits (never a token)",
+    flags: { json },
+    examples: ["patchbay client list", "patchbay client list --json"],
+  },
+  {
+    name: "client revoke",
+    args: "<id>",
+    summary: "remove a client; a running serve refuses its token on the next request and ends its sessions",
+    flags: { json },
+    examples: ["patchbay client revoke ci-bot"],
+  },
+  {
     name: "init",
     summary: "write a starter connectors.json and plugins folder in an empty folder",
     details: [
