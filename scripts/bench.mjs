@@ -276,6 +276,7 @@ const TOPICS = [
   "bench/peers.mjs",
   "bench/metrics.mjs",
   "bench/pins.mjs",
+  "bench/clients.mjs",
 ];
 
 for (const topic of TOPICS) {

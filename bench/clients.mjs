@@ -1,0 +1,121 @@
+// Per-client identity's cost, over the real `serve --http` (demo MCP server on the host's thread, so
+// the gateway's own work is most of the figure), with 50 clients configured, each with its own
+// policy. One serve for both sides: two serves differ by ±10% between processes on this machine,
+// more than what is measured. The operator's token takes the single-token path every gateway had
+// before (no policy, no gate). Interleaved rounds, one SDK session each, p50 of each round's calls:
+//   tools/call through a policy'd client (token hashed, looked up, policy checked) × the operator;
+//   tools/list by one of the 50 clients (each tool checked against its policy, which lets all
+//   through) × the operator's.
+// Goals: call ≤ 1.05×, list ≤ 1.1×. Needs `npm run build`.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { oneServerConfig } from "./connectors.mjs";
+import { figure, median, percentile } from "./figures.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const SEQ = Number(process.env.BENCH_CLIENTS_SEQ ?? 600);
+const LISTS = Number(process.env.BENCH_CLIENTS_LISTS ?? 300);
+const ROUNDS = 7;
+const OPERATOR = "bench-operator-token-0123456789";
+const server = path.join(root, "servers", "demo-mcp.mjs");
+const sha = (s) => createHash("sha256").update(s).digest("hex");
+const clientToken = (i) => `bench-client-${i}-token-0123456789`;
+
+function serveConfig(dir, clients) {
+  mkdirSync(dir, { recursive: true });
+  const file = oneServerConfig(dir, "demo", process.execPath, [server], "host");
+  const doc = JSON.parse(readFileSync(file, "utf8"));
+  doc.gateway = { clients: {} };
+  for (let i = 0; i < clients; i++)
+    doc.gateway.clients[`c${i}`] = {
+      tokenSha256: sha(clientToken(i)),
+      // Client 0 (the one measured) sees every tool through a glob, so its list is as long as the
+      // operator's and each entry pays the policy check; the others each a different part.
+      expose: { "mcpConnectors/demo": i === 0 ? ["x_*", "*"] : [`tool_${i}`, "echo"] },
+    };
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
+}
+
+function startServe(file) {
+  const proc = spawn(
+    process.execPath,
+    [path.join(root, "bin", "patchbay.mjs"), "serve", "--http", "--port", "0", "--config", file],
+    {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PATCHBAY_TOKEN: OPERATOR },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let err = "";
+  return new Promise((resolve, reject) => {
+    proc.stderr.on("data", (d) => {
+      err += d;
+      const m = /Streamable HTTP at (http:\/\/\S+\/mcp)/.exec(err);
+      if (m) resolve({ url: m[1], stop: () => proc.kill("SIGTERM") });
+    });
+    proc.on("exit", (code) => reject(new Error(`serve --http exited ${code}:\n${err}`)));
+  });
+}
+
+async function session(url, token) {
+  const client = new Client({ name: "bench-clients", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
+  return client;
+}
+
+async function p50(n, fn) {
+  for (let i = 0; i < 50; i++) await fn();
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    times.push(Number(process.hrtime.bigint() - t) / 1e3);
+  }
+  return percentile(times, 50);
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "pb-bench-clients-"));
+const many = await startServe(serveConfig(path.join(dir, "clients"), 50));
+const operator = await session(many.url, OPERATOR);
+const client = await session(many.url, clientToken(0));
+const listed = (await client.listTools()).tools.map((t) => t.name).join();
+const all = (await operator.listTools()).tools.map((t) => t.name).join();
+if (listed !== all) throw new Error(`client 0 should see every tool (${all}), saw ${listed}`);
+const echo = (c) => () => c.callTool({ name: "demo__echo", arguments: { text: "hi" } });
+
+const call = { single: [], client: [] };
+const list = { single: [], client: [] };
+for (let r = 0; r < ROUNDS; r++) {
+  call.single.push(await p50(SEQ, echo(operator)));
+  call.client.push(await p50(SEQ, echo(client)));
+  list.single.push(await p50(LISTS, () => operator.listTools()));
+  list.client.push(await p50(LISTS, () => client.listTools()));
+}
+await operator.close();
+await client.close();
+many.stop();
+rmSync(dir, { recursive: true, force: true });
+
+const us = (xs) => `${median(xs).toFixed(0)} µs`;
+figure(
+  "tools/call p50, policy'd client (× single token)",
+  median(call.client) / median(call.single),
+  1.05,
+  "×",
+  `(${us(call.client)} vs ${us(call.single)}; 50 clients configured)`,
+);
+figure(
+  "tools/list p50, one of 50 clients (× the operator)",
+  median(list.client) / median(list.single),
+  1.1,
+  "×",
+  `(${us(list.client)} vs ${us(list.single)})`,
+);
