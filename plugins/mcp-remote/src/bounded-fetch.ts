@@ -9,21 +9,32 @@
  * within one event (the bytes since the last blank line). Either way the body errors with the
  * SDK stdio reader's words, which connection.ts reports as "the server sent a message larger
  * than 10 MiB". Redirects and bodiless answers pass unchanged (the SDK follows redirects itself
- * and reads their status, type and location).
+ * and reads their status, type and location). Each request has its own abort signal
+ * (request-abort.ts), so the connection's does not collect a listener per request.
  */
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { requestAbort, untilDone } from "./request-abort.js";
 
 const LF = 10;
 const CR = 13;
 
 export function boundedFetch(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE, base: FetchLike = fetch): FetchLike {
   return async (url, init) => {
-    const response = await base(url, init);
-    if (!response.body || response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))
+    const abort = requestAbort(init?.signal);
+    let response: Response;
+    try {
+      response = await base(url, { ...init, signal: abort.signal });
+    } catch (err) {
+      abort.done();
+      throw err;
+    }
+    if (!response.body || response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      abort.done();
       return response;
+    }
     const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
-    const body = response.body.pipeThrough(sse ? eventBound(maxBytes) : totalBound(maxBytes));
+    const body = untilDone(response.body.pipeThrough(sse ? eventBound(maxBytes) : totalBound(maxBytes)), abort.done);
     const bounded = new Response(body, {
       status: response.status,
       statusText: response.statusText,
