@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs } from "../helpers.js";
+import { cleanupTempDirs, until } from "../helpers.js";
 import { gatewayConfig, startHttpServe, type HttpServe } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
@@ -152,17 +152,14 @@ describe("gateway clients over serve --http", () => {
     const { file } = gatewayConfig({ gateway: { clients } });
     const s = await startHttpServe(file, env, ["--watch"]);
     try {
+      // The watcher is armed once the boot is done: an edit before it would go unseen.
+      await until(() => /watching connectors\.json/.test(s.stderr()), 60_000, "the watcher");
       const a = await s.connect(ALPHA);
       expect((await a.listTools()).tools.length).toBe(2);
       const config = JSON.parse(readFileSync(file, "utf8")) as { gateway: { clients: Record<string, unknown> } };
       delete config.gateway.clients.alpha;
-      const reloaded = new Promise<void>((resolve) =>
-        s.proc.stderr.on("data", () => {
-          if (/reload done/.test(s.stderr())) resolve();
-        }),
-      );
       writeFileSync(file, JSON.stringify(config, null, 2));
-      await reloaded;
+      await until(() => /reload done/.test(s.stderr()), 60_000, "the reload");
       const err = await a.listTools().then(
         () => null,
         (e: unknown) => e as Error,
