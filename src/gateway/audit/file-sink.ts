@@ -1,0 +1,146 @@
+/**
+ * The audit trail on disk: `.patchbay/audit.log`, one JSON line per request that reached an
+ * instance. A call only appends to a buffer; the buffer is written a batch at a time off the hot
+ * path, so a slow disk never slows a call. Past `maxBytes` the file is rotated (audit.log →
+ * audit.log.1 → … → audit.log.<keep>, the oldest dropped), so the trail never fills the disk.
+ * A write that fails loses its batch, is counted, and is reported once: a full disk must never
+ * fail the calls it would have recorded.
+ */
+import { open, rename, rm, type FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { AUDIT_DEFAULTS } from "../../config/defaults.js";
+import type { AuditEntry } from "../clients/gate.js";
+
+export const AUDIT_FILE = "audit.log";
+
+/** How long a line may wait in the buffer before its batch is written. */
+const FLUSH_MS = 100;
+/** A buffer this large is written at once, whatever the timer says. */
+const FLUSH_BYTES = 256 * 1024;
+/** While the disk refuses, at most this much waits; past it the oldest lines are dropped and counted. */
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+
+export interface AuditFileOptions {
+  maxBytes?: number;
+  keep?: number;
+  /** Told once, at the first lost batch (serve: stderr). */
+  onError?: (err: Error) => void;
+}
+
+/** The file names in reading order, oldest first: audit.log.<keep> … audit.log.1, audit.log. */
+export function auditFiles(dir: string, keep: number): string[] {
+  const base = path.join(dir, AUDIT_FILE);
+  return [...Array.from({ length: keep }, (_, i) => `${base}.${keep - i}`), base];
+}
+
+export class AuditFile {
+  readonly file: string;
+  /** Lines lost to write errors (or dropped while the disk refused). */
+  lost = 0;
+  private readonly maxBytes: number;
+  private readonly keep: number;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private handle: FileHandle | null = null;
+  private size = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
+  private reported = false;
+  private closed = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly opts: AuditFileOptions = {},
+  ) {
+    this.file = path.join(dir, AUDIT_FILE);
+    this.maxBytes = Math.max(1024, opts.maxBytes ?? AUDIT_DEFAULTS.maxBytes);
+    this.keep = Math.max(1, opts.keep ?? AUDIT_DEFAULTS.keep);
+  }
+
+  /** Never throws and never waits: the line is written with the next batch. */
+  record(entry: AuditEntry): void {
+    if (this.closed) return;
+    const line = JSON.stringify(entry) + "\n";
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    while (this.pendingBytes > MAX_PENDING_BYTES && this.pending.length > 1) {
+      this.pendingBytes -= this.pending.shift()!.length;
+      this.lost++;
+    }
+    if (this.pendingBytes >= FLUSH_BYTES) this.flushSoon(0);
+    else this.flushSoon(FLUSH_MS);
+  }
+
+  /** Writes everything buffered; resolves when it is on disk (or counted as lost). */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.writing || this.pending.length > 0) {
+      if (this.writing) await this.writing;
+      else this.writing = this.writeBatch().finally(() => (this.writing = null));
+    }
+  }
+
+  /** Flushes and closes the file: a clean shutdown loses no line. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    await this.handle?.close().catch(() => undefined);
+    this.handle = null;
+  }
+
+  private flushSoon(ms: number): void {
+    if (this.timer && ms > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, ms);
+    // A buffered line must not keep a finished process alive; close() writes it.
+    this.timer.unref();
+  }
+
+  private async writeBatch(): Promise<void> {
+    const batch = this.pending.join("");
+    const lines = this.pending.length;
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      const bytes = Buffer.from(batch);
+      await this.open();
+      if (this.size > 0 && this.size + bytes.length > this.maxBytes) await this.rotate();
+      await (await this.open()).write(bytes);
+      this.size += bytes.length;
+    } catch (err) {
+      this.lost += lines;
+      // The handle may be the cause (a deleted folder, a closed fd): the next batch opens afresh.
+      await this.handle?.close().catch(() => undefined);
+      this.handle = null;
+      if (!this.reported) {
+        this.reported = true;
+        this.opts.onError?.(err as Error);
+      }
+    }
+  }
+
+  private async open(): Promise<FileHandle> {
+    if (this.handle) return this.handle;
+    // 0600 like the token next to it: the trail says who called what.
+    this.handle = await open(this.file, "a", 0o600);
+    this.size = (await this.handle.stat()).size;
+    return this.handle;
+  }
+
+  private async rotate(): Promise<void> {
+    await this.handle?.close();
+    this.handle = null;
+    const names = auditFiles(this.dir, this.keep);
+    await rm(names[0], { force: true });
+    for (let i = 1; i < names.length; i++) {
+      // A missing file in the chain (a smaller keep before) is no error.
+      await rename(names[i], names[i - 1]).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "ENOENT") throw err;
+      });
+    }
+  }
+}
