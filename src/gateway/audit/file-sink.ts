@@ -101,18 +101,31 @@ export class AuditFile {
   }
 
   private async writeBatch(): Promise<void> {
-    const batch = this.pending.join("");
-    const lines = this.pending.length;
+    const lines = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
+    let at = 0;
     try {
-      const bytes = Buffer.from(batch);
       await this.open();
-      if (this.size > 0 && this.size + bytes.length > this.maxBytes) await this.rotate();
-      await (await this.open()).write(bytes);
-      this.size += bytes.length;
+      while (at < lines.length) {
+        // As many lines as fit under the cap; at least one in a new file, however long it is.
+        let end = at;
+        let bytes = 0;
+        while (end < lines.length) {
+          const n = Buffer.byteLength(lines[end]);
+          if (this.size + bytes + n > this.maxBytes && (this.size > 0 || end > at)) break;
+          bytes += n;
+          end++;
+        }
+        if (end > at) {
+          await (await this.open()).write(lines.slice(at, end).join(""));
+          this.size += bytes;
+          at = end;
+        }
+        if (at < lines.length) await this.rotate();
+      }
     } catch (err) {
-      this.lost += lines;
+      this.lost += lines.length - at;
       // The handle may be the cause (a deleted folder, a closed fd): the next batch opens afresh.
       await this.handle?.close().catch(() => undefined);
       this.handle = null;
@@ -134,6 +147,7 @@ export class AuditFile {
   private async rotate(): Promise<void> {
     await this.handle?.close();
     this.handle = null;
+    this.size = 0;
     const names = auditFiles(this.dir, this.keep);
     await rm(names[0], { force: true });
     for (let i = 1; i < names.length; i++) {
