@@ -15,6 +15,17 @@ const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
 export const env = { PATCHBAY_TOKEN: OPERATOR };
 
+/** alpha (ALPHA's token) may use echo, fail and the res connector; beta (BETA's) only whoami. */
+export function auditClients(alpha = "alpha", beta = "beta"): Record<string, unknown> {
+  return {
+    [alpha]: {
+      tokenSha256: sha(ALPHA),
+      expose: { "mcpConnectors/gw": ["echo", "fail"], "mcpConnectors/res": true },
+    },
+    [beta]: { tokenSha256: sha(BETA), expose: { "mcpConnectors/gw": ["whoami"] } },
+  };
+}
+
 /** gw (fx-gw-mcp) and res (a resource connector); alpha may use echo, fail and res, beta only whoami. */
 export function auditConfig(gateway: Record<string, unknown> = {}, dir = tempDir("pb-audit-")) {
   const healthFile = path.join(dir, "health");
@@ -30,16 +41,7 @@ export function auditConfig(gateway: Record<string, unknown> = {}, dir = tempDir
         },
         res: { plugin: "fx-mcp-subscribe" },
       },
-      gateway: {
-        clients: {
-          alpha: {
-            tokenSha256: sha(ALPHA),
-            expose: { "mcpConnectors/gw": ["echo", "fail"], "mcpConnectors/res": true },
-          },
-          beta: { tokenSha256: sha(BETA), expose: { "mcpConnectors/gw": ["whoami"] } },
-        },
-        ...gateway,
-      },
+      gateway: { clients: auditClients(), ...gateway },
     },
     dir,
   );
