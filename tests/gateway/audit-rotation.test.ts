@@ -103,4 +103,19 @@ describe("audit.log rotation and `patchbay audit`", () => {
     expect(a.entries.every((e) => e.client === "a" && e.bytesIn >= 250)).toBe(true);
     expect(a.entries).toHaveLength(125);
   });
+
+  it("loses no line when two writers share one folder and rotate under each other", async () => {
+    const dir = tempDir("pb-audit-two-");
+    const one = new AuditFile(dir, { maxBytes: 2048, keep: 100 });
+    const two = new AuditFile(dir, { maxBytes: 2048, keep: 100 });
+    for (let i = 0; i < 200; i++) {
+      (i % 2 ? one : two).record(entry(i));
+      if (i % 20 === 19) await Promise.all([one.flush(), two.flush()]);
+    }
+    await Promise.all([one.close(), two.close()]);
+    const read = await readAuditFiles(dir);
+    expect(read.skipped).toBe(0);
+    expect(read.entries.map((e) => e.bytesIn).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(read.files.length).toBeGreaterThan(5);
+  });
 });

@@ -6,7 +6,7 @@
  * A write that fails loses its batch, is counted, and is reported once: a full disk must never
  * fail the calls it would have recorded.
  */
-import { open, rename, rm, type FileHandle } from "node:fs/promises";
+import { open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AUDIT_DEFAULTS } from "../../config/defaults.js";
 import type { AuditEntry } from "../clients/gate.js";
@@ -43,6 +43,7 @@ export class AuditFile {
   private pendingBytes = 0;
   private handle: FileHandle | null = null;
   private size = 0;
+  private inode = 0;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private reported = false;
@@ -106,8 +107,8 @@ export class AuditFile {
     this.pendingBytes = 0;
     let at = 0;
     try {
-      await this.open();
       while (at < lines.length) {
+        const handle = await this.open();
         // As many lines as fit under the cap; at least one in a new file, however long it is.
         let end = at;
         let bytes = 0;
@@ -118,7 +119,7 @@ export class AuditFile {
           end++;
         }
         if (end > at) {
-          await (await this.open()).write(lines.slice(at, end).join(""));
+          await handle.write(lines.slice(at, end).join(""));
           this.size += bytes;
           at = end;
         }
@@ -137,11 +138,28 @@ export class AuditFile {
   }
 
   private async open(): Promise<FileHandle> {
-    if (this.handle) return this.handle;
+    // Another serve of the same config may have rotated the file under this one: follow the
+    // name, so this process does not go on growing what is now audit.log.1.
+    if (this.handle && (await this.stillNamed())) return this.handle;
+    await this.handle?.close().catch(() => undefined);
     // 0600 like the token next to it: the trail says who called what.
     this.handle = await open(this.file, "a", 0o600);
-    this.size = (await this.handle.stat()).size;
+    const st = await this.handle.stat();
+    this.size = st.size;
+    this.inode = st.ino;
     return this.handle;
+  }
+
+  /** The open file is still audit.log; its size then includes what other processes appended. */
+  private async stillNamed(): Promise<boolean> {
+    try {
+      const st = await stat(this.file);
+      if (st.ino !== this.inode) return false;
+      this.size = st.size;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private async rotate(): Promise<void> {
