@@ -11,6 +11,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, runCli } from "../helpers.js";
 import { startHttpServe } from "./_gateway.js";
+import { everythingConfig } from "./_updates.js";
 import { ALPHA, auditConfig, auditLines, BETA, env, OPERATOR, type Line } from "./_audit.js";
 
 afterAll(cleanupTempDirs);
@@ -129,5 +130,39 @@ describe("the audit trail of serve --http", () => {
     expect(said).toHaveLength(1);
     expect(s.stderr()).toContain("audit.log");
     expect(s.stderr()).not.toContain(OPERATOR);
+  });
+
+  it("records prompts/get and an upstream's JSON-RPC error by its code, without the prompt's arguments", async () => {
+    const { dir, file } = everythingConfig();
+    const s = await startHttpServe(file, env);
+    const op = await s.connect(OPERATOR);
+    let missing: unknown;
+    try {
+      const got = await op.getPrompt({ name: "everything__args-prompt", arguments: { city: SECRET } });
+      expect(JSON.stringify(got)).toContain(SECRET);
+      missing = await op.readResource({ uri: "demo://resource/static/document/no-such.md" }).catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(McpError);
+    } finally {
+      await op.close();
+      expect(await s.stop()).toBe(0);
+    }
+    const { raw, lines } = auditLines(dir);
+    expect(raw).not.toContain(SECRET);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      client: "operator",
+      instance: "mcpConnectors/everything",
+      kind: "prompt",
+      name: "everything__args-prompt",
+      outcome: "ok",
+      bytesIn: Buffer.byteLength(JSON.stringify({ city: SECRET })),
+    });
+    expect(lines[0].bytesOut).toBeGreaterThan(0);
+    expect(lines[1]).toMatchObject({
+      kind: "resource",
+      name: "demo://resource/static/document/no-such.md",
+      outcome: String((missing as McpError).code),
+      bytesOut: 0,
+    });
   });
 });

@@ -26,7 +26,13 @@ export type AuditedRun = <T>(
 
 /** The outcome code of a failed request: its PB_ERR_* code, or the JSON-RPC code it carries. */
 export function outcomeOfError(err: unknown): string {
-  if (isPatchbayError(err)) return err.code;
+  if (isPatchbayError(err)) {
+    // The upstream server's own JSON-RPC error reaches the client with its code: the trail says the same.
+    const rpc = err.data.rpcCode;
+    return err.code === "PB_ERR_UPSTREAM_RPC" && typeof rpc === "number" && Number.isInteger(rpc)
+      ? String(rpc)
+      : err.code;
+  }
   const e = err as { code?: unknown; data?: { code?: unknown } } | null;
   const pb = e?.data?.code;
   if (typeof pb === "string" && /^PB_ERR_[A-Z_]{1,60}$/.test(pb)) return pb;
