@@ -42,7 +42,13 @@ export async function startAuditTrail(opts: AuditTrailOptions): Promise<AuditTra
   if (opts.postgres) {
     // pg loads only for a gateway that shares state: a plain serve never pays for it.
     const { default: pgModule } = await import("pg");
-    pool = new pgModule.Pool({ connectionString: opts.postgres, max: 2 });
+    // Bounded waits: a database that does not answer must not hold a shutdown (or a batch) forever.
+    pool = new pgModule.Pool({
+      connectionString: opts.postgres,
+      max: 2,
+      connectionTimeoutMillis: 5_000,
+      query_timeout: 10_000,
+    });
     // An idle client's lost connection is emitted on the pool: unhandled, it would end the process.
     pool.on("error", () => undefined);
     pg = new AuditPostgres(pool, {
@@ -51,7 +57,8 @@ export async function startAuditTrail(opts: AuditTrailOptions): Promise<AuditTra
           writeFailed(`the PostgreSQL of gateway.state (table patchbay_gateway_audit): ${errorText(err)}`, "STATE"),
         ),
     });
-    await pg.start();
+    // Not awaited: the gateway serves while the table is made (the first batch waits for it).
+    void pg.start();
   }
   return {
     record(entry) {
@@ -62,6 +69,12 @@ export async function startAuditTrail(opts: AuditTrailOptions): Promise<AuditTra
     async close() {
       await Promise.all([file.close(), pg?.flush()]);
       await pool?.end().catch(() => undefined);
+      const lost = file.lost + (pg?.lost ?? 0);
+      // The count the first warning promised: what this run's trail is missing.
+      if (lost > 0)
+        opts.say(
+          `patchbay: [PB_ERR_AUDIT_WRITE] the audit trail lost ${file.lost} entries in ${file.file}${pg ? ` and ${pg.lost} in PostgreSQL` : ""} while this serve ran.`,
+        );
     },
   };
 }
