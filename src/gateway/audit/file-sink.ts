@@ -28,7 +28,7 @@ export interface AuditFileOptions {
 }
 
 /** The file names in reading order, oldest first: audit.log.<keep> … audit.log.1, audit.log. */
-export function auditFiles(dir: string, keep: number): string[] {
+function auditFiles(dir: string, keep: number): string[] {
   const base = path.join(dir, AUDIT_FILE);
   return [...Array.from({ length: keep }, (_, i) => `${base}.${keep - i}`), base];
 }

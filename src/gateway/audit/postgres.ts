@@ -11,7 +11,7 @@ import os from "node:os";
 import type { Pool } from "pg";
 import type { AuditEntry } from "../clients/gate.js";
 
-export const AUDIT_TABLE = "patchbay_gateway_audit";
+const AUDIT_TABLE = "patchbay_gateway_audit";
 
 const FLUSH_MS = 200;
 const FLUSH_ROWS = 500;
@@ -28,7 +28,7 @@ const COLUMNS =
  * the catalog (a unique violation from CREATE TABLE IF NOT EXISTS), so it runs under an advisory
  * lock held for its transaction.
  */
-export async function ensureAuditTable(pool: Pool): Promise<void> {
+async function ensureAuditTable(pool: Pool): Promise<void> {
   const c = await pool.connect();
   try {
     await c.query("BEGIN");

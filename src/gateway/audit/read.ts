@@ -25,7 +25,7 @@ export interface AuditRead {
 const ROTATED = /^audit\.log\.(\d{1,4})$/;
 
 /** The trail's files in `dir`, oldest first (the highest rotation number first, audit.log last). */
-export async function trailFiles(dir: string): Promise<string[]> {
+async function trailFiles(dir: string): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -84,7 +84,7 @@ const STRINGS = ["time", "client", "instance", "kind", "name", "outcome"] as con
 const NUMBERS = ["durationMs", "bytesIn", "bytesOut"] as const;
 
 /** One line as an entry, or null when it is not one (every field present, of its type). */
-export function parseEntry(line: string): AuditEntry | null {
+function parseEntry(line: string): AuditEntry | null {
   let v: unknown;
   try {
     v = JSON.parse(line);
