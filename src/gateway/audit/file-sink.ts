@@ -123,7 +123,7 @@ export class AuditFile {
           this.size += bytes;
           at = end;
         }
-        if (at < lines.length) await this.rotate();
+        if (at < lines.length) await this.rotate(Buffer.byteLength(lines[at]));
       }
     } catch (err) {
       this.lost += lines.length - at;
@@ -162,17 +162,57 @@ export class AuditFile {
     }
   }
 
-  private async rotate(): Promise<void> {
+  /**
+   * Moves audit.log to audit.log.1 (and each older file up one), unless another serve of the same
+   * config did so meanwhile and the new audit.log has room for `need` bytes. Two writers renaming
+   * the chain at once would overwrite each other's files, so the chain moves under a lock file.
+   */
+  private async rotate(need: number): Promise<void> {
     await this.handle?.close();
     this.handle = null;
     this.size = 0;
-    const names = auditFiles(this.dir, this.keep);
-    await rm(names[0], { force: true });
-    for (let i = 1; i < names.length; i++) {
-      // A missing file in the chain (a smaller keep before) is no error.
-      await rename(names[i], names[i - 1]).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== "ENOENT") throw err;
-      });
+    const lock = `${this.file}.lock`;
+    if (!(await takeLock(lock))) return; // Still held: this batch goes over the cap, the next one tries again.
+    try {
+      const size = await stat(this.file).then(
+        (st) => st.size,
+        () => 0,
+      );
+      if (size === 0 || size + need <= this.maxBytes) return;
+      const names = auditFiles(this.dir, this.keep);
+      await rm(names[0], { force: true });
+      for (let i = 1; i < names.length; i++) {
+        // A missing file in the chain (a smaller keep before) is no error.
+        await rename(names[i], names[i - 1]).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== "ENOENT") throw err;
+        });
+      }
+    } finally {
+      await rm(lock, { force: true });
     }
+  }
+}
+
+/** How long a writer waits for another's rotation, and when a lock left by a crashed process is taken over. */
+const LOCK_WAIT_MS = 2_000;
+const LOCK_STALE_MS = 10_000;
+
+/** Creates `lock` exclusively, waiting a little while another writer holds it; false if it never could. */
+async function takeLock(lock: string): Promise<boolean> {
+  const end = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      await (await open(lock, "wx", 0o600)).close();
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const age = await stat(lock).then(
+      (st) => Date.now() - st.mtimeMs,
+      () => 0,
+    );
+    if (age > LOCK_STALE_MS) await rm(lock, { force: true });
+    else if (Date.now() > end) return false;
+    else await new Promise((r) => setTimeout(r, 10));
   }
 }
