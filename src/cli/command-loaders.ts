@@ -11,6 +11,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> =
   boot: async () => (await import("./commands/boot.js")).bootCommand,
   serve: async () => (await import("./commands/serve.js")).serveCommand,
   status: async () => (await import("./commands/status.js")).statusCommand,
+  audit: async () => (await import("./commands/audit.js")).auditCommand,
   "pins diff": async () => (await import("./commands/pins.js")).pinsDiffCommand,
   "pins accept": async () => (await import("./commands/pins.js")).pinsAcceptCommand,
   "client add": async () => (await import("./commands/client.js")).clientAddCommand,

@@ -120,6 +120,25 @@ export const COMMANDS: readonly CommandDecl[] = [
     ],
   },
   {
+    name: "audit",
+    summary: "who called what through `serve --http`: one row per request that reached an instance",
+    details: [
+      "Reads .patchbay/audit.log and its rotated files (audit.log.1 ...), or, when connectors.json names gateway.state, the PostgreSQL every replica writes to.",
+      "Each entry: time, client, session, instance, tool/resource/prompt, outcome code, duration, bytes in and out, idempotency key; never argument or result values.",
+      "A line that is not an entry is skipped and counted on stderr. Exit 1 when the trail cannot be read (PB_ERR_AUDIT_UNREADABLE).",
+    ],
+    flags: {
+      json: { type: "boolean", help: "print each entry as one JSON line on stdout, as the trail stores it" },
+      client: { type: "string", value: "ID", help: "only this client's requests (\"operator\": the server token's)" },
+      since: {
+        type: "string",
+        value: "T",
+        help: "only entries since T: a duration back from now (90s, 10m, 2h, 7d) or an ISO time",
+      },
+    },
+    examples: ["patchbay audit", "patchbay audit --client alpha --since 10m", "patchbay audit --since 2h --json"],
+  },
+  {
     name: "pins diff",
     args: "[instance]",
     summary: "what differs from connectors.lock.json: changed, new and hidden-text definitions, by JSON pointer",

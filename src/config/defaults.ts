@@ -9,3 +9,6 @@ export const DEFAULTS = Object.freeze({
   max_memory_mb: 512,
   health_interval_ms: 30_000,
 });
+
+/** gateway.audit when it does not say: 10 MiB a file and five rotated files, ~60 MiB at most. */
+export const AUDIT_DEFAULTS = Object.freeze({ maxBytes: 10 * 1024 * 1024, keep: 5 });

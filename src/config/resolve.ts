@@ -8,6 +8,7 @@ import { toPointer, type ConfigIssue } from "./issues.js";
 import type { ConnectorsFile } from "./schema.js";
 import type { ResolvedConfig, ResolvedGateway, ResolvedInstance, ResolvedPinning } from "./types.js";
 import { resolveClients } from "./resolve-clients.js";
+import { AUDIT_DEFAULTS } from "./defaults.js";
 import type { WireError } from "../errors.js";
 
 /** A grant must name something that exists (an instance or an alias), or the plugin's call fails at run time. */
@@ -91,6 +92,10 @@ export function buildResolved({
     expose: { ...parsed.gateway.expose },
     pinning: { default: pinDefault ?? "enforce", instances: pinInstances } as ResolvedPinning,
     ...resolveClients(parsed.gateway),
+    audit: {
+      maxBytes: parsed.gateway.audit?.maxBytes ?? AUDIT_DEFAULTS.maxBytes,
+      keep: parsed.gateway.audit?.keep ?? AUDIT_DEFAULTS.keep,
+    },
   };
   return deepFreeze({
     file,

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { SECTIONS, type Section } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
-import { DEFAULTS } from "./defaults.js";
+import { AUDIT_DEFAULTS, DEFAULTS } from "./defaults.js";
 import { clientsSchema, oauthSchema, stateSchema } from "./gateway-clients-schema.js";
 
 export const DEFAULT_PLUGIN_DIRS: readonly string[] = Object.freeze(["./plugins"]);
@@ -168,6 +168,31 @@ const DefaultsSchema = z
 const pinningMode = z.enum(["enforce", "warn", "off"]);
 
 /** What `patchbay serve --mcp|--http` offers AI clients; the default is read-only. */
+const auditSchema = z
+  .strictObject({
+    maxBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(2 ** 40)
+      .optional()
+      .meta({ description: `Rotate .patchbay/audit.log past this size (default ${AUDIT_DEFAULTS.maxBytes}).` }),
+    keep: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({
+        description: `Rotated files kept: audit.log.1 (newest) to audit.log.N (default ${AUDIT_DEFAULTS.keep}).`,
+      }),
+  })
+  .optional()
+  .meta({
+    description:
+      "The audit trail of `serve --http`: one JSON line per request that reached an instance in .patchbay/audit.log (and in PostgreSQL with gateway.state); read it with `patchbay audit`.",
+  });
+
 const GatewaySchema = z
   .strictObject({
     expose: z
@@ -206,6 +231,7 @@ const GatewaySchema = z
     clients: clientsSchema(instanceRef),
     oauth: oauthSchema(instanceRef),
     state: stateSchema,
+    audit: auditSchema,
   })
   .default({ expose: {}, pinning: "enforce", clients: {} })
   .meta({
@@ -260,7 +286,7 @@ const MCP_INSTANCE_KEYS = Object.keys({ ...commonFields, ...mcpFields, ...traili
 export function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return TOP_KEYS;
   if (path.length === 1 && path[0] === "defaults") return DEFAULTS_KEYS;
-  if (path.length === 1 && path[0] === "gateway") return ["expose", "pinning", "clients", "oauth", "state"];
+  if (path.length === 1 && path[0] === "gateway") return ["expose", "pinning", "clients", "oauth", "state", "audit"];
   if (path.length === 2 && (SECTIONS as readonly PropertyKey[]).includes(path[0])) {
     return path[0] === "mcpConnectors" ? MCP_INSTANCE_KEYS : INSTANCE_KEYS;
   }

@@ -67,6 +67,8 @@ export interface ResolvedGateway {
   oauth: ResolvedOAuth | null;
   /** Shared gateway state (quotas, audit); null: in memory per process. */
   state: { postgres: string } | null;
+  /** The audit trail's rotation: past maxBytes audit.log becomes audit.log.1, `keep` files kept. */
+  audit: { maxBytes: number; keep: number };
 }
 
 export interface ResolvedInstance {

@@ -512,6 +512,12 @@ export const CATALOGUE = Object.freeze({
     "Check that .patchbay/audit.log (or the PostgreSQL in gateway.state) exists and is readable by this user; the message names the file or line.",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_AUDIT_WRITE: entry(
+    "the audit trail could not be written; calls go on and the lost entries are counted",
+    "Check free space and permissions of .patchbay/ (or that the PostgreSQL in gateway.state is up); serve says this once, at the first lost entry.",
+    EXIT.UNHEALTHY,
+    true,
+  ),
 } satisfies Record<`PB_ERR_${string}`, CatalogueEntry>);
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -22,7 +22,9 @@ import { packageVersion } from "../paths.js";
 import { BootView } from "./boot-view.js";
 import { CatalogKeeper } from "./catalog-keeper.js";
 import { describeCapabilities } from "./offers.js";
-import { PassthroughRoutes, registerPassthrough } from "./resources.js";
+import { ALL, PassthroughRoutes } from "./resources.js";
+import { registerPassthrough } from "./passthrough-handlers.js";
+import { auditedRun } from "./audit/requests.js";
 import { Subscriptions } from "./subscriptions.js";
 import type { ToolCallExtra } from "./lane-types.js";
 import { ToolCalls } from "./tool-calls.js";
@@ -194,7 +196,11 @@ export class Gateway {
         offers,
         () => this.boot.booted(),
         () => this.boot.listWait(),
-        view.sees ? { sees: view.sees, refuse: view.refuse } : undefined,
+        {
+          sees: view.sees ?? ALL,
+          refuse: view.refuse,
+          audited: auditedRun(() => this.calls.gate.audit, caller, opts.session ?? null),
+        },
       );
       if (offers.resources && offers.subscribe)
         this.subscriptions.register(

@@ -9,22 +9,12 @@
  * the gateway remembers which instance listed each URI and sends reads there (the first instance
  * listed wins a URI two list). Prompt names are namespaced like tools: <instance>__<prompt>.
  */
-import {
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { pbError } from "../errors.js";
 import type { Host } from "../host/api.js";
 import type { InstanceCapabilities } from "../registry/capabilities.js";
 import { nameTools, type ToolRoute } from "./names.js";
 import type { PinBook } from "./pins/pin-book.js";
 import type { PatchbayError } from "../errors.js";
-import { protocolError } from "./rpc-errors.js";
 
 export const RESOURCE_METHODS = ["list_resources", "read_resource"] as const;
 export const PROMPT_METHODS = ["list_prompts", "get_prompt"] as const;
@@ -59,7 +49,8 @@ function items(result: unknown, key: string): Record<string, unknown>[] {
 
 /** Which instances a caller sees whole (its resources and prompts): clients/caller.ts seesWhole. */
 export type Sees = (instance: string) => boolean;
-const ALL: Sees = () => true;
+/** The operator's view: every instance (the handlers skip their per-caller checks for it). */
+export const ALL: Sees = () => true;
 
 /** At most this many remembered URI owners; past it the book starts over (a list refills it). */
 const MAX_ROUTES = 10_000;
@@ -132,11 +123,22 @@ export class PassthroughRoutes {
     return this.uriOwner.get(uri);
   }
 
-  /** Reads `uri` from its owner; `refuse` answers a caller whose view leaves the owner out. */
-  async readResource(uri: string, sees: Sees = ALL, refuse?: () => Error): Promise<unknown> {
+  /**
+   * Reads `uri` from its owner; `refuse` answers a caller whose view leaves the owner out.
+   * `reached` hears each instance asked, just before it is (the audit trail names it).
+   */
+  async readResource(
+    uri: string,
+    sees: Sees = ALL,
+    refuse?: () => Error,
+    reached: (instance: string) => void = () => undefined,
+  ): Promise<unknown> {
     const owner = await this.ownerOf(uri);
     if (owner && !sees(owner)) throw refuse?.();
-    if (owner) return this.host.call(owner, "read_resource", [uri]);
+    if (owner) {
+      reached(owner);
+      return this.host.call(owner, "read_resource", [uri]);
+    }
     // A URI no connector lists (one from a template): the first connector that can read it.
     const candidates = this.current().resources.filter((c) => sees(c.id));
     if (candidates.length === 0 && refuse && this.current().resources.length > 0) throw refuse();
@@ -149,6 +151,7 @@ export class PassthroughRoutes {
     let first: unknown;
     for (const c of candidates) {
       try {
+        reached(c.id);
         return await this.host.call(c.id, "read_resource", [uri]);
       } catch (err) {
         first ??= err;
@@ -210,91 +213,4 @@ export class PassthroughRoutes {
     }
     return all;
   }
-}
-
-/**
- * Registers the resources and prompts handlers on one client's server (for the capabilities it was
- * offered); returns the owner lookup the subscription handlers use. Each handler waits for the boot.
- */
-export function registerPassthrough(
-  server: Server,
-  routes: PassthroughRoutes,
-  offers: { resources: boolean; prompts: boolean },
-  booted: () => Promise<void>,
-  listWait: () => Promise<void>,
-  view: View = { sees: ALL, refuse: (what) => new Error(`unreachable: ${what}`) },
-): (uri: string) => Promise<string | undefined> {
-  // The SDK refuses a handler for a capability the server does not announce.
-  if (offers.resources) registerResources(server, routes, booted, listWait, view);
-  if (offers.prompts) registerPrompts(server, routes, booted, listWait, view);
-  return async (uri) => {
-    await booted();
-    return routes.ownerOf(uri);
-  };
-}
-
-/** One client's view: what it sees whole, and the refusal of what it does not (the caller's code and id). */
-export interface View {
-  sees: Sees;
-  refuse: (what: string) => Error;
-}
-
-function registerResources(
-  server: Server,
-  routes: PassthroughRoutes,
-  booted: () => Promise<void>,
-  listWait: () => Promise<void>,
-  view: View,
-): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    await listWait();
-    return { resources: await routes.listResources(view.sees) } as never;
-  });
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    await booted();
-    try {
-      const refuse = () => view.refuse(`resource ${req.params.uri.slice(0, 200)}`);
-      return (await routes.readResource(req.params.uri, view.sees, refuse)) as never;
-    } catch (err) {
-      throw protocolError(err);
-    }
-  });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
-    await listWait();
-    return { resourceTemplates: await routes.listTemplates(view.sees) } as never;
-  });
-}
-
-function registerPrompts(
-  server: Server,
-  routes: PassthroughRoutes,
-  booted: () => Promise<void>,
-  listWait: () => Promise<void>,
-  view: View,
-): void {
-  server.setRequestHandler(ListPromptsRequestSchema, async () => {
-    await listWait();
-    return { prompts: await routes.listPrompts(view.sees) } as never;
-  });
-  server.setRequestHandler(GetPromptRequestSchema, async (req) => {
-    await booted();
-    const route = await routes.promptRoute(req.params.name);
-    if (view.sees !== ALL && (!route || route instanceof Error || !view.sees(route.instance)))
-      throw protocolError(view.refuse(`prompt "${req.params.name.slice(0, 200)}"`));
-    if (route instanceof Error) throw protocolError(route, ErrorCode.InvalidParams);
-    if (!route)
-      throw protocolError(
-        pbError(
-          "PB_ERR_GATEWAY_PROMPT_UNKNOWN",
-          `No prompt ${req.params.name.slice(0, 200)} on this gateway (its connector may be unhealthy or not exposed).`,
-          { prompt: req.params.name.slice(0, 200) },
-        ),
-        ErrorCode.InvalidParams,
-      );
-    try {
-      return (await routes.getPrompt(route, req.params.arguments)) as never;
-    } catch (err) {
-      throw protocolError(err);
-    }
-  });
 }

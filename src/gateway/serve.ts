@@ -14,6 +14,7 @@ import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
+import { startAuditTrail, type AuditTrail } from "./audit/trail.js";
 import { ceilingProblems, httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
@@ -75,6 +76,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
   let tracer: CallTracer | null = null;
+  let audit: AuditTrail | null = null;
   let stdioClosed: Promise<void> = new Promise(() => undefined);
   const status = (): StatusDocument => ({
     pid: process.pid,
@@ -98,6 +100,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     await http?.close();
     await metricsListener?.close();
     await control?.close();
+    // After the transports: the last calls' entries are buffered by now, and written here.
+    await audit?.close();
     // Sends the spans still batched before the process ends.
     await tracer?.shutdown().catch(() => undefined);
   };
@@ -160,6 +164,14 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     if (opts.http) {
       token = loadToken(dir, opts.env);
       clients = await ClientRegistry.create(token.value, host.config?.gateway ?? { clients: [], oauth: null });
+      // The trail of who called what: an HTTP gateway's callers are many (stdio has one, the operator).
+      audit = await startAuditTrail({
+        dir,
+        ...host.config?.gateway.audit,
+        postgres: host.config?.gateway.state?.postgres ?? null,
+        say: (line) => opts.say(host.scrubber.scrub(line)),
+      });
+      gateway.calls.gate.audit = audit.record;
       const refusals = new RecentRefusals();
       gateway.calls.observer = noteRefusals(metrics!, refusals);
       const routes = await httpRoutes(metrics!, () => ({

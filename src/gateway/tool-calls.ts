@@ -19,6 +19,7 @@ import { StatsBook } from "./stats.js";
 import { clip, isToolResult, jsonBytes, outcomeOf, toolError } from "./tool-results.js";
 import { OPERATOR } from "./clients/caller.js";
 import { ClientGate, type CallScope } from "./clients/gate.js";
+import { outcomeOfError, roundMs } from "./audit/requests.js";
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
 const MAX_ARGS_BYTES = 4 * 1024 * 1024;
@@ -101,9 +102,13 @@ export class ToolCalls {
     const release = typeof admitted === "function" ? admitted : await admitted;
     const started = performance.now();
     let result: CallToolResult | undefined;
+    let failed = "PB_ERR_INTERNAL";
     try {
       result = await this.keyed(name, args, onProgress, signal, meta, scope);
       return result;
+    } catch (err) {
+      failed = outcomeOfError(err);
+      throw err;
     } finally {
       release();
       if (this.gate.audit && entry) {
@@ -115,8 +120,8 @@ export class ToolCalls {
           instance: entry.route.instance,
           kind: "tool",
           name,
-          outcome: result ? outcomeOf(result) : "PB_ERR_INTERNAL",
-          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          outcome: result ? outcomeOf(result) : failed,
+          durationMs: roundMs(performance.now() - started),
           bytesIn: jsonBytes(args),
           bytesOut: result ? jsonBytes(result) : 0,
           idempotencyKey: typeof key === "string" ? key : null,

@@ -1,0 +1,189 @@
+/**
+ * The audit trail in PostgreSQL, for replicas that share gateway.state: every replica appends to
+ * one table, so `patchbay audit` reads one trail across them. It takes a pg Pool rather than a
+ * connection string, so it can share the pool of the rest of the shared state.
+ *
+ * Like the file, the hot path only buffers: a batch is inserted at a time (one statement through
+ * unnest, whatever its size), and a database that refuses loses its batch, counted and reported
+ * once, never failing a call.
+ */
+import os from "node:os";
+import type { Pool } from "pg";
+import type { AuditEntry } from "../clients/gate.js";
+
+const AUDIT_TABLE = "patchbay_gateway_audit";
+
+const FLUSH_MS = 200;
+const FLUSH_ROWS = 500;
+/** While the database is down, at most this many rows wait; past it the oldest are dropped and counted. */
+const MAX_PENDING = 20_000;
+/** Any number both replicas agree on: it serializes their CREATE TABLE IF NOT EXISTS. */
+const SCHEMA_LOCK = 0x7062_6175;
+
+const COLUMNS =
+  "time, replica, client, session, instance, kind, name, outcome, duration_ms, bytes_in, bytes_out, idempotency_key";
+
+/**
+ * Creates the table and its indexes when missing. Two replicas starting at once would race on
+ * the catalog (a unique violation from CREATE TABLE IF NOT EXISTS), so it runs under an advisory
+ * lock held for its transaction.
+ */
+async function ensureAuditTable(pool: Pool): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query("BEGIN");
+    await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+    await c.query(`CREATE TABLE IF NOT EXISTS ${AUDIT_TABLE} (
+      id bigserial PRIMARY KEY,
+      time timestamptz NOT NULL,
+      replica text NOT NULL,
+      client text NOT NULL,
+      session text,
+      instance text NOT NULL,
+      kind text NOT NULL,
+      name text NOT NULL,
+      outcome text NOT NULL,
+      duration_ms double precision NOT NULL,
+      bytes_in bigint NOT NULL,
+      bytes_out bigint NOT NULL,
+      idempotency_key text)`);
+    await c.query(`CREATE INDEX IF NOT EXISTS ${AUDIT_TABLE}_time ON ${AUDIT_TABLE} (time)`);
+    await c.query(`CREATE INDEX IF NOT EXISTS ${AUDIT_TABLE}_client_time ON ${AUDIT_TABLE} (client, time)`);
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+export interface AuditPgOptions {
+  /** Which process wrote a row (default host:pid): replicas are told apart in the trail. */
+  replica?: string;
+  /** Told once, at the first lost batch. */
+  onError?: (err: Error) => void;
+}
+
+export class AuditPostgres {
+  lost = 0;
+  private readonly replica: string;
+  private pending: AuditEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
+  private reported = false;
+  private tableReady = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly opts: AuditPgOptions = {},
+  ) {
+    this.replica = opts.replica ?? `${os.hostname()}:${process.pid}`;
+  }
+
+  /** Creates the table now, so a bad database is reported at start; retried with each batch until it works. */
+  async start(): Promise<void> {
+    await this.prepare().catch((err: Error) => this.report(err));
+  }
+
+  private async prepare(): Promise<void> {
+    if (this.tableReady) return;
+    await ensureAuditTable(this.pool);
+    this.tableReady = true;
+  }
+
+  record(entry: AuditEntry): void {
+    this.pending.push(entry);
+    if (this.pending.length > MAX_PENDING) {
+      this.pending.shift();
+      this.lost++;
+    }
+    if (this.pending.length >= FLUSH_ROWS) this.flushSoon(0);
+    else this.flushSoon(FLUSH_MS);
+  }
+
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.writing || this.pending.length > 0) {
+      if (this.writing) await this.writing;
+      else this.writing = this.insertBatch().finally(() => (this.writing = null));
+    }
+  }
+
+  private flushSoon(ms: number): void {
+    if (this.timer && ms > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async insertBatch(): Promise<void> {
+    const rows = this.pending.splice(0, FLUSH_ROWS * 4);
+    const col = <T>(f: (e: AuditEntry) => T): T[] => rows.map(f);
+    try {
+      await this.prepare();
+      await this.pool.query(
+        `INSERT INTO ${AUDIT_TABLE} (${COLUMNS}) SELECT * FROM unnest(
+          $1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+          $9::float8[], $10::int8[], $11::int8[], $12::text[])`,
+        [
+          col((e) => e.time),
+          col(() => this.replica),
+          col((e) => e.client),
+          col((e) => e.session),
+          col((e) => e.instance),
+          col((e) => e.kind),
+          col((e) => e.name),
+          col((e) => e.outcome),
+          col((e) => e.durationMs),
+          col((e) => e.bytesIn),
+          col((e) => e.bytesOut),
+          col((e) => e.idempotencyKey),
+        ],
+      );
+    } catch (err) {
+      this.lost += rows.length;
+      this.report(err as Error);
+    }
+  }
+
+  private report(err: Error): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.opts.onError?.(err);
+  }
+}
+
+export interface AuditQuery {
+  client?: string;
+  /** Only entries at or after this time. */
+  since?: Date;
+}
+
+/** The stored entries, oldest first, across every replica that wrote to the table. */
+export async function readAuditRows(pool: Pool, q: AuditQuery): Promise<(AuditEntry & { replica: string })[]> {
+  const res = await pool.query(
+    `SELECT ${COLUMNS} FROM ${AUDIT_TABLE}
+      WHERE ($1::text IS NULL OR client = $1) AND ($2::timestamptz IS NULL OR time >= $2)
+      ORDER BY time, id`,
+    [q.client ?? null, q.since ?? null],
+  );
+  return res.rows.map((r) => ({
+    time: new Date(r.time).toISOString(),
+    replica: r.replica,
+    client: r.client,
+    session: r.session,
+    instance: r.instance,
+    kind: r.kind,
+    name: r.name,
+    outcome: r.outcome,
+    durationMs: Number(r.duration_ms),
+    bytesIn: Number(r.bytes_in),
+    bytesOut: Number(r.bytes_out),
+    idempotencyKey: r.idempotency_key,
+  }));
+}

@@ -1,0 +1,128 @@
+/**
+ * The audit trail in PostgreSQL: two `serve --http` processes (two folders, one database, started
+ * at once so both create the table together) record their calls in one table, and
+ * `patchbay audit` reads both, told apart by replica. The connection string is a secret and is
+ * printed nowhere. Needs PATCHBAY_TEST_PG_URL (.ci/postgres.sh); skipped with the reason without.
+ * A database that does not answer (no server needed) costs no call and is said once, coded.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type AddressInfo } from "node:net";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupTempDirs, runCli } from "../helpers.js";
+import { startHttpServe } from "./_gateway.js";
+import { ALPHA, auditClients, auditConfig, auditLines, BETA, OPERATOR, type Line } from "./_audit.js";
+
+const PG = process.env.PATCHBAY_TEST_PG_URL;
+const missing = PG ? null : "PATCHBAY_TEST_PG_URL is not set (run .ci/postgres.sh)";
+if (missing) console.log(`audit PostgreSQL tests skipped: ${missing}`);
+
+// This run's own client ids: the table outlives test runs, and rows of earlier runs must not count.
+const run = randomBytes(4).toString("hex");
+const A = `alpha-${run}`;
+const B = `beta-${run}`;
+
+afterAll(async () => {
+  cleanupTempDirs();
+  if (!PG) return;
+  const pool = new pg.Pool({ connectionString: PG, max: 1 });
+  await pool.query("DELETE FROM patchbay_gateway_audit WHERE client = ANY($1)", [[A, B]]).catch(() => undefined);
+  await pool.end();
+});
+
+const jsonLines = (text: string) =>
+  text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line & { replica: string });
+
+describe.skipIf(missing)("the audit trail in gateway.state's PostgreSQL", () => {
+  it("holds both replicas' calls, and `patchbay audit` reads them across replicas", async () => {
+    const env = { PATCHBAY_TOKEN: OPERATOR, AUDIT_PG: PG! };
+    const gateway = { state: { postgres: "${AUDIT_PG}" }, clients: auditClients(A, B) };
+    const one = auditConfig(gateway);
+    const two = auditConfig(gateway);
+    const [s1, s2] = await Promise.all([startHttpServe(one.file, env), startHttpServe(two.file, env)]);
+    try {
+      const a1 = await s1.connect(ALPHA);
+      const a2 = await s2.connect(ALPHA);
+      const b2 = await s2.connect(BETA);
+      await a1.callTool({ name: "gw__echo", arguments: { text: "on one" } });
+      await a2.callTool({ name: "gw__echo", arguments: { text: "on two" } });
+      await a2.readResource({ uri: "plain://one" });
+      await b2.callTool({ name: "gw__whoami", arguments: {} });
+      await Promise.all([a1.close(), a2.close(), b2.close()]);
+    } finally {
+      expect(await s1.stop()).toBe(0);
+      expect(await s2.stop()).toBe(0);
+    }
+    for (const s of [s1, s2]) {
+      expect(s.stderr()).not.toContain(PG!);
+      expect(s.stderr()).not.toContain("PB_ERR_AUDIT_WRITE");
+    }
+
+    const a = await runCli(["audit", "--client", A, "--since", "10m", "--json", "--config", one.file], {
+      cwd: one.dir,
+      env: { AUDIT_PG: PG! },
+    });
+    expect(a.stderr).toBe("");
+    expect(a.code).toBe(0);
+    const rows = jsonLines(a.stdout);
+    expect(rows.map((r) => `${r.kind} ${r.name}`)).toEqual(["tool gw__echo", "tool gw__echo", "resource plain://one"]);
+    expect(rows.every((r) => r.client === A)).toBe(true);
+    // Two processes wrote them: two replicas in one trail.
+    expect(new Set(rows.map((r) => r.replica)).size).toBe(2);
+    expect(rows[0]).toMatchObject({ instance: "mcpConnectors/gw", outcome: "ok", idempotencyKey: null });
+    expect(typeof rows[0].session).toBe("string");
+
+    // From the other folder, without a filter on client: beta's call is there too.
+    const all = await runCli(["audit", "--since", "10m", "--config", two.file], {
+      cwd: two.dir,
+      env: { AUDIT_PG: PG! },
+    });
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain("REPLICA");
+    expect(all.stdout).toContain(B);
+    expect(all.stdout + all.stderr).not.toContain(PG!);
+  });
+});
+
+describe("the audit trail when gateway.state's PostgreSQL does not answer", () => {
+  it("serves every call, says so once with its code, and prints no part of the connection string", async () => {
+    const port = await freePort();
+    const password = `pw-${run}-do-not-print`;
+    const env = { PATCHBAY_TOKEN: OPERATOR, AUDIT_PG: `postgres://audit:${password}@127.0.0.1:${port}/nowhere` };
+    const { dir, file } = auditConfig({ state: { postgres: "${AUDIT_PG}" } });
+    const s = await startHttpServe(file, env);
+    const alpha = await s.connect(ALPHA);
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await alpha.callTool({ name: "gw__echo", arguments: { text: `${i}` } })).isError).not.toBe(true);
+    } finally {
+      await alpha.close();
+      expect(await s.stop()).toBe(0);
+    }
+    const err = s.stderr();
+    expect(err).not.toContain(password);
+    expect(err).not.toContain("postgres://");
+    expect(err).toMatch(
+      /\[PB_ERR_AUDIT_WRITE\] The audit trail could not be written to the PostgreSQL of gateway.state/,
+    );
+    expect(err).toMatch(/lost 0 entries in \S+ and 3 in PostgreSQL/);
+    // The file still has every call.
+    expect(auditLines(dir).lines).toHaveLength(3);
+    const cli = await runCli(["audit", "--config", file], { cwd: dir, env: { AUDIT_PG: env.AUDIT_PG } });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain("PB_ERR_AUDIT_UNREADABLE");
+    expect(cli.stderr).not.toContain(password);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
