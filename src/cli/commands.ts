@@ -128,7 +128,7 @@ export const COMMANDS: readonly CommandDecl[] = [
       "A line that is not an entry is skipped and counted on stderr. Exit 1 when the trail cannot be read (PB_ERR_AUDIT_UNREADABLE).",
     ],
     flags: {
-      json: { type: "boolean", help: "print each entry as one JSON line on stdout, as the trail stores it" },
+      json,
       client: { type: "string", value: "ID", help: "only this client's requests (\"operator\": the server token's)" },
       since: {
         type: "string",

@@ -30,12 +30,6 @@ afterAll(async () => {
   await pool.end();
 });
 
-const jsonLines = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line & { replica: string });
-
 describe.skipIf(missing)("the audit trail in gateway.state's PostgreSQL", () => {
   it("holds both replicas' calls, and `patchbay audit` reads them across replicas", async () => {
     const env = { PATCHBAY_TOKEN: OPERATOR, AUDIT_PG: PG! };
@@ -67,7 +61,7 @@ describe.skipIf(missing)("the audit trail in gateway.state's PostgreSQL", () => 
     });
     expect(a.stderr).toBe("");
     expect(a.code).toBe(0);
-    const rows = jsonLines(a.stdout);
+    const rows = (JSON.parse(a.stdout) as { entries: (Line & { replica: string })[] }).entries;
     expect(rows.map((r) => `${r.kind} ${r.name}`)).toEqual(["tool gw__echo", "tool gw__echo", "resource plain://one"]);
     expect(rows.every((r) => r.client === A)).toBe(true);
     // Two processes wrote them: two replicas in one trail.

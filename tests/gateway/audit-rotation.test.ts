@@ -65,7 +65,7 @@ describe("audit.log rotation and `patchbay audit`", () => {
 
     const all = await runCli(["audit", "--json", "--config", file], { cwd: dir });
     expect(all.code).toBe(0);
-    expect(jsonLines(all.stdout)).toEqual(kept);
+    expect((JSON.parse(all.stdout) as { entries: Line[] }).entries).toEqual(kept);
     const human = await runCli(["audit", "--client", "alpha", "--config", file], { cwd: dir });
     expect(human.stdout.trim().split("\n")).toHaveLength(kept.length + 1);
 
@@ -73,7 +73,7 @@ describe("audit.log rotation and `patchbay audit`", () => {
     appendFileSync(files[1], 'not json at all\n{"time":"2026-01-01T00:00:00Z","client":"x"}\n');
     const after = await runCli(["audit", "--json", "--config", file], { cwd: dir });
     expect(after.code).toBe(0);
-    expect(jsonLines(after.stdout)).toEqual(kept);
+    expect((JSON.parse(after.stdout) as { entries: Line[]; skipped: number }).entries).toEqual(kept);
     expect(after.stderr).toMatch(/skipped 2 lines that are not audit entries \(the first at \S+audit\.log\.1:\d+\)/);
   });
 

@@ -90,17 +90,15 @@ describe("the audit trail of serve --http", () => {
     expect(new Set([alphaEcho.session, alphaFail.session, alphaRead.session]).size).toBe(1);
     expect(new Set([opEcho.session, alphaEcho.session, betaWho.session]).size).toBe(3);
 
-    // `patchbay audit` reads them back: a's lines only, as JSON lines.
+    // `patchbay audit` reads them back: a's lines only, in one JSON document.
     const json = await runCli(["audit", "--client", "alpha", "--since", "10m", "--json", "--config", file], {
       cwd: dir,
     });
     expect(json.stderr).toBe("");
     expect(json.code).toBe(0);
-    const mine = json.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as Line);
-    expect(mine).toEqual(lines.filter((l) => l.client === "alpha"));
+    const doc = JSON.parse(json.stdout) as { source: string; client: string; entries: Line[] };
+    expect(doc).toMatchObject({ source: "file", client: "alpha" });
+    expect(doc.entries).toEqual(lines.filter((l) => l.client === "alpha"));
 
     const human = await runCli(["audit", "--config", file], { cwd: dir });
     expect(human.code).toBe(0);

@@ -2,7 +2,8 @@
  * `patchbay audit [--client ID] [--since 10m] [--json]`: who called what through the gateway.
  * Reads .patchbay/audit.log and its rotated files, or, when connectors.json names a
  * gateway.state PostgreSQL, the table every replica writes to (one trail across replicas).
- * A table for people; with --json one entry per line, as the trail itself stores them, for jq.
+ * A table for people; with --json one JSON document, `{ "entries": [...] }`, each entry as the
+ * trail stores it (`jq '.entries[]'` gives the lines back).
  */
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
 import { loadConfig } from "../../config/load.js";
@@ -42,18 +43,23 @@ export async function auditCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   // Scoped: an instance's own problem (an unset ${VAR} of a connector) does not stop the reading.
   const config = await loadConfig({ config: file, scoped: true });
   let rows: Row[];
+  let skipped = 0;
   if (config.gateway.state) {
     rows = await fromPostgres(config.gateway.state.postgres, { client, since });
   } else {
     const read = await readAuditFiles(stateDir(file), { client, since });
     rows = read.entries;
+    skipped = read.skipped;
     if (read.skipped > 0)
       io.err(
         `patchbay audit: skipped ${read.skipped} line${read.skipped === 1 ? "" : "s"} that ${read.skipped === 1 ? "is" : "are"} not audit entries (the first at ${read.firstSkipped}).`,
       );
   }
   if (args.flags.json) {
-    for (const r of rows) io.out(JSON.stringify(r));
+    const source = config.gateway.state ? "postgres" : "file";
+    io.out(
+      JSON.stringify({ source, client: client ?? null, since: since?.toISOString() ?? null, skipped, entries: rows }),
+    );
     return EXIT.OK;
   }
   if (rows.length === 0) {
