@@ -14,6 +14,7 @@ import { startHttpGateway, type HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
+import { openQuotas, type Quotas } from "./clients/quota.js";
 import { ceilingProblems, httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
@@ -72,6 +73,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let http: HttpGateway | null = null;
   let token: Token | null = null;
   let clients: ClientRegistry | null = null;
+  let quotas: Quotas | null = null;
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
   let tracer: CallTracer | null = null;
@@ -96,6 +98,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     watcher?.close();
     health?.stop();
     await http?.close();
+    await quotas?.close();
     await metricsListener?.close();
     await control?.close();
     // Sends the spans still batched before the process ends.
@@ -160,6 +163,9 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     if (opts.http) {
       token = loadToken(dir, opts.env);
       clients = await ClientRegistry.create(token.value, host.config?.gateway ?? { clients: [], oauth: null });
+      // Before anything listens: a gateway.state that cannot be reached stops the start.
+      quotas = await openQuotas(host.config?.gateway.state ?? null);
+      gateway.calls.gate.quotas = quotas.store;
       const refusals = new RecentRefusals();
       gateway.calls.observer = noteRefusals(metrics!, refusals);
       const routes = await httpRoutes(metrics!, () => ({
