@@ -84,6 +84,13 @@ interface Verdict {
 export class PostgresQuotaStore implements QuotaStore {
   /** Leases this replica holds, by id: the client each belongs to. */
   private readonly held = new Map<string, string>();
+  /**
+   * Releases on their way, by client. The gateway answers a call without waiting for its release;
+   * the client's next call through this replica waits for it instead, so a client calling one
+   * call after another is never refused by its own finished call. (Through another replica the
+   * release has had the client's round trip to land first.)
+   */
+  private readonly releasing = new Map<string, Promise<void>>();
   private readonly timer: NodeJS.Timeout;
 
   private constructor(private readonly state: SharedState) {
@@ -99,6 +106,8 @@ export class PostgresQuotaStore implements QuotaStore {
 
   async admit(clientId: string, limits: QuotaLimits): Promise<Admission> {
     const lease = limits.concurrent === null ? null : randomUUID();
+    const pending = lease === null ? undefined : this.releasing.get(clientId);
+    if (pending) await pending;
     let row: Verdict;
     try {
       const res = await this.state.pool.query<Verdict>(ADMIT, [
@@ -126,7 +135,16 @@ export class PostgresQuotaStore implements QuotaStore {
   /** Gives a lease back once; when PostgreSQL is out of reach it lapses at its expiry instead. */
   private release(clientId: string, lease: string): void {
     if (!this.held.delete(lease)) return;
-    this.state.pool.query(RELEASE, [clientId, lease]).catch(() => undefined);
+    const before = this.releasing.get(clientId);
+    const sent = this.state.pool.query(RELEASE, [clientId, lease]).then(
+      () => undefined,
+      () => undefined,
+    );
+    const both = before ? Promise.all([before, sent]).then(() => undefined) : sent;
+    this.releasing.set(clientId, both);
+    void both.then(() => {
+      if (this.releasing.get(clientId) === both) this.releasing.delete(clientId);
+    });
   }
 
   private async renew(): Promise<void> {
