@@ -7,6 +7,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { openQuotas, type Quotas } from "../../src/gateway/clients/quota.js";
 import type { Admission } from "../../src/gateway/clients/gate.js";
+import { PostgresQuotaStore } from "../../src/gateway/clients/quota-postgres.js";
+import { openSharedState, type SharedState } from "../../src/gateway/state/postgres.js";
 
 const PG = process.env.PATCHBAY_TEST_PG_URL;
 if (!PG) console.log("quota-postgres tests skipped: PATCHBAY_TEST_PG_URL is not set (run .ci/postgres.sh)");
@@ -81,6 +83,35 @@ describe.skipIf(!PG)("PostgresQuotaStore", () => {
     expect(describeOf(await a.store.admit(id, limits))).toBe("PB_ERR_CLIENT_QUOTA");
     second.release();
     if (again.ok) again.release();
+  });
+
+  it("renews the leases of calls still running, and lets those of a store that stopped renewing lapse", async () => {
+    const states: SharedState[] = await Promise.all([openSharedState(PG!), openSharedState(PG!)]);
+    const lease = 600;
+    const [holder, other] = await Promise.all(states.map((s) => PostgresQuotaStore.open(s, lease)));
+    const id = `${run}-renew`;
+    const limits = { callsPerMinute: null, concurrent: 1 };
+    try {
+      const running = await holder.admit(id, limits);
+      expect(running.ok).toBe(true);
+      // Three lifetimes later the call still runs: its lease was renewed, the slot still taken.
+      await new Promise((r) => setTimeout(r, 3 * lease));
+      expect(describeOf(await other.admit(id, limits))).toBe("PB_ERR_CLIENT_QUOTA");
+      // The holder stops renewing (as a replica that died): within a lifetime or two the slot is free.
+      holder.close();
+      const stopped = Date.now();
+      let freed = await other.admit(id, limits);
+      while (!freed.ok && Date.now() - stopped < 5 * lease) {
+        await new Promise((r) => setTimeout(r, 50));
+        freed = await other.admit(id, limits);
+      }
+      expect(freed.ok).toBe(true);
+      if (freed.ok) freed.release();
+    } finally {
+      holder.close();
+      other.close();
+      await Promise.all(states.map((s) => s.close()));
+    }
   });
 
   it("refuses to open an unreachable database with PB_ERR_STATE_UNAVAILABLE, without the password", async () => {

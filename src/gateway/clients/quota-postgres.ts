@@ -19,7 +19,6 @@ import { migrate, STATE_SCHEMA, type SharedState } from "../state/postgres.js";
 
 /** How long a slot outlives the last renewal of the replica that holds it. */
 export const LEASE_MS = 10_000;
-const RENEW_EVERY_MS = LEASE_MS / 3;
 
 const TABLE = `${STATE_SCHEMA}.quota`;
 
@@ -46,7 +45,7 @@ const CONCURRENT_OK = `($3::int IS NULL OR (SELECT count(*) ${LIVE}) < $3::int)`
 const RATE_OK = `($2::int IS NULL OR ${PREV} * (${WINDOW_MS} - (${NOW} - ${START})) / ${WINDOW_MS}::float8 + ${CURR} + 1 <= $2::int + 1e-9)`;
 const OK = `(${CONCURRENT_OK} AND ${RATE_OK})`;
 
-// $1 client, $2 callsPerMinute, $3 concurrent, $4 lease id (null without a concurrent limit), $5 LEASE_MS.
+// $1 client, $2 callsPerMinute, $3 concurrent, $4 lease id (null without a concurrent limit), $5 the lease lifetime.
 // A client's first call inserts its row admitted: every limit is at least 1.
 const ADMIT = `
 WITH clock AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now_ms)
@@ -93,15 +92,19 @@ export class PostgresQuotaStore implements QuotaStore {
   private readonly releasing = new Map<string, Promise<void>>();
   private readonly timer: NodeJS.Timeout;
 
-  private constructor(private readonly state: SharedState) {
-    this.timer = setInterval(() => void this.renew(), RENEW_EVERY_MS);
+  private constructor(
+    private readonly state: SharedState,
+    private readonly leaseMs: number,
+  ) {
+    // A third of the lifetime: a lease survives two missed renewals (a slow query, a GC pause).
+    this.timer = setInterval(() => void this.renew(), leaseMs / 3);
     this.timer.unref();
   }
 
   /** Creates the quota table when missing (migrate: safe when replicas start together). */
-  static async open(state: SharedState): Promise<PostgresQuotaStore> {
+  static async open(state: SharedState, leaseMs = LEASE_MS): Promise<PostgresQuotaStore> {
     await migrate(state, "quota", 1, DDL);
-    return new PostgresQuotaStore(state);
+    return new PostgresQuotaStore(state, leaseMs);
   }
 
   async admit(clientId: string, limits: QuotaLimits): Promise<Admission> {
@@ -115,7 +118,7 @@ export class PostgresQuotaStore implements QuotaStore {
         limits.callsPerMinute,
         limits.concurrent,
         lease,
-        LEASE_MS,
+        this.leaseMs,
       ]);
       row = res.rows[0];
     } catch (err) {
@@ -151,7 +154,7 @@ export class PostgresQuotaStore implements QuotaStore {
     if (this.held.size === 0) return;
     const leases = [...this.held.keys()];
     const clients = [...new Set(this.held.values())];
-    await this.state.pool.query(RENEW, [clients, leases, LEASE_MS]).catch(() => undefined);
+    await this.state.pool.query(RENEW, [clients, leases, this.leaseMs]).catch(() => undefined);
   }
 
   /** Stops renewing; the leases still held lapse (a closing replica's calls are ending anyway). */
