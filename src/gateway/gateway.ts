@@ -184,6 +184,8 @@ export class Gateway {
     const view = {
       sees: policy ? (instance: string) => seesWhole(caller, instance) : undefined,
       refuse: (what: string) => forbidden(caller, what),
+      // Reads and gets count against the same quota as tool calls.
+      admit: policy ? () => this.calls.gate.admit(caller) : undefined,
     };
     if (offers.resources || offers.prompts) {
       // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
@@ -194,7 +196,7 @@ export class Gateway {
         offers,
         () => this.boot.booted(),
         () => this.boot.listWait(),
-        view.sees ? { sees: view.sees, refuse: view.refuse } : undefined,
+        view.sees ? { sees: view.sees, refuse: view.refuse, admit: view.admit } : undefined,
       );
       if (offers.resources && offers.subscribe)
         this.subscriptions.register(

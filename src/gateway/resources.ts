@@ -25,6 +25,7 @@ import { nameTools, type ToolRoute } from "./names.js";
 import type { PinBook } from "./pins/pin-book.js";
 import type { PatchbayError } from "../errors.js";
 import { protocolError } from "./rpc-errors.js";
+import { withinQuota, type Admit } from "./clients/gate.js";
 
 export const RESOURCE_METHODS = ["list_resources", "read_resource"] as const;
 export const PROMPT_METHODS = ["list_prompts", "get_prompt"] as const;
@@ -237,6 +238,8 @@ export function registerPassthrough(
 export interface View {
   sees: Sees;
   refuse: (what: string) => Error;
+  /** Takes a slot of the caller's quota for a read or a get (clients/gate.ts). */
+  admit?: Admit;
 }
 
 function registerResources(
@@ -252,12 +255,8 @@ function registerResources(
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     await booted();
-    try {
-      const refuse = () => view.refuse(`resource ${req.params.uri.slice(0, 200)}`);
-      return (await routes.readResource(req.params.uri, view.sees, refuse)) as never;
-    } catch (err) {
-      throw protocolError(err);
-    }
+    const refuse = () => view.refuse(`resource ${req.params.uri.slice(0, 200)}`);
+    return (await withinQuota(view.admit, () => routes.readResource(req.params.uri, view.sees, refuse))) as never;
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     await listWait();
@@ -291,10 +290,6 @@ function registerPrompts(
         ),
         ErrorCode.InvalidParams,
       );
-    try {
-      return (await routes.getPrompt(route, req.params.arguments)) as never;
-    } catch (err) {
-      throw protocolError(err);
-    }
+    return (await withinQuota(view.admit, () => routes.getPrompt(route, req.params.arguments))) as never;
   });
 }

@@ -13,6 +13,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN, cleanupTempDirs } from "../helpers.js";
 import { childEnv, gatewayConfig, startHttpServe, type HttpServe } from "./_gateway.js";
+import { everythingConfig } from "./_updates.js";
 
 afterAll(cleanupTempDirs);
 
@@ -116,6 +117,27 @@ describe("client quotas over serve --http (in memory)", () => {
       await s.stop();
     }
   }, 30_000);
+
+  it("counts resources/read and prompts/get against the same calls per minute", async () => {
+    const clients = {
+      alpha: { tokenSha256: sha(ALPHA), expose: { "mcpConnectors/everything": true }, limits: { callsPerMinute: 3 } },
+    };
+    const s = await startHttpServe(everythingConfig({ gateway: { clients } }).file, env);
+    const alpha = await s.connect(ALPHA);
+    try {
+      const read = () => alpha.readResource({ uri: "demo://resource/static/document/architecture.md" });
+      const prompt = () => alpha.getPrompt({ name: "everything__simple-prompt" });
+      expect([await outcome(prompt()), await outcome(read()), await outcome(read())]).toEqual(["ok", "ok", "ok"]);
+      for (const refused of [await outcome(prompt()), await outcome(read())]) {
+        if (refused === "ok") throw new Error("admitted past the quota");
+        expect(refused.code).toBe(-32004);
+        expect(refused.data).toMatchObject({ code: "PB_ERR_CLIENT_QUOTA", client: "alpha" });
+      }
+    } finally {
+      await alpha.close();
+      await s.stop();
+    }
+  }, 60_000);
 
   it("does not start when gateway.state cannot be reached, and never prints its password", async () => {
     const { file } = gatewayConfig({
