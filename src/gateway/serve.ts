@@ -166,6 +166,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       // Before anything listens: a gateway.state that cannot be reached stops the start.
       quotas = await openQuotas(host.config?.gateway.state ?? null);
       gateway.calls.gate.quotas = quotas.store;
+      if (quotas.where === "postgres")
+        opts.say("patchbay: client quotas are shared by replicas in gateway.state (PostgreSQL).");
       const refusals = new RecentRefusals();
       gateway.calls.observer = noteRefusals(metrics!, refusals);
       const routes = await httpRoutes(metrics!, () => ({
