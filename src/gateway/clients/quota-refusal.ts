@@ -8,10 +8,10 @@ import type { Admission } from "./gate.js";
  * Nobody knows when a call in flight ends; a client past its concurrent calls is told to retry
  * soon rather than the lease lifetime, which would make it wait for nothing in the usual case.
  */
-export const CONCURRENT_RETRY_MS = 1_000;
+const CONCURRENT_RETRY_MS = 1_000;
 
 /** The wait suggested when PostgreSQL is out of reach: long enough not to hammer it. */
-export const STATE_RETRY_MS = 2_000;
+const STATE_RETRY_MS = 2_000;
 
 export function pastRate(client: string, limit: number, waitMs: number): Admission {
   return {
