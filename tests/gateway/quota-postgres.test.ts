@@ -98,7 +98,8 @@ describe.skipIf(!PG)("PostgresQuotaStore", () => {
       await new Promise((r) => setTimeout(r, 3 * lease));
       expect(describeOf(await other.admit(id, limits))).toBe("PB_ERR_CLIENT_QUOTA");
       // The holder stops renewing (as a replica that died): within a lifetime or two the slot is free.
-      holder.close();
+      // The holder loses its database (as a replica that died): its renewals stop landing.
+      await states[0].close();
       const stopped = Date.now();
       let freed = await other.admit(id, limits);
       while (!freed.ok && Date.now() - stopped < 5 * lease) {
@@ -108,10 +109,20 @@ describe.skipIf(!PG)("PostgresQuotaStore", () => {
       expect(freed.ok).toBe(true);
       if (freed.ok) freed.release();
     } finally {
-      holder.close();
-      other.close();
+      await holder.close();
+      await other.close();
       await Promise.all(states.map((s) => s.close()));
     }
+  });
+
+  it("gives back the slots it holds when it closes", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    const id = `${run}-close`;
+    const limits = { callsPerMinute: null, concurrent: 1 };
+    expect((await a.store.admit(id, limits)).ok).toBe(true);
+    expect(describeOf(await b.store.admit(id, limits))).toBe("PB_ERR_CLIENT_QUOTA");
+    await a.close();
+    expect((await b.store.admit(id, limits)).ok).toBe(true);
   });
 
   it("refuses to open an unreachable database with PB_ERR_STATE_UNAVAILABLE, without the password", async () => {

@@ -64,6 +64,7 @@ ON CONFLICT (client) DO UPDATE SET
 RETURNING verdict, prev_count, curr_count, now_ms - window_start AS elapsed_ms`;
 
 const RELEASE = `UPDATE ${TABLE} SET leases = leases - $2::text WHERE client = $1`;
+const RELEASE_ALL = `UPDATE ${TABLE} SET leases = leases - $2::text[] WHERE client = ANY($1::text[])`;
 
 // Pushes the expiry of this replica's live leases ($2) forward; a lease already expired and
 // dropped by another admit stays dropped (its slot was given away).
@@ -96,7 +97,7 @@ export class PostgresQuotaStore implements QuotaStore {
     private readonly state: SharedState,
     private readonly leaseMs: number,
   ) {
-    // A third of the lifetime: a lease survives two missed renewals (a slow query, a GC pause).
+    // A third of the lifetime: a lease outlives one missed renewal (a slow query, a GC pause).
     this.timer = setInterval(() => void this.renew(), leaseMs / 3);
     this.timer.unref();
   }
@@ -157,8 +158,16 @@ export class PostgresQuotaStore implements QuotaStore {
     await this.state.pool.query(RENEW, [clients, leases, this.leaseMs]).catch(() => undefined);
   }
 
-  /** Stops renewing; the leases still held lapse (a closing replica's calls are ending anyway). */
-  close(): void {
+  /**
+   * Stops renewing and gives back the slots still held in one statement: the calls they belong to
+   * end with this server, and their releases would find the pool closed.
+   */
+  async close(): Promise<void> {
     clearInterval(this.timer);
+    if (this.held.size === 0) return;
+    const leases = [...this.held.keys()];
+    const clients = [...new Set(this.held.values())];
+    this.held.clear();
+    await this.state.pool.query(RELEASE_ALL, [clients, leases]).catch(() => undefined);
   }
 }

@@ -24,7 +24,7 @@ export async function openQuotas(state: { postgres: string } | null): Promise<Qu
       store,
       where: "postgres",
       close: async () => {
-        store.close();
+        await store.close();
         await shared.close();
       },
     };
