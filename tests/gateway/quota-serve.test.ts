@@ -85,13 +85,17 @@ describe("client quotas over serve --http (in memory)", () => {
       alpha.callTool({ name: "gw__slow", arguments: { ms } }, undefined, { signal, timeout: 10_000 });
     // Echo until the gateway refuses one: that is once both slow calls hold their slots.
     const untilRefused = async (): Promise<McpError> => {
-      for (let i = 0; i < 200; i++) {
+      for (const until = Date.now() + 15_000; Date.now() < until; ) {
+        // A pause first: the echo must not overtake the slow calls it should find in flight.
+        await new Promise((r) => setTimeout(r, 25));
         const o = await outcome(echo(alpha));
         if (o !== "ok") return o;
       }
       throw new Error("never refused");
     };
     try {
+      // Booted first, so the slow calls are admitted at once (not racing the echoes below).
+      expect(await outcome(echo(alpha))).toBe("ok");
       let settled = 0;
       const first = slow(2_500).finally(() => settled++);
       const cancel = new AbortController();
@@ -106,7 +110,7 @@ describe("client quotas over serve --http (in memory)", () => {
       cancel.abort();
       await second;
       let again = await outcome(echo(alpha));
-      for (let i = 0; i < 100 && again !== "ok"; i++) again = await outcome(echo(alpha));
+      for (const until = Date.now() + 2_000; again !== "ok" && Date.now() < until; ) again = await outcome(echo(alpha));
       expect(again).toBe("ok");
       expect(settled).toBe(1);
       await first;
