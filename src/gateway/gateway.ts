@@ -186,6 +186,8 @@ export class Gateway {
     const view = {
       sees: policy ? (instance: string) => seesWhole(caller, instance) : undefined,
       refuse: (what: string) => forbidden(caller, what),
+      // Reads and gets count against the same quota as tool calls.
+      admit: policy ? () => this.calls.gate.admit(caller) : undefined,
     };
     if (offers.resources || offers.prompts) {
       // Lists wait for the boot only as long as tools/list does (a client may wait for all three);
@@ -199,6 +201,7 @@ export class Gateway {
         {
           sees: view.sees ?? ALL,
           refuse: view.refuse,
+          admit: view.admit,
           audited: auditedRun(() => this.calls.gate.audit, caller, opts.session ?? null),
         },
       );

@@ -14,6 +14,7 @@ import {
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { pbError } from "../errors.js";
 import type { AuditedRun } from "./audit/requests.js";
+import { withinQuota, type Admit } from "./clients/gate.js";
 import { ALL, type PassthroughRoutes, type Sees } from "./resources.js";
 import { protocolError } from "./rpc-errors.js";
 import { jsonBytes } from "./tool-results.js";
@@ -45,6 +46,8 @@ export interface View {
   refuse: (what: string) => Error;
   /** Records each read and get that reaches an instance (audit/requests.ts); absent: nothing recorded. */
   audited?: AuditedRun;
+  /** Takes a slot of the caller's quota for a read or a get (clients/gate.ts); a refused one reaches nothing. */
+  admit?: Admit;
 }
 
 const UNAUDITED: AuditedRun = (_kind, _name, _session, _bytes, run) => run(() => undefined);
@@ -66,8 +69,10 @@ function registerResources(
     try {
       const { uri } = req.params;
       const refuse = () => view.refuse(`resource ${uri.slice(0, 200)}`);
-      return (await audited("resource", uri, extra.sessionId, Buffer.byteLength(uri), (reached) =>
-        routes.readResource(uri, view.sees, refuse, reached),
+      return (await withinQuota(view.admit, () =>
+        audited("resource", uri, extra.sessionId, Buffer.byteLength(uri), (reached) =>
+          routes.readResource(uri, view.sees, refuse, reached),
+        ),
       )) as never;
     } catch (err) {
       throw protocolError(err);
@@ -108,10 +113,12 @@ function registerPrompts(
       );
     try {
       const args = req.params.arguments;
-      return (await audited("prompt", req.params.name, extra.sessionId, args ? jsonBytes(args) : 0, (reached) => {
-        reached(route.instance);
-        return routes.getPrompt(route, args);
-      })) as never;
+      return (await withinQuota(view.admit, () =>
+        audited("prompt", req.params.name, extra.sessionId, args ? jsonBytes(args) : 0, (reached) => {
+          reached(route.instance);
+          return routes.getPrompt(route, args);
+        }),
+      )) as never;
     } catch (err) {
       throw protocolError(err);
     }

@@ -15,15 +15,23 @@ const RPC_CODES: Partial<Record<string, number>> = {
   PB_ERR_CLIENT_QUOTA: RPC_CLIENT_QUOTA,
 };
 
+/** Upstream errors made into client answers here (plain Errors, to keep the upstream's message as sent). */
+const answers = new WeakSet<object>();
+
 /** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
 export function protocolError(err: unknown, rpcCode?: number, extra: Record<string, unknown> = {}): McpError {
+  // Already a client's answer (a refusal made at the gate, an upstream's error passed on):
+  // converting it again would turn its code into -32603.
+  if ((err instanceof McpError || answers.has(err as object)) && rpcCode === undefined) return err as McpError;
   const w = toWire(err);
   // The upstream server's own JSON-RPC error: its code and message, as it sent them.
   if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number") {
-    return Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), {
+    const answer = Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), {
       code: w.data.rpcCode,
       data: { code: w.code, hint: w.hint },
-    }) as unknown as McpError;
+    });
+    answers.add(answer);
+    return answer as unknown as McpError;
   }
   // A feature the upstream lacks reads to a client like a method it lacks.
   const code = rpcCode ?? RPC_CODES[w.code] ?? ErrorCode.InternalError;

@@ -15,6 +15,7 @@ import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
 import { startAuditTrail, type AuditTrail } from "./audit/trail.js";
+import { openQuotas, type Quotas } from "./clients/quota.js";
 import { ceilingProblems, httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
@@ -73,6 +74,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let http: HttpGateway | null = null;
   let token: Token | null = null;
   let clients: ClientRegistry | null = null;
+  let quotas: Quotas | null = null;
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
   let tracer: CallTracer | null = null;
@@ -98,6 +100,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     watcher?.close();
     health?.stop();
     await http?.close();
+    await quotas?.close();
     await metricsListener?.close();
     await control?.close();
     // After the transports: the last calls' entries are buffered by now, and written here.
@@ -164,6 +167,11 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     if (opts.http) {
       token = loadToken(dir, opts.env);
       clients = await ClientRegistry.create(token.value, host.config?.gateway ?? { clients: [], oauth: null });
+      // Before anything listens: a gateway.state that cannot be reached stops the start.
+      quotas = await openQuotas(host.config?.gateway.state ?? null);
+      gateway.calls.gate.quotas = quotas.store;
+      if (quotas.where === "postgres")
+        opts.say("patchbay: client quotas are shared by replicas in gateway.state (PostgreSQL).");
       // The trail of who called what: an HTTP gateway's callers are many (stdio has one, the operator).
       audit = await startAuditTrail({
         dir,

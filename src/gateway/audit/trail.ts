@@ -51,6 +51,8 @@ export async function startAuditTrail(opts: AuditTrailOptions): Promise<AuditTra
     });
     // An idle client's lost connection is emitted on the pool: unhandled, it would end the process.
     pool.on("error", () => undefined);
+    // And a connection cut mid-query may error twice (state/postgres.ts, keepErrorsHandled, says why).
+    pool.on("connect", (client) => client.on("error", () => undefined));
     pg = new AuditPostgres(pool, {
       onError: (err) =>
         opts.say(

@@ -68,6 +68,24 @@ export class ClientGate {
   }
 }
 
+/** What takes a caller's quota slot: its result gives the slot back. */
+export type Admit = () => (() => void) | Promise<() => void>;
+
+/**
+ * `run` (a resource read, a prompt get) within a quota slot, given back however it ends. Its
+ * failure becomes the client's JSON-RPC error; a quota refusal stays as the gate threw it.
+ */
+export async function withinQuota<T>(admit: Admit | undefined, run: () => Promise<T>): Promise<T> {
+  const release = admit ? await admit() : undefined;
+  try {
+    return await run();
+  } catch (err) {
+    throw protocolError(err);
+  } finally {
+    release?.();
+  }
+}
+
 function settle(caller: Caller, a: Admission): () => void {
   if (a.ok) return () => a.release();
   throw protocolError(pbError(a.code, a.message, { client: caller.id }), undefined, { retryAfterMs: a.retryAfterMs });
