@@ -119,7 +119,7 @@ export class ClientRegistry {
       wrong: "the token sent in the Authorization header is not this server's token",
       "too-large": `the token sent is over ${MAX_BEARER / 1024} KiB`,
     }[why];
-    const message = `Refused by patchbay serve --http: ${text}.`;
+    const message = `Refused by patchbay serve --http: ${text}${why === "wrong" && this.verifier ? " nor a signed JWT access token" : ""}.`;
     if (!this.verifier) return { status: 403, code: "PB_ERR_GATEWAY_UNAUTHORIZED", message };
     const code = why === "missing" ? "PB_ERR_GATEWAY_UNAUTHORIZED" : "PB_ERR_GATEWAY_TOKEN_INVALID";
     const challenge = this.verifier.challenge(
