@@ -14,7 +14,15 @@ export const RETRY_AFTER_MS = 10_000;
 const TIMEOUT_MS = 5_000;
 
 /** The issuer's metadata or keys could not be read: a 503, not the token's fault. */
-export class OAuthUnavailable extends Error {}
+export class OAuthUnavailable extends Error {
+  constructor(
+    message: string,
+    /** Seconds until the issuer is asked again. */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+  }
+}
 
 /** Requests made to the issuer, for tests and metrics: proof that nothing amplifies. */
 export interface FetchCounts {
@@ -64,7 +72,8 @@ export class KeySource {
 
   /** For jose's jwtVerify: called only after the header parsed and its algorithm was allowed. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
-    if (Date.now() < this.failedUntil) throw new OAuthUnavailable(this.failure);
+    const wait = this.failedUntil - Date.now();
+    if (wait > 0) throw new OAuthUnavailable(this.failure, Math.ceil(wait / 1000));
     const remote = this.remote ?? (await this.keySet());
     try {
       return await remote(header, token);
@@ -137,7 +146,7 @@ export class KeySource {
   private failed(what: string): OAuthUnavailable {
     this.failedUntil = Date.now() + RETRY_AFTER_MS;
     this.failure = `The authorization server ${this.issuer} is unavailable: ${what}. Retried after ${RETRY_AFTER_MS / 1000} s.`;
-    return new OAuthUnavailable(this.failure);
+    return new OAuthUnavailable(this.failure, RETRY_AFTER_MS / 1000);
   }
 }
 

@@ -23,6 +23,7 @@ export interface OAuthRefusal {
   code: "PB_ERR_GATEWAY_TOKEN_INVALID" | "PB_ERR_CLIENT_UNKNOWN" | "PB_ERR_OAUTH_DISCOVERY";
   message: string;
   error: "invalid_token" | "insufficient_scope" | "temporarily_unavailable";
+  retryAfter?: number;
 }
 
 export interface OAuthVerifier {
@@ -74,6 +75,7 @@ export function createOAuthVerifier(spec: ResolvedOAuth, opts: KeySourceOptions 
             code: "PB_ERR_OAUTH_DISCOVERY",
             message: err.message,
             error: "temporarily_unavailable",
+            retryAfter: err.retryAfter,
           };
         return invalid(whyInvalid(err, spec));
       }

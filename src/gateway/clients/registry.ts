@@ -95,6 +95,7 @@ export class ClientRegistry {
         code: verdict.code,
         message: verdict.message,
         ...(verdict.status === 401 && { challenge: verifier.challenge(this.resourceMetadataUrl, verdict) }),
+        ...(verdict.retryAfter && { retryAfter: verdict.retryAfter }),
       };
     const policy = this.oauthClients.get(verdict.client.id);
     if (!policy)
