@@ -79,7 +79,9 @@ describe("OAuth clients over serve --http", () => {
   it("answers a missing token with 401 and the challenge naming the resource metadata", async () => {
     const r = await initialize(world.serve);
     expect(r.status).toBe(401);
-    expect(r.body.error?.code).toBe("PB_ERR_GATEWAY_UNAUTHORIZED");
+    expect(r.body.error?.code).toBe("PB_ERR_GATEWAY_TOKEN_INVALID");
+    expect(r.body.error?.message).toContain("no token was sent");
+    expect((r.body.error as { hint?: string }).hint).toContain("authorization server");
     const metadataUrl = `${world.serve.base}/.well-known/oauth-protected-resource/mcp`;
     expect(r.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${metadataUrl}"`);
     expect(r.headers.get("mcp-session-id")).toBeNull();

@@ -122,7 +122,9 @@ export class ClientRegistry {
     }[why];
     const message = `Refused by patchbay serve --http: ${text}${why === "wrong" && this.verifier ? " nor a signed JWT access token" : ""}.`;
     if (!this.verifier) return { status: 403, code: "PB_ERR_GATEWAY_UNAUTHORIZED", message };
-    const code = why === "missing" ? "PB_ERR_GATEWAY_UNAUTHORIZED" : "PB_ERR_GATEWAY_TOKEN_INVALID";
+    // Even a missing token gets TOKEN_INVALID here: its hint sends the caller to the authorization
+    // server, where GATEWAY_UNAUTHORIZED's says this server has no OAuth sign-in.
+    const code = "PB_ERR_GATEWAY_TOKEN_INVALID";
     const challenge = this.verifier.challenge(
       this.resourceMetadataUrl,
       why === "missing"
