@@ -180,6 +180,19 @@ describe("OAuth verifier", () => {
     }
   });
 
+  it("answers keys that cannot be read (refused connection, 404) with a coded 503, fetched once", async () => {
+    const port = await closedPort();
+    for (const jwksUri of [`http://127.0.0.1:${port}/jwks`, `${idp.issuer}/no-such-jwks`]) {
+      const v = createOAuthVerifier(spec({ jwksUri }));
+      const token = await signWith(idp.privateJwk, { iss: idp.issuer, aud: AUD, client_id: "alpha" });
+      const first = refused(await v.verify(token, CLIENTS));
+      expect(first).toMatchObject({ status: 503, code: "PB_ERR_OAUTH_DISCOVERY", retryAfter: RETRY_AFTER_MS / 1000 });
+      expect(first.message).toMatch(/JWKS.*(ECONNREFUSED|200 OK)/);
+      for (let i = 0; i < 5; i++) expect(refused(await v.verify(token, CLIENTS)).status).toBe(503);
+      expect(v.fetches).toEqual({ metadata: 0, jwks: 1 });
+    }
+  });
+
   it("builds the challenge and the RFC 9728 metadata", () => {
     const v = createOAuthVerifier(spec());
     const url = "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp";

@@ -120,6 +120,24 @@ describe("OAuth clients over serve --http", () => {
     expect(challenge).toContain('resource_metadata="');
   });
 
+  it("holds a stateless gateway to the same OAuth clients", async () => {
+    const stateless = await startOAuthWorld(["--stateless"]);
+    try {
+      const c = await stateless.serve.connect(await stateless.token("alpha"));
+      try {
+        expect((await c.listTools()).tools.map((t) => t.name)).toEqual(["gw__echo"]);
+        expect((await c.callTool({ name: "gw__echo", arguments: { text: "x" } })).isError).not.toBe(true);
+      } finally {
+        await c.close();
+      }
+      const r = await initialize(stateless.serve, `Bearer ${await stateless.token("nobody")}`);
+      expect(r.status).toBe(403);
+      expect((await initialize(stateless.serve)).status).toBe(401);
+    } finally {
+      await stateless.stop();
+    }
+  });
+
   it("still lets the operator token in, with everything", async () => {
     const all = await toolNames(OPERATOR);
     expect(all).toEqual(expect.arrayContaining(["gw__echo", "gw__fail"]));

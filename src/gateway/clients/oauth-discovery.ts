@@ -9,7 +9,7 @@
  */
 import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from "jose";
 
-export const REFETCH_COOLDOWN_MS = 30_000;
+const REFETCH_COOLDOWN_MS = 30_000;
 export const RETRY_AFTER_MS = 10_000;
 const TIMEOUT_MS = 5_000;
 
@@ -78,14 +78,10 @@ export class KeySource {
     try {
       return await remote(header, token);
     } catch (err) {
-      // The keys were read and none fits: the token's fault. Anything else is the fetch failing.
-      if (
-        err instanceof errors.JWKSNoMatchingKey ||
-        err instanceof errors.JWKSMultipleMatchingKeys ||
-        err instanceof errors.JOSENotSupported
-      )
-        throw err;
-      throw this.failed(`its keys (JWKS) could not be read: ${reason(err)}`);
+      // Only a failed fetch makes the issuer unavailable; anything else is the token's fault (an
+      // unknown kid, ...). Deciding by inclusion keeps a crafted token from ever causing a 503.
+      if (fromFetch(err)) throw this.failed(`its keys (JWKS) could not be read: ${reason(err)}`);
+      throw err;
     }
   };
 
@@ -97,7 +93,10 @@ export class KeySource {
           timeoutDuration: TIMEOUT_MS,
           [customFetch]: (url: string, init: RequestInit) => {
             this.fetches.jwks++;
-            return fetch(url, init);
+            // jose turns a TimeoutError into JWKSTimeout and passes any other rejection on as is.
+            return fetch(url, init).catch((err: Error) => {
+              throw err.name === "TimeoutError" ? err : new JwksFetchFailed(err);
+            });
           },
         });
         return this.remote;
@@ -149,6 +148,18 @@ export class KeySource {
     return new OAuthUnavailable(this.failure, RETRY_AFTER_MS / 1000);
   }
 }
+
+class JwksFetchFailed extends Error {
+  constructor(readonly failure: Error) {
+    super(failure.message, { cause: failure.cause });
+  }
+}
+
+/** jose's answers about the key set document itself: no 200, not JSON, not a key set, no answer. */
+const FETCH_CODES = new Set(["ERR_JOSE_GENERIC", "ERR_JWKS_INVALID", "ERR_JWKS_TIMEOUT"]);
+
+const fromFetch = (err: unknown): boolean =>
+  err instanceof JwksFetchFailed || (err instanceof errors.JOSEError && FETCH_CODES.has(err.code));
 
 /** A fetch failure in a few words: undici hides the socket error in `cause`. */
 function reason(err: unknown): string {

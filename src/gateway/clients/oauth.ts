@@ -37,7 +37,7 @@ export interface OAuthVerifier {
 }
 
 /** Clock skew allowed on exp and nbf (seconds). */
-export const CLOCK_TOLERANCE_S = 60;
+const CLOCK_TOLERANCE_S = 60;
 /** Never verify more than this (the registry refuses longer bearers first; this guards direct use). */
 const MAX_TOKEN = 8 * 1024;
 /** Not configurable at all: the config schema refuses them too, this holds if a spec is built by hand. */
