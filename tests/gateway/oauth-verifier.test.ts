@@ -113,6 +113,24 @@ describe("OAuth verifier", () => {
     }
   });
 
+  it("keeps a verified token no longer than it is valid", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const v = createOAuthVerifier(spec({ jwksUri: `${idp.issuer}/jwks` }));
+      // Expired 30 s ago: accepted within the skew for 30 s more, less than a cache entry's minute.
+      const exp = Math.floor(Date.now() / 1000) - 30;
+      const token = await signWith(idp.privateJwk, { iss: idp.issuer, aud: AUD, client_id: "alpha", exp });
+      expect(await v.verify(token, CLIENTS)).toHaveProperty("client");
+      vi.setSystemTime(Date.now() + 20_000);
+      expect(await v.verify(token, CLIENTS)).toHaveProperty("client");
+      // Past exp and the minute of skew: refused, though it was accepted (and kept) before.
+      vi.setSystemTime(Date.now() + 15_000);
+      expect(refused(await v.verify(token, CLIENTS)).message).toContain("has expired");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("refuses alg none and HS256 keyed with the public key before fetching anything", async () => {
     const v = createOAuthVerifier(spec());
     const pem = createPublicKey({ key: idp.publicJwk as never, format: "jwk" })

@@ -7,8 +7,9 @@
  * A refusal says which check failed (expired, wrong audience, ...) so the holder can fix it, but
  * never repeats the token or any claim from it: the answer may be logged where the token must not be.
  */
-import { errors, jwtVerify, type JWTPayload } from "jose";
+import { errors, jwtVerify } from "jose";
 import type { ResolvedOAuth, ResolvedOAuthClient } from "../../config/types.js";
+import { VerifiedTokens } from "./oauth-cache.js";
 import { matchClient, scopesOf, subjectOf } from "./oauth-claims.js";
 import { type FetchCounts, KeySource, type KeySourceOptions, OAuthUnavailable } from "./oauth-discovery.js";
 
@@ -48,6 +49,7 @@ export function createOAuthVerifier(spec: ResolvedOAuth, opts: KeySourceOptions 
   if (algorithms.length === 0) throw new Error("gateway.oauth.algorithms names no asymmetric algorithm");
   const fetches: FetchCounts = { jwks: 0, metadata: 0 };
   const keys = new KeySource(spec.issuer, spec.jwksUri, fetches, opts);
+  const verified = new VerifiedTokens(CLOCK_TOLERANCE_S);
   const invalid = (why: string): OAuthRefusal => ({
     status: 401,
     code: "PB_ERR_GATEWAY_TOKEN_INVALID",
@@ -59,26 +61,28 @@ export function createOAuthVerifier(spec: ResolvedOAuth, opts: KeySourceOptions 
     fetches,
     async verify(token, clients) {
       if (token.length > MAX_TOKEN) return invalid(`is over ${MAX_TOKEN / 1024} KiB`);
-      let claims: JWTPayload;
-      try {
-        ({ payload: claims } = await jwtVerify(token, keys.getKey, {
-          issuer: spec.issuer,
-          audience: spec.audience,
-          algorithms,
-          clockTolerance: CLOCK_TOLERANCE_S,
-          requiredClaims: ["exp"],
-        }));
-      } catch (err) {
-        if (err instanceof OAuthUnavailable)
-          return {
-            status: 503,
-            code: "PB_ERR_OAUTH_DISCOVERY",
-            message: err.message,
-            error: "temporarily_unavailable",
-            retryAfter: err.retryAfter,
-          };
-        return invalid(whyInvalid(err, spec));
-      }
+      let claims = verified.get(token);
+      if (!claims)
+        try {
+          ({ payload: claims } = await jwtVerify(token, keys.getKey, {
+            issuer: spec.issuer,
+            audience: spec.audience,
+            algorithms,
+            clockTolerance: CLOCK_TOLERANCE_S,
+            requiredClaims: ["exp"],
+          }));
+          verified.set(token, claims);
+        } catch (err) {
+          if (err instanceof OAuthUnavailable)
+            return {
+              status: 503,
+              code: "PB_ERR_OAUTH_DISCOVERY",
+              message: err.message,
+              error: "temporarily_unavailable",
+              retryAfter: err.retryAfter,
+            };
+          return invalid(whyInvalid(err, spec));
+        }
       const client = matchClient(claims, clients);
       if (!client)
         return {
