@@ -76,6 +76,17 @@ describe("OAuth clients over serve --http", () => {
     }
   });
 
+  it("shows an OAuth client its own part of GET /status", async () => {
+    const res = await fetch(`${world.serve.base}/status`, {
+      headers: { authorization: `Bearer ${await world.token("alpha")}` },
+    });
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { client: { id: string }; instances: { id: string }[] };
+    expect(doc.client.id).toBe("alpha");
+    expect(doc.instances.map((i) => i.id)).toEqual(["mcpConnectors/gw"]);
+    expect(JSON.stringify(doc)).not.toContain("beta");
+  });
+
   it("answers a missing token with 401 and the challenge naming the resource metadata", async () => {
     const r = await initialize(world.serve);
     expect(r.status).toBe(401);
