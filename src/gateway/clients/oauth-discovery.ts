@@ -30,11 +30,6 @@ export interface FetchCounts {
   metadata: number;
 }
 
-export interface KeySourceOptions {
-  /** Tests shorten it; the default is what the gateway runs with. */
-  cooldownMs?: number;
-}
-
 /**
  * The metadata documents to try, in order. RFC 8414 inserts the well-known segment before an
  * issuer's path; OpenID Connect appends it; an issuer without a path gets both names at the root.
@@ -58,16 +53,13 @@ export class KeySource {
   /** Until when a failure is answered from memory, and what it was. */
   private failedUntil = 0;
   private failure = "";
-  private readonly cooldownMs: number;
 
   constructor(
     private readonly issuer: string,
     jwksUri: string | null,
     readonly fetches: FetchCounts,
-    opts: KeySourceOptions = {},
   ) {
     this.jwksUri = jwksUri;
-    this.cooldownMs = opts.cooldownMs ?? REFETCH_COOLDOWN_MS;
   }
 
   /** For jose's jwtVerify: called only after the header parsed and its algorithm was allowed. */
@@ -89,7 +81,7 @@ export class KeySource {
     this.pending ??= this.resolveJwksUri()
       .then((uri) => {
         this.remote = createRemoteJWKSet(new URL(uri), {
-          cooldownDuration: this.cooldownMs,
+          cooldownDuration: REFETCH_COOLDOWN_MS,
           timeoutDuration: TIMEOUT_MS,
           [customFetch]: (url: string, init: RequestInit) => {
             this.fetches.jwks++;

@@ -11,7 +11,7 @@ import { errors, jwtVerify } from "jose";
 import type { ResolvedOAuth, ResolvedOAuthClient } from "../../config/types.js";
 import { VerifiedTokens } from "./oauth-cache.js";
 import { matchClient, scopesOf, subjectOf } from "./oauth-claims.js";
-import { type FetchCounts, KeySource, type KeySourceOptions, OAuthUnavailable } from "./oauth-discovery.js";
+import { type FetchCounts, KeySource, OAuthUnavailable } from "./oauth-discovery.js";
 
 export interface OAuthCaller {
   client: ResolvedOAuthClient;
@@ -44,11 +44,11 @@ const MAX_TOKEN = 8 * 1024;
 /** Not configurable at all: the config schema refuses them too, this holds if a spec is built by hand. */
 const NEVER = /^(none|HS\d+)$/i;
 
-export function createOAuthVerifier(spec: ResolvedOAuth, opts: KeySourceOptions = {}): OAuthVerifier {
+export function createOAuthVerifier(spec: ResolvedOAuth): OAuthVerifier {
   const algorithms = spec.algorithms.filter((a) => !NEVER.test(a));
   if (algorithms.length === 0) throw new Error("gateway.oauth.algorithms names no asymmetric algorithm");
   const fetches: FetchCounts = { jwks: 0, metadata: 0 };
-  const keys = new KeySource(spec.issuer, spec.jwksUri, fetches, opts);
+  const keys = new KeySource(spec.issuer, spec.jwksUri, fetches);
   const verified = new VerifiedTokens(CLOCK_TOLERANCE_S);
   const invalid = (why: string): OAuthRefusal => ({
     status: 401,
