@@ -12,7 +12,7 @@ import type { ResolvedOAuth, ResolvedOAuthClient } from "../../src/config/types.
 import { matchClient, scopesOf } from "../../src/gateway/clients/oauth-claims.js";
 import { metadataUrls, RETRY_AFTER_MS } from "../../src/gateway/clients/oauth-discovery.js";
 import { createOAuthVerifier, type OAuthRefusal } from "../../src/gateway/clients/oauth.js";
-import { hmacWithPublicKey, noneToken, signWith, strangerToken } from "../fixtures/oidc/forge.js";
+import { hmacWithPublicKey, mutations, noneToken, signWith, strangerToken } from "../fixtures/oidc/forge.js";
 import { type Idp, startIdp } from "../fixtures/oidc/idp.js";
 import { z } from "zod";
 
@@ -75,6 +75,23 @@ describe("OAuth verifier", () => {
     expect(v.fetches).toEqual({ metadata: 2, jwks: 1 });
     for (let i = 0; i < 20; i++) await v.verify(token, CLIENTS);
     expect(v.fetches).toEqual({ metadata: 2, jwks: 1 });
+  });
+
+  it("refuses 5,000 seeded mutations of a good token, and accepts only what decodes to the same token", async () => {
+    const v = createOAuthVerifier(spec({ jwksUri: `${idp.issuer}/jwks` }));
+    const good = await signWith(idp.privateJwk, { iss: idp.issuer, aud: AUD, client_id: "alpha" });
+    for (const [i, m] of mutations(good, 5000, 20261205).entries())
+      expect(await v.verify(m, CLIENTS), `mutant ${i}`).toHaveProperty("status", 401);
+    // Why the mutator skips some: the last character of an RS256 signature (256 bytes in 342
+    // characters) has 4 unused bits, and base64 decoding ignores them: the same signature.
+    const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const [h, p, s] = good.split(".");
+    const last = B64URL[B64URL.indexOf(s.slice(-1)) ^ 1];
+    const same = `${h}.${p}.${s.slice(0, -1)}${last}`;
+    expect(same).not.toBe(good);
+    expect(await v.verify(same, CLIENTS)).toHaveProperty("client");
+    expect(await v.verify(`${h}.${p}.${s.replace(/-/g, "+").replace(/_/g, "/")}`, CLIENTS)).toHaveProperty("status");
+    expect(v.fetches.jwks).toBe(1);
   });
 
   it("uses gateway.oauth.jwksUri as given, with no discovery", async () => {
