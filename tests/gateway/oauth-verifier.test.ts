@@ -94,6 +94,15 @@ describe("OAuth verifier", () => {
     expect(v.fetches.jwks).toBe(1);
   });
 
+  it("accepts the issuer's ES256 key too, unless gateway.oauth.algorithms leaves ES256 out", async () => {
+    const claims = { iss: idp.issuer, aud: AUD, client_id: "alpha" };
+    const token = await signWith(idp.ecPrivateJwk, claims, { alg: "ES256" });
+    expect(await createOAuthVerifier(spec()).verify(token, CLIENTS)).toHaveProperty("client");
+    const rsaOnly = createOAuthVerifier(spec({ algorithms: ["RS256"] }));
+    expect(refused(await rsaOnly.verify(token, CLIENTS)).message).toContain("algorithm");
+    expect(rsaOnly.fetches).toEqual({ metadata: 0, jwks: 0 });
+  });
+
   it("uses gateway.oauth.jwksUri as given, with no discovery", async () => {
     const v = createOAuthVerifier(spec({ jwksUri: `${idp.issuer}/jwks` }));
     const token = await signWith(idp.privateJwk, { iss: idp.issuer, aud: AUD, client_id: "alpha" });
