@@ -23,6 +23,7 @@ export function resourceUrl(req: IncomingMessage, host: string, port: number): s
 /** A refused caller: 403, or in OAuth mode 401 with the challenge that tells an MCP client where to sign in. */
 export function refuseCaller(res: ServerResponse, r: AuthRefusal): void {
   if (r.challenge) res.setHeader("www-authenticate", r.challenge);
+  if (r.retryAfter) res.setHeader("retry-after", String(r.retryAfter));
   reject(res, r.status, r.code, r.message);
 }
 

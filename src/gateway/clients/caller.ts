@@ -27,6 +27,8 @@ export interface AuthRefusal {
   message: string;
   /** The WWW-Authenticate value (OAuth mode only: sign-in is offered). */
   challenge?: string;
+  /** Seconds until asking again is worthwhile (a 503: the authorization server is unreachable). */
+  retryAfter?: number;
 }
 
 export const isRefusal = (v: Caller | AuthRefusal): v is AuthRefusal => "status" in v;

@@ -8,7 +8,7 @@
  * requests of sessions it opened are refused with it (http.ts re-authenticates every request).
  */
 import crypto, { createHash, timingSafeEqual } from "node:crypto";
-import type { ResolvedGateway } from "../../config/types.js";
+import type { ResolvedGateway, ResolvedOAuthClient } from "../../config/types.js";
 import { OPERATOR, type AuthRefusal, type Caller } from "./caller.js";
 import { ClientPolicy } from "./policy.js";
 import type { OAuthVerifier } from "./oauth.js";
@@ -22,6 +22,7 @@ export class ClientRegistry {
   private readonly operatorDigest: Buffer;
   private byHash = new Map<string, Caller>();
   private oauthClients = new Map<string, ClientPolicy>();
+  private oauthSpecs: readonly ResolvedOAuthClient[] = [];
   private verifier: OAuthVerifier | null = null;
   private oauthKey = "";
   /** Where an MCP client finds the authorization server (RFC 9728); set by http.ts once it listens. */
@@ -51,7 +52,10 @@ export class ClientRegistry {
       this.verifier = createOAuthVerifier(gateway.oauth);
     } else if (!gateway.oauth) this.verifier = null;
     this.oauthKey = key;
-    this.oauthClients = new Map((gateway.oauth?.clients ?? []).map((c) => [c.id, new ClientPolicy(c)]));
+    // The verifier outlives a reload that changes only the clients (its key cache stays warm), so
+    // each verify is given the clients in force now.
+    this.oauthSpecs = gateway.oauth?.clients ?? [];
+    this.oauthClients = new Map(this.oauthSpecs.map((c) => [c.id, new ClientPolicy(c)]));
     this.byHash = byHash;
   }
 
@@ -84,13 +88,14 @@ export class ClientRegistry {
 
   private async viaOAuth(token: string): Promise<Verdict> {
     const verifier = this.verifier!;
-    const verdict = await verifier.verify(token);
+    const verdict = await verifier.verify(token, this.oauthSpecs);
     if ("status" in verdict)
       return {
         status: verdict.status,
         code: verdict.code,
         message: verdict.message,
         ...(verdict.status === 401 && { challenge: verifier.challenge(this.resourceMetadataUrl, verdict) }),
+        ...(verdict.retryAfter && { retryAfter: verdict.retryAfter }),
       };
     const policy = this.oauthClients.get(verdict.client.id);
     if (!policy)
@@ -115,9 +120,11 @@ export class ClientRegistry {
       wrong: "the token sent in the Authorization header is not this server's token",
       "too-large": `the token sent is over ${MAX_BEARER / 1024} KiB`,
     }[why];
-    const message = `Refused by patchbay serve --http: ${text}.`;
+    const message = `Refused by patchbay serve --http: ${text}${why === "wrong" && this.verifier ? " nor a signed JWT access token" : ""}.`;
     if (!this.verifier) return { status: 403, code: "PB_ERR_GATEWAY_UNAUTHORIZED", message };
-    const code = why === "missing" ? "PB_ERR_GATEWAY_UNAUTHORIZED" : "PB_ERR_GATEWAY_TOKEN_INVALID";
+    // Even a missing token gets TOKEN_INVALID here: its hint sends the caller to the authorization
+    // server, where GATEWAY_UNAUTHORIZED's says this server has no OAuth sign-in.
+    const code = "PB_ERR_GATEWAY_TOKEN_INVALID";
     const challenge = this.verifier.challenge(
       this.resourceMetadataUrl,
       why === "missing"
