@@ -6,15 +6,19 @@
 //   tools/call through a policy'd client (token hashed, looked up, policy checked) × the operator;
 //   tools/list by one of the 50 clients (each tool checked against its policy, which lets all
 //   through) × the operator's.
-// Goals: call ≤ 1.05×, list ≤ 1.1×. Needs `npm run build`.
+//   tools/call with an OAuth access token (a JWT from an issuer on 127.0.0.1 whose keys are already
+//   fetched: warm JWKS) × the operator.
+// Goals: call ≤ 1.05×, list ≤ 1.1×, OAuth call ≤ 1.1×. Needs `npm run build`.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createServer } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { oneServerConfig } from "./connectors.mjs";
 import { figure, median, percentile } from "./figures.mjs";
 
@@ -27,7 +31,33 @@ const server = path.join(root, "servers", "demo-mcp.mjs");
 const sha = (s) => createHash("sha256").update(s).digest("hex");
 const clientToken = (i) => `bench-client-${i}-token-0123456789`;
 
-function serveConfig(dir, clients) {
+const AUDIENCE = "https://bench.test/mcp";
+
+/** An issuer on 127.0.0.1: its metadata and key set, and a token it signed for the bench's OAuth client. */
+async function issuer() {
+  const { publicKey, privateKey } = await generateKeyPair("RS256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "RS256", use: "sig" };
+  const server = createServer((req, res) => {
+    const url = `http://127.0.0.1:${server.address().port}`;
+    res.setHeader("content-type", "application/json");
+    if (req.url === "/jwks") return res.end(JSON.stringify({ keys: [jwk] }));
+    if (req.url?.startsWith("/.well-known/")) return res.end(JSON.stringify({ issuer: url, jwks_uri: `${url}/jwks` }));
+    res.statusCode = 404;
+    res.end("{}");
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const token = await new SignJWT({ client_id: "bench-oauth" })
+    .setProtectedHeader({ alg: "RS256", kid: "bench" })
+    .setIssuer(url)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime("2h")
+    .sign(privateKey);
+  return { url, token, close: () => server.close() };
+}
+
+function serveConfig(dir, clients, idp) {
   mkdirSync(dir, { recursive: true });
   const file = oneServerConfig(dir, "demo", process.execPath, [server], "host");
   const doc = JSON.parse(readFileSync(file, "utf8"));
@@ -39,6 +69,11 @@ function serveConfig(dir, clients) {
       // operator's and each entry pays the policy check; the others each a different part.
       expose: { "mcpConnectors/demo": i === 0 ? ["x_*", "*"] : [`tool_${i}`, "echo"] },
     };
+  doc.gateway.oauth = {
+    issuer: idp.url,
+    audience: AUDIENCE,
+    clients: { "oauth-bench": { match: { client_id: "bench-oauth" }, expose: { "mcpConnectors/demo": ["x_*", "*"] } } },
+  };
   writeFileSync(file, JSON.stringify(doc));
   return file;
 }
@@ -91,24 +126,29 @@ async function p50(n, fn) {
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "pb-bench-clients-"));
-const many = await startServe(serveConfig(path.join(dir, "clients"), 50));
+const idp = await issuer();
+const many = await startServe(serveConfig(path.join(dir, "clients"), 50, idp));
 const operator = await session(many.url, OPERATOR);
 const client = await session(many.url, clientToken(0));
+const oauth = await session(many.url, idp.token);
 const listed = (await client.listTools()).tools.map((t) => t.name).join();
 const all = (await operator.listTools()).tools.map((t) => t.name).join();
 if (listed !== all) throw new Error(`client 0 should see every tool (${all}), saw ${listed}`);
 const echo = (c) => () => c.callTool({ name: "demo__echo", arguments: { text: "hi" } });
 
-const call = { single: [], client: [] };
+const call = { single: [], client: [], oauth: [] };
 const list = { single: [], client: [] };
 for (let r = 0; r < ROUNDS; r++) {
   call.single.push(await p50(SEQ, echo(operator)));
   call.client.push(await p50(SEQ, echo(client)));
+  call.oauth.push(await p50(SEQ, echo(oauth)));
   list.single.push(await p50(LISTS, () => operator.listTools()));
   list.client.push(await p50(LISTS, () => client.listTools()));
 }
 await operator.close();
 await client.close();
+await oauth.close();
+idp.close();
 many.stop();
 rmSync(dir, { recursive: true, force: true });
 
@@ -126,4 +166,11 @@ figure(
   1.1,
   "×",
   `(${us(list.client)} vs ${us(list.single)})`,
+);
+figure(
+  "tools/call p50, OAuth access token, warm JWKS (× single token)",
+  median(call.oauth) / median(call.single),
+  1.1,
+  "×",
+  `(${us(call.oauth)} vs ${us(call.single)}; an accepted token is remembered until it expires, at most 60 s)`,
 );
