@@ -1,6 +1,6 @@
 /**
- * A gateway without gateway.oauth never loads the OAuth verifier or jose: `serve --http` runs with
- * a module hook that throws if either is resolved, serves the operator, and refuses a JWT-shaped
+ * A gateway without gateway.oauth never loads the OAuth verifier or jose, and one without
+ * gateway.state never loads pg: `serve --http` runs with a module hook that throws if any is resolved, serves the operator, and refuses a JWT-shaped
  * bearer with its plain 403 (no challenge: there is no sign-in to offer). With gateway.oauth the
  * same hook stops the start, which shows the hook would catch the load.
  */
@@ -13,7 +13,7 @@ import { childEnv, gatewayConfig } from "./_gateway.js";
 afterAll(cleanupTempDirs);
 
 const OAUTH_MODULES =
-  /\/cli-bundle\/oauth-[\w-]+\.js$|\/dist\/gateway\/clients\/oauth[\w-]*\.js$|\/node_modules\/jose\//;
+  /\/cli-bundle\/oauth-[\w-]+\.js$|\/dist\/gateway\/clients\/oauth[\w-]*\.js$|\/node_modules\/jose\/|\/node_modules\/pg\//;
 
 /** `serve --http` under the hook: its URL once it listens, or its stderr if it exits first. */
 function serveRefusingOAuth(file: string): Promise<{ url?: string; stderr: string; stop(): void }> {
@@ -35,7 +35,7 @@ function serveRefusingOAuth(file: string): Promise<{ url?: string; stderr: strin
 }
 
 describe("OAuth stays off the path of a gateway without it", () => {
-  it("serves without loading the verifier or jose", async () => {
+  it("serves without loading the verifier, jose or pg", async () => {
     const { file } = gatewayConfig();
     const s = await serveRefusingOAuth(file);
     try {

@@ -5,8 +5,6 @@
  */
 import type { QuotaStore } from "./gate.js";
 import { MemoryQuotaStore } from "./quota-memory.js";
-import { PostgresQuotaStore } from "./quota-postgres.js";
-import { openSharedState } from "../state/postgres.js";
 
 export interface Quotas {
   store: QuotaStore;
@@ -17,6 +15,12 @@ export interface Quotas {
 
 export async function openQuotas(state: { postgres: string } | null): Promise<Quotas> {
   if (!state) return { store: new MemoryQuotaStore(), where: "memory", close: async () => undefined };
+  // Loaded only for a gateway that shares state: every other serve (stdio's cold start above all)
+  // never loads pg.
+  const [{ openSharedState }, { PostgresQuotaStore }] = await Promise.all([
+    import("../state/postgres.js"),
+    import("./quota-postgres.js"),
+  ]);
   const shared = await openSharedState(state.postgres);
   try {
     const store = await PostgresQuotaStore.open(shared);
