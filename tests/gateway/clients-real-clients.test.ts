@@ -40,7 +40,13 @@ afterAll(async () => {
   await serve?.stop();
 });
 
-function run(args: string[], input?: string): Promise<{ code: number | null; out: string }> {
+/**
+ * Runs a client to its end in a home of its own. `lines`: JSON-RPC messages for a stdio bridge,
+ * written one after the other, each once the answer to the one before arrived (mcp-remote
+ * forwards what it reads at once: a call written before initialize was answered reaches the
+ * server uninitialized). The bridge stays up, so it is stopped once the last request is answered.
+ */
+function run(args: string[], lines: Record<string, unknown>[] = []): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const home = tempDir("pb-client-policy-");
     const child = spawn(NODE22!, args, {
@@ -48,10 +54,21 @@ function run(args: string[], input?: string): Promise<{ code: number | null; out
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, MCP_INSPECTOR_SECRET_STORE: "memory" },
     });
     let out = "";
+    let next = 0;
+    const send = () => {
+      // Notifications get no answer: write them with the request that follows.
+      while (next < lines.length) {
+        const line = lines[next++];
+        child.stdin.write(`${JSON.stringify(line)}\n`);
+        if ("id" in line) return;
+      }
+    };
+    const answered = (id: unknown) => out.split("\n").some((l) => l.startsWith("{") && l.includes(`"id":${id}`));
     child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
-      // mcp-remote is a stdio bridge that stays up: done once it answered the last request (id 2).
-      if (input && out.includes('"id":2')) child.kill("SIGTERM");
+      const last = lines.findLast((l) => "id" in l);
+      if (last && answered(last.id)) child.kill("SIGTERM");
+      else if (next > 0 && answered(lines.slice(0, next).findLast((l) => "id" in l)?.id)) send();
     });
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
     const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
@@ -60,7 +77,7 @@ function run(args: string[], input?: string): Promise<{ code: number | null; out
       clearTimeout(timer);
       resolve({ code, out });
     });
-    if (input) child.stdin.write(input);
+    if (lines.length > 0) send();
     else child.stdin.end();
   });
 }
@@ -109,10 +126,7 @@ describe.runIf(NODE22 && INSPECTOR && MCP_REMOTE)("a client outside its policy, 
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "gw__whoami", arguments: {} } },
     ];
-    const r = await run(
-      [MCP_REMOTE!, serve.url, "--transport", "http-only", ...bearer],
-      lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
-    );
+    const r = await run([MCP_REMOTE!, serve.url, "--transport", "http-only", ...bearer], lines);
     const answer = r.out
       .split("\n")
       .filter((l) => l.startsWith("{"))
