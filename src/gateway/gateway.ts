@@ -185,7 +185,10 @@ export class Gateway {
     );
     const view = {
       sees: policy ? (instance: string) => seesWhole(caller, instance) : undefined,
-      refuse: (what: string) => forbidden(caller, what),
+      refuse: (what: string) => {
+        this.calls.gate.usage.refused(caller.id, "policy");
+        return forbidden(caller, what);
+      },
       // Reads and gets count against the same quota as tool calls.
       admit: policy ? () => this.calls.gate.admit(caller) : undefined,
     };

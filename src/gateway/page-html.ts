@@ -6,6 +6,7 @@
  */
 import type { Refusal } from "./refusals.js";
 import type { StatusDocument } from "./status-document.js";
+import type { ClientUsageRow } from "./clients/usage.js";
 
 interface PageTool {
   name: string;
@@ -14,10 +15,18 @@ interface PageTool {
   target: string;
 }
 
+/** A configured gateway client: how it signs in, its limits, and its calls and refusals since start. */
+export interface PageClient extends ClientUsageRow {
+  id: string;
+  identity: "token" | "oauth";
+  limits: { callsPerMinute: number | null; concurrent: number | null };
+}
+
 export interface PageData {
   status: StatusDocument;
   tools: PageTool[];
   refusals: Refusal[];
+  clients: PageClient[];
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -84,7 +93,7 @@ function instanceRow(i: StatusDocument["instances"][number]): string {
 }
 
 export function statusPage(data: PageData): string {
-  const { status, tools, refusals } = data;
+  const { status, tools, refusals, clients } = data;
   const sessions = status.httpSessions;
   const shown = tools.slice(0, MAX_PAGE_TOOLS);
   return layout(
@@ -105,6 +114,7 @@ ${status.instances.map(instanceRow).join("\n")}
 </table>
 <h2>Sessions</h2>
 <p id="sessions">${escapeHtml(sessions ? `${sessions.mode}: ${sessions.open} open, ${sessions.evicted} evicted` : "no HTTP transport")}</p>
+${clients.length > 0 ? clientsTable(clients) : ""}
 <h2>Recent refusals</h2>
 ${
   refusals.length === 0
@@ -127,6 +137,33 @@ ${tools.length > shown.length ? `<p>${tools.length - shown.length} more tools no
 </main>
 <script src="/page.js"></script>`,
   );
+}
+
+function clientsTable(clients: PageClient[]): string {
+  const limits = (l: PageClient["limits"]) =>
+    [l.callsPerMinute !== null && `${l.callsPerMinute}/min`, l.concurrent !== null && `${l.concurrent} at once`]
+      .filter(Boolean)
+      .join(", ") || "none";
+  const row = (c: PageClient) =>
+    `<tr data-client="${escapeHtml(c.id)}">${[
+      ["id", c.id],
+      ["identity", c.identity === "oauth" ? "OAuth" : "token"],
+      ["limits", limits(c.limits)],
+      ["calls", c.calls],
+      ["inFlight", c.inFlight],
+      ["refusedByPolicy", c.refusedByPolicy],
+      ["refusedByQuota", c.refusedByQuota],
+    ]
+      .map(([k, v]) => `<td data-field="${k}">${escapeHtml(v)}</td>`)
+      .join("")}</tr>`;
+  return `<h2>Clients</h2>
+<p>Since this server started; reload the page to see the present.</p>
+<table id="clients">
+<thead><tr><th scope="col">Client</th><th scope="col">Signs in with</th><th scope="col">Limits</th><th scope="col">Calls</th><th scope="col">In flight</th><th scope="col">Refused by policy</th><th scope="col">Refused by quota</th></tr></thead>
+<tbody>
+${clients.map(row).join("\n")}
+</tbody>
+</table>`;
 }
 
 export function summary(status: StatusDocument): string {

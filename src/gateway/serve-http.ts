@@ -7,12 +7,13 @@ import { OPERATOR, seesAny, type Caller } from "./clients/caller.js";
 import type { ClientRegistry } from "./clients/registry.js";
 import type { ExtraRoutes } from "./http.js";
 import type { CallObserver, Metrics } from "./metrics.js";
-import type { PageData } from "./page-html.js";
+import type { PageClient, PageData } from "./page-html.js";
 import type { RecentRefusals } from "./refusals.js";
 import type { StatusDocument } from "./status-document.js";
 import type { Host } from "../host/api.js";
 import type { PatchbayError } from "../errors.js";
 import { clientCeilingErrors } from "./clients/ceiling.js";
+import type { ClientUsage } from "./clients/usage.js";
 
 /** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
 export function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
@@ -44,6 +45,11 @@ export function statusFor(caller: Caller, doc: StatusDocument, clients: ClientRe
     booting: doc.booting,
     instances: doc.instances.filter((i) => seesAny(caller, i.id)),
   };
+}
+
+/** The status page's client rows: each configured client, its limits and what it has done since start. */
+export function clientRows(clients: ClientRegistry, usage: ClientUsage): PageClient[] {
+  return clients.list().map((c) => ({ ...c, ...usage.of(c.id) }));
 }
 
 /** Clients that name more than the gateway exposes (clients/ceiling.ts): serve refuses to start. */

@@ -16,7 +16,7 @@ import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
 import { startAuditTrail, type AuditTrail } from "./audit/trail.js";
 import { openQuotas, type Quotas } from "./clients/quota.js";
-import { ceilingProblems, httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
+import { ceilingProblems, clientRows, httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
 import { pinsStatus } from "./pins/report.js";
@@ -186,6 +186,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
         status: status(),
         tools: gateway.calls.routes(),
         refusals: refusals.list(),
+        clients: clientRows(clients!, gateway.calls.gate.usage),
       }));
       http = await startHttpGateway(gateway, {
         ...opts.http,
@@ -219,10 +220,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   async function reloadClients(): Promise<{ clients: number; ended: number }> {
     const file = host.config?.file;
     if (!file || !clients)
-      throw pbError(
-        "PB_ERR_USAGE",
-        "This serve has no HTTP gateway reading connectors.json: there are no clients to reload.",
-      );
+      throw pbError("PB_ERR_USAGE", "This serve has no HTTP gateway reading connectors.json: no clients to reload.");
     const config = await loadConfig({ config: file, env: opts.env ?? process.env });
     return applyClients(config.gateway);
   }

@@ -4,6 +4,7 @@
  * token in a URL; a wrong token, no cookie, or a cookie from another serve with the same token is
  * refused; the page carries a strict CSP; /events streams the status document.
  */
+import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs } from "../helpers.js";
 import { gatewayConfig, startHttpServe, type HttpServe } from "./_gateway.js";
@@ -125,6 +126,36 @@ describe("serve --http status page", () => {
       expect(foreign.headers.get("set-cookie")).toBeNull();
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it("lists each client with its limits, calls and refusals, each value escaped", async () => {
+    const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+    const BOT = "bot-token-0123456789abcdef";
+    const clients = {
+      bot: { tokenSha256: sha(BOT), expose: { "mcpConnectors/gw": ["echo"] }, limits: { callsPerMinute: 2 } },
+      "idle.one": { tokenSha256: sha("idle-token-0123456789abcdef"), expose: {} },
+    };
+    const s = await startHttpServe(gatewayConfig({ gateway: { clients } }).file);
+    try {
+      const bot = await s.connect(BOT);
+      for (let i = 0; i < 3; i++) await bot.callTool({ name: "gw__echo", arguments: { text: "x" } }).catch(() => null);
+      await bot.callTool({ name: "gw__whoami", arguments: {} }).catch(() => null);
+      await bot.close();
+      const cookie = cookieOf(await signIn(s, s.token));
+      const html = await (await fetch(`${s.base}/`, { headers: { cookie } })).text();
+      const row = (id: string) => new RegExp(`<tr data-client="${id}">(.*?)</tr>`).exec(html)?.[1] ?? "";
+      const field = (id: string, name: string) => new RegExp(`data-field="${name}">([^<]*)<`).exec(row(id))?.[1];
+      expect(html).toContain('<table id="clients">');
+      expect(field("bot", "limits")).toBe("2/min");
+      expect(field("bot", "calls")).toBe("2");
+      expect(field("bot", "inFlight")).toBe("0");
+      expect(field("bot", "refusedByQuota")).toBe("1");
+      expect(field("bot", "refusedByPolicy")).toBe("1");
+      expect(field("idle.one", "calls")).toBe("0");
+      expect(html).not.toContain(BOT);
+    } finally {
+      await s.stop();
     }
   });
 });

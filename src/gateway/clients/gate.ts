@@ -8,6 +8,7 @@ import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { pbError, type ErrorCode as PbCode } from "../../errors.js";
 import { protocolError } from "../rpc-errors.js";
 import { forbidden, type Caller } from "./caller.js";
+import { ClientUsage } from "./usage.js";
 
 export type Admission =
   | { ok: true; release(): void }
@@ -49,9 +50,12 @@ export class ClientGate {
   quotas: QuotaStore | null = null;
   /** Told of each request that reached an instance (audit/*: the file, or PostgreSQL). */
   audit: ((entry: AuditEntry) => void) | null = null;
+  /** Each client's calls and refusals, for the status page. */
+  readonly usage = new ClientUsage();
 
   /** The refusal of `what` for a caller whose policy does not name it. */
   refuse(caller: Caller, what: string): McpError {
+    this.usage.refused(caller.id, "policy");
     return protocolError(forbidden(caller, what));
   }
 
@@ -62,9 +66,21 @@ export class ClientGate {
   admit(caller: Caller): (() => void) | Promise<() => void> {
     const limits = caller.policy?.limits;
     if (!this.quotas || !limits || (limits.callsPerMinute === null && limits.concurrent === null))
-      return NOTHING_TO_RELEASE;
+      return caller.policy ? this.usage.begin(caller.id) : NOTHING_TO_RELEASE;
     const admission = this.quotas.admit(caller.id, limits);
-    return admission instanceof Promise ? admission.then((a) => settle(caller, a)) : settle(caller, admission);
+    return admission instanceof Promise
+      ? admission.then((a) => this.settle(caller, a))
+      : this.settle(caller, admission);
+  }
+
+  private settle(caller: Caller, a: Admission): () => void {
+    if (!a.ok) this.usage.refused(caller.id, "quota");
+    const release = settle(caller, a);
+    const end = this.usage.begin(caller.id);
+    return () => {
+      end();
+      release();
+    };
   }
 }
 

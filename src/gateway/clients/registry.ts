@@ -68,6 +68,14 @@ export class ClientRegistry {
     return [...[...this.byHash.values()].map((c) => c.id), ...this.oauthClients.keys()];
   }
 
+  /** Every configured client, how it proves who it is, and its limits (the status page's rows). */
+  list(): { id: string; identity: "token" | "oauth"; limits: ClientPolicy["limits"] }[] {
+    return [
+      ...[...this.byHash.values()].map((c) => ({ id: c.id, identity: "token" as const, limits: c.policy!.limits })),
+      ...[...this.oauthClients.values()].map((p) => ({ id: p.id, identity: "oauth" as const, limits: p.limits })),
+    ];
+  }
+
   /** Whether `id` is still a client (a session whose client was revoked is ended). */
   has(id: string): boolean {
     return id === OPERATOR.id || this.oauthClients.has(id) || [...this.byHash.values()].some((c) => c.id === id);
