@@ -138,13 +138,15 @@ const echo = (c) => () => c.callTool({ name: "demo__echo", arguments: { text: "h
 
 const call = { single: [], client: [], oauth: [] };
 const list = { single: [], client: [] };
-for (let r = 0; r < ROUNDS; r++) {
-  call.single.push(await p50(SEQ, echo(operator)));
-  call.client.push(await p50(SEQ, echo(client)));
-  call.oauth.push(await p50(SEQ, echo(oauth)));
-  list.single.push(await p50(LISTS, () => operator.listTools()));
-  list.client.push(await p50(LISTS, () => client.listTools()));
-}
+// The order turns each round, so no side always runs first (or right after another's burst).
+const steps = [
+  async () => call.single.push(await p50(SEQ, echo(operator))),
+  async () => call.client.push(await p50(SEQ, echo(client))),
+  async () => call.oauth.push(await p50(SEQ, echo(oauth))),
+  async () => list.single.push(await p50(LISTS, () => operator.listTools())),
+  async () => list.client.push(await p50(LISTS, () => client.listTools())),
+];
+for (let r = 0; r < ROUNDS; r++) for (let i = 0; i < steps.length; i++) await steps[(i + r) % steps.length]();
 await operator.close();
 await client.close();
 await oauth.close();
