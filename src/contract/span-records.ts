@@ -17,6 +17,11 @@ export const MAX_SPAN_ATTRIBUTE_VALUE_CHARS = 256;
 const ATTRIBUTE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 /** A span longer than a day is a clock or a lie. */
 const MAX_SPAN_MS = 86_400_000;
+/**
+ * How far a record may lie outside its call (from when the host sent it to now): a worker's
+ * clock is performance.timeOrigin + now(), which drifts from the wall clock the host reads.
+ */
+const CLOCK_SLACK_MS = 300_000;
 
 export type SpanAttributeValue = string | number | boolean;
 
@@ -64,8 +69,8 @@ function readAttributes(raw: unknown): Record<string, SpanAttributeValue> | unde
   return n > 0 ? out : undefined;
 }
 
-/** One record checked and copied, or null. */
-function readRecord(raw: unknown): SpanRecord | null {
+/** One record checked and copied, or null; its times within `from` and `to` (epoch ms). */
+function readRecord(raw: unknown, from: number, to: number): SpanRecord | null {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
   const r = raw as Record<string, unknown>;
   if (!isSpanId(r.id) || !isSpanId(r.parent) || r.id === r.parent) return null;
@@ -74,7 +79,7 @@ function readRecord(raw: unknown): SpanRecord | null {
   const { start, end } = r;
   if (typeof start !== "number" || typeof end !== "number" || !Number.isFinite(start) || !Number.isFinite(end))
     return null;
-  if (start <= 0 || end < start || end - start > MAX_SPAN_MS) return null;
+  if (start < from || end > to || end < start || end - start > MAX_SPAN_MS) return null;
   const rec: SpanRecord = {
     id: r.id,
     parent: r.parent,
@@ -92,14 +97,17 @@ function readRecord(raw: unknown): SpanRecord | null {
 
 /**
  * The records of `raw` that are well formed and hang from `callSpanId`, at most `room`, each a
- * fresh copy; IDs unique (a second record with an ID already taken, or the call's own, is dropped).
+ * fresh copy; IDs unique (a second record with an ID already taken, or the call's own, is
+ * dropped); times between the call's start (`sentAt`, epoch ms) and now, give or take the slack.
  */
-export function readSpanRecords(raw: unknown, callSpanId: string, room: number): SpanRecord[] {
+export function readSpanRecords(raw: unknown, callSpanId: string, room: number, sentAt: number): SpanRecord[] {
   if (!Array.isArray(raw) || room <= 0) return [];
+  const from = sentAt - CLOCK_SLACK_MS;
+  const to = Date.now() + CLOCK_SLACK_MS;
   const byId = new Map<string, SpanRecord>();
   const n = Math.min(raw.length, MAX_SPANS_PER_CALL);
   for (let i = 0; i < n; i++) {
-    const rec = readRecord(raw[i]);
+    const rec = readRecord(raw[i], from, to);
     if (rec && rec.id !== callSpanId && !byId.has(rec.id)) byId.set(rec.id, rec);
   }
   // Rooted: a chain of parents that reaches the call's span (a cycle never does).

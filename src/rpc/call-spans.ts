@@ -8,11 +8,11 @@ import { isTraceparent, readTraceparent } from "../contract/trace-context.js";
 
 export type { CallTrace } from "../contract/span-records.js";
 
-/** Hands `trace.spans` the records of `raw` that pass; nothing when none does. */
-export function deliverSpans(trace: CallTrace, raw: unknown): void {
+/** Hands `trace.spans` the records of `raw` that pass (the call was sent at `sentAt`); nothing when none does. */
+export function deliverSpans(trace: CallTrace, raw: unknown, sentAt: number): void {
   const parent = trace.spans ? readTraceparent(trace.traceparent) : null;
   if (!parent) return;
-  const records = readSpanRecords(raw, parent.spanId, MAX_SPANS_PER_CALL);
+  const records = readSpanRecords(raw, parent.spanId, MAX_SPANS_PER_CALL, sentAt);
   if (records.length > 0) trace.spans!(records);
 }
 

@@ -235,7 +235,7 @@ export class RpcClient {
   /** A traced call's span records (call-spans.ts): only for a pending call sent traced, once. */
   private spans(id: number, raw: unknown): void {
     const p = this.pending.get(id);
-    if (p?.trace) deliverSpans(p.trace, raw);
+    if (p?.trace) deliverSpans(p.trace, raw, p.deadline - p.timeoutMs);
     if (p) p.trace = undefined;
   }
 
