@@ -68,14 +68,16 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
           // A list read here (a new session, or after list_changed) may define the tool otherwise than
           // the host was told: the call is not sent, and the host reads the list again (told.ts).
           if (!session.tools) told.check(tool, await loadTools(client, opts, session, call.deadline), target());
-          if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
-          // A stdio session's own requests skip the Client's request machinery (direct-requests.ts).
           const { transport } = session;
+          const headers = transport instanceof ChildTransport ? null : connection.traceHeaders;
+          if (session.taskTools.has(tool))
+            return tracedRequest(span, params, headers, () => callAsTask(client, params, opts, ctx, relay.report));
+          // A stdio session's own requests skip the Client's request machinery (direct-requests.ts).
           if (transport instanceof ChildTransport)
             return tracedRequest(span, params, null, () =>
               transport.direct.request("tools/call", params, callToolResultShape, opts, relay.report),
             );
-          return tracedRequest(span, params, connection.traceHeaders, () =>
+          return tracedRequest(span, params, headers, () =>
             client.request({ method: "tools/call", params }, callToolResultShape, {
               ...opts,
               // Giving onprogress makes the SDK send a progressToken; the caller sees it as the call's progress.
