@@ -13,7 +13,7 @@
  * explicitly. Names and attribute values pass the host's scrubber (a resolved secret never
  * leaves in a span); a call's arguments and results are never recorded.
  */
-import type { Context } from "@opentelemetry/api";
+import type { SpanContext } from "@opentelemetry/api";
 import type { CallTrace } from "../contract/span-records.js";
 import type { Scrubber } from "../secrets.js";
 import { ForcedIds, exportWorkerSpans } from "./worker-spans.js";
@@ -64,12 +64,9 @@ export async function loadTracing(scrubber: Scrubber): Promise<CallTracer> {
   const propagator = new core.W3CTraceContextPropagator();
   const clip = (s: string) => scrubber.scrub(s.length > MAX_ATTRIBUTE_CHARS ? s.slice(0, MAX_ATTRIBUTE_CHARS) : s);
 
-  /** The W3C traceparent (and tracestate) of the span `ctx` holds. */
-  const carrierOf = (ctx: Context): { traceparent: string; tracestate?: string } => {
-    const carrier: Record<string, string> = {};
-    propagator.inject(ctx, carrier, api.defaultTextMapSetter);
-    return carrier as { traceparent: string; tracestate?: string };
-  };
+  /** The W3C traceparent of a span (what the propagator would inject, without building a context for it). */
+  const traceparentOf = (c: SpanContext): string =>
+    `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
 
   return {
     start(tool, meta) {
@@ -99,11 +96,9 @@ export async function loadTracing(scrubber: Scrubber): Promise<CallTracer> {
             },
             inSpan,
           );
-          const callCtx = api.trace.setSpan(inSpan, call);
-          const { traceparent } = carrierOf(callCtx);
           const context = call.spanContext();
           const trace: CallTrace = {
-            traceparent,
+            traceparent: traceparentOf(context),
             spans: (records) => exportWorkerSpans(api, tracer, ids, scrubber, context, records),
           };
           try {
