@@ -3,6 +3,8 @@
  */
 export { createHost, type CreateHostOptions } from "./host/host.js";
 export { Host, type AgentClient, type BootReport, type CallOptions, type InstanceReport } from "./host/api.js";
+/** A traced host.call's context and the plugin span records it gets back (CallOptions.trace). */
+export type { CallTrace, SpanRecord, SpanAttributeValue } from "./contract/span-records.js";
 export type { ProgressUpdate } from "./rpc/client.js";
 export type { InstanceCapabilities } from "./registry/capabilities.js";
 export type { BroadcastBranch, BroadcastResult } from "./registry/broadcast.js";

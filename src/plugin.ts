@@ -108,12 +108,52 @@ export interface PluginContext {
    * Read it when the method starts if the plugin's definition says `callContext: "sync"`.
    */
   currentCall?(): CallHandle | null;
+  /**
+   * The plugin's own spans in the caller's trace: `ctx.trace.span(name, fn)` runs `fn` in a span,
+   * child of the host's span for the call in progress, and returns what `fn` returns (a promise
+   * ends the span when it settles; a throw or rejection marks it failed). When the call is not
+   * traced, or outside a call, `fn` gets a span that records nothing and whose `traceparent` is
+   * undefined. Absent on older hosts.
+   */
+  readonly trace?: PluginTrace;
   /** Instances this plugin's manifest `requires` and its connectors.json entry `grants`. */
   readonly connectors: { get(target: string): GrantedConnector; list(): string[] };
 }
 
+export type SpanAttributeValue = string | number | boolean;
+
+export interface SpanOptions {
+  /** "client" for a span around a request to another service (an upstream server). @default "internal" */
+  kind?: "internal" | "client";
+  attributes?: Record<string, SpanAttributeValue>;
+}
+
+/** One of the plugin's spans, as `fn` of `ctx.trace.span` gets it. */
+export interface PluginSpan {
+  /** W3C traceparent naming this span, to pass upstream (a `traceparent` header, MCP `_meta`); undefined untraced. */
+  readonly traceparent: string | undefined;
+  /** At most 16 per span; keys like `http.response.status_code`; strings are cut at 256 characters. */
+  setAttribute(key: string, value: SpanAttributeValue): void;
+  /** Marks the span failed (a throw or rejection out of `fn` does too). */
+  setError(message?: string): void;
+  /** A child span of this one. */
+  span<T>(name: string, fn: (span: PluginSpan) => T, opts?: SpanOptions): T;
+}
+
+/**
+ * ctx.trace. Spans are recorded in the worker and sent to the host with the call's result, at
+ * most 32 per call (later ones record nothing); a span still open when the call returns is lost.
+ */
+export interface PluginTrace {
+  span<T>(name: string, fn: (span: PluginSpan) => T, opts?: SpanOptions): T;
+  /** W3C traceparent of the host's span for the call in progress; undefined when not traced. */
+  readonly traceparent: string | undefined;
+}
+
 /** One call in progress (ctx.currentCall()). */
 export interface CallHandle {
+  /** W3C traceparent of the host's span for this call; undefined when it is not traced. Absent on older hosts. */
+  readonly traceparent?: string;
   /** When the call's deadline passes (ms since the epoch), or Infinity. */
   readonly deadline: number;
   /** Aborts when the call passes its deadline or is cancelled. */

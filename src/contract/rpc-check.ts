@@ -7,6 +7,7 @@
  */
 import type { WireError } from "../errors.js";
 import { CHANGEABLE_LISTS, MAX_BATCH, MAX_RESOURCE_URI_CHARS, type WorkerToHost } from "./rpc.js";
+import { MAX_SPANS_PER_CALL } from "./span-records.js";
 
 const LOG_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 
@@ -102,6 +103,11 @@ export function checkWorkerMessage(raw: unknown): CheckedMessage {
         return bad(`a list-changed message whose list is not one of ${CHANGEABLE_LISTS.join(", ")}`);
       return { ok: true, msg: m as unknown as WorkerToHost };
     // A batch is unwrapped by the receiver (checkBatch) before its entries come here: one inside another is refused.
+    // A traced call's span records; each record is checked by RpcClient (span-records.ts).
+    case "spans":
+      if (!isId(m.id) || !Array.isArray(m.spans)) return bad("a malformed spans message");
+      if (m.spans.length > MAX_SPANS_PER_CALL) return bad(`a spans message of more than ${MAX_SPANS_PER_CALL} spans`);
+      return { ok: true, msg: m as unknown as WorkerToHost };
     case "batch":
       return bad("a batch inside a batch");
     default:

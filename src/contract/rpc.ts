@@ -7,6 +7,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { WireError } from "../errors.js";
 import type { Kind } from "./kinds.js";
+import type { SpanRecord } from "./span-records.js";
 
 /** What a worker needs to load and serve one instance, whichever runtime carries it. */
 export interface InstanceTask {
@@ -71,6 +72,8 @@ export interface CallMessage {
   args: unknown[];
   /** Absolute deadline (Date.now() clock) after which the host has already given up. */
   deadline: number;
+  /** W3C traceparent of the host's span for this call; present only when the call is traced. */
+  tp?: string;
 }
 
 export interface CancelMessage {
@@ -195,7 +198,19 @@ export type WorkerToHost =
   | ClosedMessage
   | ProgressMessage
   | ResourceUpdatedMessage
-  | ListChangedMessage;
+  | ListChangedMessage
+  | SpansMessage;
+
+/**
+ * The plugin's own spans of traced call `id` (span-records.ts), sent once, just before its
+ * result, and only for a call that came with a traceparent. Untrusted: the host checks each
+ * record and drops those of a call that is not pending or was not traced.
+ */
+export interface SpansMessage {
+  t: "spans";
+  id: number;
+  spans: SpanRecord[];
+}
 
 // --- worker → host: progress of a call in flight ---
 

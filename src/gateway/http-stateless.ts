@@ -15,6 +15,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Gateway } from "./gateway.js";
 import type { Caller } from "./clients/caller.js";
 import { json, jsonRpcError, MAX_BODY } from "./http-replies.js";
+import { adoptTraceHeader } from "./trace-header.js";
 
 export async function handleStateless(
   gateway: Gateway,
@@ -99,11 +100,15 @@ export async function readJson(req: IncomingMessage, res: ServerResponse): Promi
   const body = await readBody(req);
   if (body === "too-large")
     return jsonRpcError(res, 413, -32000, `Payload too large: a request body is at most ${MAX_BODY} bytes.`);
+  let parsed: unknown;
   try {
-    return JSON.parse(body);
+    parsed = JSON.parse(body);
   } catch {
     return jsonRpcError(res, 400, -32700, "Parse error: the body is not JSON.");
   }
+  // A client's trace context in its HTTP headers (trace-header.ts); without the header, one lookup.
+  if (req.headers.traceparent !== undefined) adoptTraceHeader(req.headers, parsed);
+  return parsed;
 }
 
 /** True when some request in the body asks for progress notifications, which need an event stream. */

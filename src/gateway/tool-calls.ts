@@ -14,7 +14,7 @@ import type { CatalogTool } from "./catalog.js";
 import { toPositional } from "./exposure.js";
 import { derivedRecordId, IdempotencyBook, idempotencyKeyOf } from "./idempotency.js";
 import type { CallObserver } from "./metrics.js";
-import type { CallTracer } from "./tracing.js";
+import type { CallSpan, CallTrace, CallTracer } from "./tracing.js";
 import { StatsBook } from "./stats.js";
 import { clip, isToolResult, jsonBytes, outcomeOf, toolError } from "./tool-results.js";
 import { OPERATOR } from "./clients/caller.js";
@@ -179,21 +179,21 @@ export class ToolCalls {
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     if (!this.observer && !this.tracer) return this.runCall(name, args, onProgress, signal);
-    const end = this.tracer?.start(name, meta);
+    const span = this.tracer?.start(name, meta);
     const started = performance.now();
     const before = this.deps.tools().get(name)?.route;
     let result: CallToolResult;
     try {
-      result = await this.runCall(name, args, onProgress, signal);
+      result = await this.runCall(name, args, onProgress, signal, span);
     } catch (err) {
-      end?.(before?.instance ?? "none", "PB_ERR_INTERNAL");
+      span?.end(before?.instance ?? "none", "PB_ERR_INTERNAL");
       throw err;
     }
     const route = before ?? this.deps.tools().get(name)?.route;
     const outcome = outcomeOf(result);
     const instance = route?.instance ?? "none";
     this.observer?.toolCall(instance, route ? name : "unknown", outcome, (performance.now() - started) / 1000);
-    end?.(instance, outcome);
+    span?.end(instance, outcome);
     return result;
   }
 
@@ -202,6 +202,7 @@ export class ToolCalls {
     args: Record<string, unknown>,
     onProgress?: (update: ProgressUpdate) => void,
     signal?: AbortSignal,
+    span?: CallSpan,
   ): Promise<CallToolResult> {
     // A call made from the cached list waits for the boot (unless its instance is ready), then takes the live route.
     if (!this.deps.live() && !this.deps.tools().has(name)) await this.deps.booted(signal);
@@ -246,13 +247,10 @@ export class ToolCalls {
     if (invalid) return toolError(invalid);
     const started = performance.now();
     try {
-      const result =
-        entry.kind === "mcp"
-          ? await this.deps.host.call(route.instance, "call", [route.target, args], { onProgress, signal })
-          : await this.deps.host.call(route.instance, route.target, toPositional(entry.kind, route.target, args), {
-              onProgress,
-              signal,
-            });
+      // Traced: the host call gets a span of its own, whose context crosses to the worker (tracing.ts).
+      const result = await (span
+        ? span.around(route.instance, route.target, (trace) => this.hostCall(entry, args, onProgress, signal, trace))
+        : this.hostCall(entry, args, onProgress, signal));
       this.stats.record(route.instance, performance.now() - started, true);
       // An MCP tool result passes through unchanged; anything else (another kind's return value,
       // or an mcp plugin that answers plain JSON) becomes its JSON as text.
@@ -267,6 +265,19 @@ export class ToolCalls {
         return wire.data.result as CallToolResult;
       return toolError(err);
     }
+  }
+
+  private hostCall(
+    { kind, route }: CatalogTool,
+    args: Record<string, unknown>,
+    onProgress?: (update: ProgressUpdate) => void,
+    signal?: AbortSignal,
+    trace?: CallTrace,
+  ): Promise<unknown> {
+    const opts = { onProgress, signal, trace };
+    return kind === "mcp"
+      ? this.deps.host.call(route.instance, "call", [route.target, args], opts)
+      : this.deps.host.call(route.instance, route.target, toPositional(kind, route.target, args), opts);
   }
 
   /** An mcp tool's arguments against its input schema before anything crosses (the server checks again). */

@@ -8,6 +8,7 @@
 import { pbError, PatchbayError, toWire } from "../errors.js";
 import type { HostMeta } from "../contract/target.js";
 import type { ProgressUpdate } from "../rpc/client.js";
+import type { CallTrace } from "../rpc/call-spans.js";
 import type { InstanceEntry } from "../registry/registry.js";
 import type { ReceiptLog } from "../registry/receipts.js";
 import { watchSubstrate } from "../registry/substrate.js";
@@ -23,6 +24,8 @@ export interface GuardedCallOptions {
   timeoutMs?: number;
   onProgress?: (update: ProgressUpdate) => void;
   signal?: AbortSignal;
+  /** The call's trace context and the sink of its plugin's spans (traced calls only). */
+  trace?: CallTrace;
 }
 
 export type { HostMeta };
@@ -62,11 +65,13 @@ export class CallGuard {
         target.kind === "mcp" && method === "call" && !knowsTools(target) ? this.learnTools(entry, timeoutMs) : null;
       if (target.kind === "agent" && method === "deliver") return this.deliver(entry, sent, timeoutMs, opts.signal);
       const onProgress = opts.onProgress ? this.scrubbedProgress(opts.onProgress) : undefined;
-      return watchSubstrate(entry, entry.worker.call(method, sent, timeoutMs, onProgress, opts.signal)).then(
-        (result) =>
-          learning
-            ? learning.then(() => checkResult(target, method, sent, result))
-            : checkResult(target, method, sent, result),
+      return watchSubstrate(
+        entry,
+        entry.worker.call(method, sent, timeoutMs, onProgress, opts.signal, opts.trace),
+      ).then((result) =>
+        learning
+          ? learning.then(() => checkResult(target, method, sent, result))
+          : checkResult(target, method, sent, result),
       );
     } catch (err) {
       return Promise.reject(err);

@@ -12,6 +12,7 @@ import type {
   RequestResponseOpts,
 } from "../contract/types.js";
 import type { ProgressUpdate } from "../rpc/client.js";
+import type { CallTrace } from "../rpc/call-spans.js";
 import type { InstanceState } from "../registry/registry.js";
 
 export interface CallOptions {
@@ -24,6 +25,11 @@ export interface CallOptions {
    * ctx.signal aborts (mcp-remote then sends notifications/cancelled upstream).
    */
   signal?: AbortSignal;
+  /**
+   * Traces the call: the plugin runs it under `trace.traceparent` (a W3C traceparent, version
+   * 00; any other is not sent) and its own spans, checked and bounded, go to `trace.spans`.
+   */
+  trace?: CallTrace;
 }
 
 /** A subscribed MCP resource changed (host.onResourceUpdated). */

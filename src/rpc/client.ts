@@ -1,12 +1,12 @@
 /**
  * The host's end of one worker's persistent channel: id-correlated calls with deadlines,
- * cancellation, and rejection of every pending call the moment the worker goes away. The
- * channel is a small transport (a thread's MessagePort, a child process's framed socket), so
- * both isolation modes share every rule here.
- * Every path that settles a call (answer, batch, timeout, cancel, worker gone) is here, next to
- * the pending-call table it settles, so each can be read against the others to see that a call
- * settles exactly once. What a message carries besides a call's answer is apart: progress reports
- * (progress-types.ts, progress-gate.ts) and the resource-update rate cap (resource-updates.ts).
+ * cancellation, and rejection of every pending call the moment the worker goes away. The channel
+ * is a small transport (a thread's MessagePort, a child process's framed socket), so both
+ * isolation modes share every rule here. Every path that settles a call (answer, batch, timeout,
+ * cancel, worker gone) is here, next to the pending-call table it settles, so each can be read
+ * against the others to see that a call settles exactly once. What a message carries besides a
+ * call's answer is apart: progress (progress-types.ts, progress-gate.ts), the resource-update
+ * rate cap (resource-updates.ts), a traced call's plugin spans (call-spans.ts).
  */
 import { fromWire, pbError, type PatchbayError, type WireError } from "../errors.js";
 import type { CallMessage, HostToWorker, WorkerToHost } from "../contract/rpc.js";
@@ -24,6 +24,7 @@ import { ProgressGate } from "./progress-gate.js";
 import { readProgress, type ProgressUpdate } from "./progress-types.js";
 import { ResourceUpdateCap } from "./resource-updates.js";
 import type { RpcTransport } from "./transport.js";
+import { deliverSpans, traced, type CallTrace } from "./call-spans.js";
 
 export type { ProgressUpdate } from "./progress-types.js";
 
@@ -35,6 +36,8 @@ interface Pending {
   onProgress?: (update: ProgressUpdate) => void;
   /** Paces this call's progress (progress-gate.ts); made at its first report. */
   gate?: ProgressGate;
+  /** Set when the call is traced, until its plugin's spans arrive (once per call). */
+  trace?: CallTrace;
   resolve(value: unknown): void;
   reject(err: PatchbayError): void;
 }
@@ -95,6 +98,7 @@ export class RpcClient {
       const msg = checked.msg;
       if (msg.t === "progress") return this.progress(msg);
       if (msg.t === "resource-updated") return this.updates.offer(msg);
+      if (msg.t === "spans") return this.spans(msg.id, msg.spans);
       if (msg.t !== "result") return opts.onMessage(msg);
       if (msg.ok) {
         const checked = checkResultValue(msg.value, transport.sharedMemory === true);
@@ -149,6 +153,7 @@ export class RpcClient {
     timeoutMs: number,
     onProgress?: (update: ProgressUpdate) => void,
     signal?: AbortSignal,
+    trace?: CallTrace,
   ): Promise<unknown> {
     if (this.closedError) return Promise.reject(this.closedError);
     if (signal?.aborted) return Promise.reject(this.cancelledError(method));
@@ -167,21 +172,19 @@ export class RpcClient {
       this.pending.set(id, p);
       this.wheel.add(deadline);
       // Queued: it leaves with the other calls of this turn at the next microtask checkpoint (outbox.ts).
-      this.outbox.call({ t: "call", id, method, args, deadline });
+      if (!traced(trace)) return this.outbox.call({ t: "call", id, method, args, deadline });
+      p.trace = trace;
+      this.outbox.call({ t: "call", id, method, args, deadline, tp: trace.traceparent });
     });
   }
 
-  /**
-   * A message to the worker: a call is queued for the turn's batch; any other leaves now, after the calls
-   * queued before it.
-   */
+  /** To the worker: a call is queued for the turn's batch; any other message leaves now, after the calls before it. */
   post(msg: HostToWorker): void {
     if (msg.t === "call") return this.outbox.call(msg);
     try {
       this.outbox.send(msg as Exclude<HostToWorker, CallMessage>);
     } catch {
-      // A grant result that cannot be cloned: the grant path sends plain data (checked results); nothing else can
-      // fail here.
+      // A grant result that cannot be cloned: the grant path sends plain data (checked results); nothing else fails.
     }
   }
 
@@ -227,6 +230,13 @@ export class RpcClient {
     if (!p?.onProgress) return;
     const update = readProgress(msg);
     if (update) (p.gate ??= new ProgressGate(p.onProgress)).offer(update);
+  }
+
+  /** A traced call's span records (call-spans.ts): only for a pending call sent traced, once. */
+  private spans(id: number, raw: unknown): void {
+    const p = this.pending.get(id);
+    if (p?.trace) deliverSpans(p.trace, raw, p.deadline - p.timeoutMs);
+    if (p) p.trace = undefined;
   }
 
   private expire(id: number): void {

@@ -18,6 +18,7 @@
 import { pbError, PatchbayError, fromWire } from "../errors.js";
 import type { ChangeableList, GrantCallMessage, LogMessage, WorkerToHost } from "../contract/rpc.js";
 import { RpcClient, type ProgressUpdate } from "../rpc/client.js";
+import type { CallTrace } from "../rpc/call-spans.js";
 import { RestartPolicy } from "./restart-policy.js";
 import { sleep, STOP_TIMEOUT_MS, type WorkerRuntime } from "./runtime.js";
 import { startRuntime, type RuntimeOptions } from "./start-runtime.js";
@@ -85,10 +86,12 @@ export class InstanceWorker {
     timeoutMs: number,
     onProgress?: (update: ProgressUpdate) => void,
     signal?: AbortSignal,
+    trace?: CallTrace,
   ): Promise<unknown> {
     // The hot path: a ready worker's call goes straight to its client, with no promise of ours.
-    if (this.state === "ready" && this.client) return this.client.call(method, args, timeoutMs, onProgress, signal);
-    return this.callWhenReady(method, args, timeoutMs, onProgress, signal);
+    if (this.state === "ready" && this.client)
+      return this.client.call(method, args, timeoutMs, onProgress, signal, trace);
+    return this.callWhenReady(method, args, timeoutMs, onProgress, signal, trace);
   }
 
   private async callWhenReady(
@@ -97,6 +100,7 @@ export class InstanceWorker {
     timeoutMs: number,
     onProgress?: (update: ProgressUpdate) => void,
     signal?: AbortSignal,
+    trace?: CallTrace,
   ): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
     if (this.state === "restarting" || this.state === "starting") {
@@ -105,7 +109,7 @@ export class InstanceWorker {
       });
     }
     if (this.state !== "ready" || !this.client) throw this.unavailableError();
-    return this.client.call(method, args, Math.max(1, deadline - Date.now()), onProgress, signal);
+    return this.client.call(method, args, Math.max(1, deadline - Date.now()), onProgress, signal, trace);
   }
 
   async stop(): Promise<void> {

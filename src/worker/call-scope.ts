@@ -6,6 +6,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { WorkerToHost } from "../contract/rpc.js";
+import { isTraceparent } from "../contract/trace-context.js";
+import { CallSpans } from "./plugin-spans.js";
 
 /** Posts one message to the host, over whichever channel carries this worker (a port or a child's socket). */
 export type Send = (msg: WorkerToHost) => void;
@@ -24,11 +26,23 @@ export class CallScope {
   /** onAbort's listeners: an AbortController's without the AbortController. */
   private listeners: ((reason: Error) => void)[] | null = null;
 
+  /** The call's span recorder when it came traced (plugin-spans.ts); null costs untraced calls nothing more. */
+  readonly spans: CallSpans | null;
+
   constructor(
     readonly deadline: number,
     readonly id: number,
     private readonly send: Send,
-  ) {}
+    traceparent?: unknown,
+  ) {
+    // Checked here too: the worker trusts nothing it did not check, and a plugin passes it upstream.
+    this.spans = traceparent !== undefined && isTraceparent(traceparent) ? new CallSpans(traceparent) : null;
+  }
+
+  /** W3C traceparent of the host's span for this call, when it is traced. */
+  get traceparent(): string | undefined {
+    return this.spans?.traceparent;
+  }
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();

@@ -12,6 +12,7 @@ import {
 } from "../contract/rpc.js";
 import type { CallScope, CallTracker, Send, Update } from "./call-scope.js";
 import { sendLog, type Level } from "./worker-log.js";
+import { traceApi } from "./plugin-spans.js";
 
 export interface ContextOptions {
   send: Send;
@@ -91,6 +92,8 @@ export function createContext(opts: ContextOptions) {
     currentCall(): CallScope | null {
       return calls.current();
     },
+    /** The plugin's own spans of the call in progress (plugin-spans.ts); no-ops when it is not traced. */
+    trace: traceApi(() => calls.current()?.spans),
     /** A subscribed resource changed (any time, not only in a call); a URI the host would refuse is not sent. */
     resourceUpdated(uri: string): void {
       if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_RESOURCE_URI_CHARS) return;

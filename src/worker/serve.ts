@@ -84,7 +84,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
   }
 
   async function handleCall(msg: CallMessage): Promise<void> {
-    const scope = new CallScope(msg.deadline, msg.id, send);
+    const scope = new CallScope(msg.deadline, msg.id, send, msg.tp);
     inflight.set(msg.id, scope);
     try {
       const fn = impl?.[msg.method];
@@ -94,11 +94,24 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
           method: msg.method,
         });
       const value = await calls.run(scope, () => fn.apply(impl, msg.args));
+      if (scope.spans) sendSpans(scope);
       reply(msg.id, true, value);
     } catch (err) {
+      if (scope.spans) sendSpans(scope);
       reply(msg.id, false, undefined, pluginErrorToWire(err, task.instance, msg.method, task.pluginDir));
     } finally {
       inflight.delete(msg.id);
+    }
+  }
+
+  /** A traced call's plugin spans, just before its result (their records are plain data). */
+  function sendSpans(scope: CallScope): void {
+    const spans = scope.spans?.take();
+    if (!spans) return;
+    try {
+      send({ t: "spans", id: scope.id, spans });
+    } catch {
+      // Nothing of a record can fail to clone; the spans are not worth the call if one did.
     }
   }
 

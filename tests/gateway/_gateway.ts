@@ -78,7 +78,8 @@ export interface HttpServe {
   token: string;
   proc: ChildProcessWithoutNullStreams;
   stderr(): string;
-  connect(token?: string): Promise<Client>;
+  /** An SDK client; `headers` go with every request (a traceparent, say). */
+  connect(token?: string, headers?: Record<string, string>): Promise<Client>;
   stop(): Promise<number | null>;
 }
 
@@ -87,11 +88,16 @@ export function startHttpServe(
   file: string,
   env: Record<string, string> = { PATCHBAY_TOKEN: "test-token-123" },
   extraArgs: string[] = [],
+  nodeArgs: string[] = [],
 ): Promise<HttpServe> {
-  const proc = spawn(process.execPath, [BIN, "serve", "--http", "--port", "0", "--config", file, ...extraArgs], {
-    env: childEnv(env),
-    cwd: path.dirname(file),
-  });
+  const proc = spawn(
+    process.execPath,
+    [...nodeArgs, BIN, "serve", "--http", "--port", "0", "--config", file, ...extraArgs],
+    {
+      env: childEnv(env),
+      cwd: path.dirname(file),
+    },
+  );
   let err = "";
   return new Promise((resolve, reject) => {
     proc.stderr.on("data", (d) => {
@@ -107,11 +113,11 @@ export function startHttpServe(
           token,
           proc,
           stderr: () => err,
-          async connect(t = token) {
+          async connect(t = token, headers: Record<string, string> = {}) {
             const client = new Client({ name: "gw-http-test", version: "1.0.0" });
             await client.connect(
               new StreamableHTTPClientTransport(new URL(url), {
-                requestInit: { headers: { Authorization: `Bearer ${t}` } },
+                requestInit: { headers: { Authorization: `Bearer ${t}`, ...headers } },
               }),
             );
             return client;

@@ -65,10 +65,13 @@ describe("serve --http OpenTelemetry traces", () => {
       await s.stop(); // the batch is sent on the way out
     }
     try {
-      await until(() => otlp.spans.length >= 2, 20_000, "two spans at the OTLP receiver");
+      await until(() => otlp.spans.length >= 4, 20_000, "four spans at the OTLP receiver");
       expect(otlp.posts[0]).toMatch(/^POST \/v1\/traces application\/json/);
       const echo = otlp.spans.find((x) => x.name === "tools/call gw__echo");
       expect(echo).toMatchObject({ traceId, parentSpanId: parentId, kind: 2 });
+      // The host's call to the worker is a CLIENT span inside it.
+      const call = otlp.spans.find((x) => x.parentSpanId === echo?.spanId);
+      expect(call).toMatchObject({ traceId, name: "call mcpConnectors/gw", kind: 3 });
       expect(attr(echo as OtlpSpan, "patchbay.instance")).toBe("mcpConnectors/gw");
       expect(attr(echo as OtlpSpan, "patchbay.outcome")).toBe("ok");
       const fail = otlp.spans.find((x) => x.name === "tools/call gw__fail") as OtlpSpan;
@@ -77,6 +80,40 @@ describe("serve --http OpenTelemetry traces", () => {
       expect(attr(fail, "error.type")).toBe("tool_error");
       // Nothing of the call's arguments or results leaves in a span.
       expect(JSON.stringify(otlp.spans)).not.toContain("traced");
+    } finally {
+      otlp.server.close();
+    }
+  });
+
+  it("takes a stateless request's traceparent header as the parent, and _meta when the header is not valid", async () => {
+    const otlp = await receiver();
+    const s = await startHttpServe(
+      gatewayConfig().file,
+      {
+        PATCHBAY_TOKEN: "trace-token",
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      },
+      ["--stateless"],
+    );
+    const traceId = "5bf92f3577b34da6a3ce929d0e0e4736";
+    const metaParent = `00-${"a".repeat(32)}-${"b".repeat(16)}-01`;
+    try {
+      const good = await s.connect(undefined, { traceparent: `00-${traceId}-10f067aa0ba902b7-01`, tracestate: "pb=1" });
+      await good.callTool({ name: "gw__echo", arguments: { text: "a" }, _meta: { traceparent: metaParent } });
+      await good.close();
+      const bad = await s.connect(undefined, { traceparent: `00-${traceId.toUpperCase()}-10f067aa0ba902b7-01` });
+      await bad.callTool({ name: "gw__whoami", arguments: {}, _meta: { traceparent: metaParent } });
+      await bad.close();
+    } finally {
+      await s.stop();
+    }
+    try {
+      await until(() => otlp.spans.filter((x) => x.kind === 2).length >= 2, 20_000, "two SERVER spans");
+      const echo = otlp.spans.find((x) => x.name === "tools/call gw__echo");
+      expect(echo).toMatchObject({ traceId, parentSpanId: "10f067aa0ba902b7" });
+      const whoami = otlp.spans.find((x) => x.name === "tools/call gw__whoami");
+      expect(whoami).toMatchObject({ traceId: "a".repeat(32), parentSpanId: "b".repeat(16) });
     } finally {
       otlp.server.close();
     }

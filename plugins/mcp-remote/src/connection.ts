@@ -36,6 +36,7 @@ import {
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { unavailable } from "patchbay/plugin";
 import { boundedFetch } from "./bounded-fetch.js";
+import { TraceHeaders } from "./trace.js";
 import { LogBudget } from "./budget.js";
 import { type ChildServer, startServer } from "./child-server.js";
 import { ChildTransport } from "./child-transport.js";
@@ -103,6 +104,8 @@ export class Connection {
   private connectedBefore = false;
   /** The last HTTP transport made: after a 401 at connect it finishes the authorization. */
   private lastHttp: StreamableHTTPClientTransport | null = null;
+  /** Traced requests in flight, whose POSTs get a traceparent header (trace.ts). */
+  readonly traceHeaders = new TraceHeaders();
   private opening: Promise<Session> | null = null;
   private closed = false;
   /** One per connection: it holds the OAuth state (tokens, registration) across sessions. */
@@ -331,7 +334,7 @@ export class Connection {
       return (this.lastHttp = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
         requestInit: { headers: this.cfg.headers ?? {} },
         // One message at most 10 MiB, as over stdio (bounded-fetch.ts).
-        fetch: boundedFetch(),
+        fetch: this.traceHeaders.wrap(boundedFetch()),
         ...(authProvider ? { authProvider } : {}),
         // A reconnect of a broken stream is tried soon and given up soon: a dead server must fail calls quickly.
         reconnectionOptions: {

@@ -8,7 +8,14 @@
  */
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallHandle, McpConnector, McpDispatchCtx, PluginContext, ToolDescriptor } from "patchbay/plugin";
+import type {
+  CallHandle,
+  McpConnector,
+  McpDispatchCtx,
+  PluginContext,
+  PluginSpan,
+  ToolDescriptor,
+} from "patchbay/plugin";
 import type { ChildServer } from "./child-server.js";
 import type { McpRemoteConfig } from "./config.js";
 import { Connection, type RequestOpts, type Session } from "./connection.js";
@@ -20,6 +27,7 @@ import { callAsTask } from "./tasks.js";
 import { collectPages, toDescriptor } from "./lists.js";
 import { ResourceSubscriptions } from "./subscriptions.js";
 import { ToldDefinitions } from "./told.js";
+import { tracedRequest } from "./trace.js";
 
 /** A tool result larger than this (as JSON) is refused rather than carried across the host. */
 const MAX_RESULT_CHARS = 8 * 1024 * 1024;
@@ -39,6 +47,54 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
   const subscriptions = new ResourceSubscriptions(ctx, target);
   const told = new ToldDefinitions(ctx);
   connection.onConnected = (client) => subscriptions.attach(client, cfg.connect_timeout_ms);
+
+  async function callTool(
+    call: CallHandle,
+    tool: string,
+    args: Record<string, unknown>,
+    ctxOverrides?: McpDispatchCtx,
+    span?: PluginSpan,
+  ): Promise<unknown> {
+    const params: CallToolRequest["params"] = { name: tool, arguments: args ?? {} };
+    if (ctxOverrides && Object.keys(ctxOverrides).length > 0) {
+      params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
+    }
+    const relay = new ProgressRelay(call.progress, PROGRESS_INTERVAL_MS);
+    // While it runs, the server may ask things of us (sampling, elicitation, roots), within budget.
+    const result = await connection.asks
+      .during(() =>
+        connection.run(`tools/call "${tool}"`, call, false, async (client, opts, session) => {
+          // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
+          // A list read here (a new session, or after list_changed) may define the tool otherwise than
+          // the host was told: the call is not sent, and the host reads the list again (told.ts).
+          if (!session.tools) told.check(tool, await loadTools(client, opts, session, call.deadline), target());
+          const { transport } = session;
+          const headers = transport instanceof ChildTransport ? null : connection.traceHeaders;
+          if (session.taskTools.has(tool))
+            return tracedRequest(span, params, headers, () => callAsTask(client, params, opts, ctx, relay.report));
+          // A stdio session's own requests skip the Client's request machinery (direct-requests.ts).
+          if (transport instanceof ChildTransport)
+            return tracedRequest(span, params, null, () =>
+              transport.direct.request("tools/call", params, callToolResultShape, opts, relay.report),
+            );
+          return tracedRequest(span, params, headers, () =>
+            client.request({ method: "tools/call", params }, callToolResultShape, {
+              ...opts,
+              // Giving onprogress makes the SDK send a progressToken; the caller sees it as the call's progress.
+              onprogress: relay.report,
+            }),
+          );
+        }),
+      )
+      .finally(() => relay.flush());
+    const size = jsonLengthOver(result, MAX_RESULT_CHARS);
+    if (size !== null) {
+      throw new Error(
+        `tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`,
+      );
+    }
+    return result;
+  }
 
   /** tools/list to the end, cached on the session until list_changed; notes the task-only tools. */
   async function loadTools(
@@ -92,40 +148,13 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
       return tools;
     },
 
-    async call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx) {
-      const params: CallToolRequest["params"] = { name: tool, arguments: args ?? {} };
-      if (ctxOverrides && Object.keys(ctxOverrides).length > 0) {
-        params._meta = { patchbay_identity: ctxOverrides } as CallToolRequest["params"]["_meta"];
-      }
+    call(tool: string, args: Record<string, unknown>, ctxOverrides?: McpDispatchCtx) {
       const call = thisCall();
-      const relay = new ProgressRelay(call.progress, PROGRESS_INTERVAL_MS);
-      // While it runs, the server may ask things of us (sampling, elicitation, roots), within budget.
-      const result = await connection.asks
-        .during(() =>
-          connection.run(`tools/call "${tool}"`, call, false, async (client, opts, session) => {
-            // Whether the tool runs only as a task is in the tool list; a new session has not seen it yet.
-            // A list read here (a new session, or after list_changed) may define the tool otherwise than
-            // the host was told: the call is not sent, and the host reads the list again (told.ts).
-            if (!session.tools) told.check(tool, await loadTools(client, opts, session, call.deadline), target());
-            if (session.taskTools.has(tool)) return callAsTask(client, params, opts, ctx, relay.report);
-            // A stdio session's own requests skip the Client's request machinery (direct-requests.ts).
-            if (session.transport instanceof ChildTransport)
-              return session.transport.direct.request("tools/call", params, callToolResultShape, opts, relay.report);
-            return client.request({ method: "tools/call", params }, callToolResultShape, {
-              ...opts,
-              // Giving onprogress makes the SDK send a progressToken; the caller sees it as the call's progress.
-              onprogress: relay.report,
-            });
-          }),
-        )
-        .finally(() => relay.flush());
-      const size = jsonLengthOver(result, MAX_RESULT_CHARS);
-      if (size !== null) {
-        throw new Error(
-          `tools/call "${tool}": ${connection.target} answered ${size} characters, more than the ${MAX_RESULT_CHARS} mcp-remote carries`,
-        );
-      }
-      return result;
+      // Traced: the plugin's work is a span of the caller's trace (read now: the call is found synchronously).
+      if (!call.traceparent || !ctx.trace) return callTool(call, tool, args, ctxOverrides);
+      return ctx.trace.span(`mcp-remote ${tool}`, (span) => callTool(call, tool, args, ctxOverrides, span), {
+        attributes: { "gen_ai.tool.name": tool },
+      });
     },
 
     async list_resources() {
