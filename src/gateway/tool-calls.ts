@@ -20,11 +20,10 @@ import { clip, isToolResult, jsonBytes, outcomeOf, toolError } from "./tool-resu
 import { OPERATOR } from "./clients/caller.js";
 import { ClientGate, type CallScope } from "./clients/gate.js";
 import { outcomeOfError, roundMs } from "./audit/requests.js";
+import { ToolArgs } from "./tool-args.js";
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
 const MAX_ARGS_BYTES = 4 * 1024 * 1024;
-
-type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string }) | null;
 
 export interface ToolCallDeps {
   host: Host;
@@ -50,10 +49,11 @@ export class ToolCalls {
   tracer: CallTracer | null = null;
   /** Per-client policy, quota and audit (clients/gate.ts); the operator without an audit sink skips it. */
   readonly gate = new ClientGate();
-  /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */
-  private readonly validators = new Map<string, Validator>();
+  private readonly args: ToolArgs;
 
-  constructor(private readonly deps: ToolCallDeps) {}
+  constructor(private readonly deps: ToolCallDeps) {
+    this.args = new ToolArgs(deps.ajv);
+  }
 
   /** Each tool offered now: its name, instance and the name its instance gives it (the status page lists them). */
   routes(): { name: string; instance: string; target: string }[] {
@@ -62,7 +62,7 @@ export class ToolCalls {
 
   /** The catalog changed: a tool of the same name may have another schema now. */
   forgetSchemas(): void {
-    this.validators.clear();
+    this.args.forget();
   }
 
   /**
@@ -243,7 +243,7 @@ export class ToolCalls {
         ),
       );
     }
-    const invalid = this.checkArgs(entry, args);
+    const invalid = this.args.check(entry, args);
     if (invalid) return toolError(invalid);
     const started = performance.now();
     try {
@@ -278,27 +278,6 @@ export class ToolCalls {
     return kind === "mcp"
       ? this.deps.host.call(route.instance, "call", [route.target, args], opts)
       : this.deps.host.call(route.instance, route.target, toPositional(kind, route.target, args), opts);
-  }
-
-  /** An mcp tool's arguments against its input schema before anything crosses (the server checks again). */
-  private checkArgs(entry: CatalogTool, args: Record<string, unknown>): PatchbayError | null {
-    if (entry.kind !== "mcp") return null;
-    let validate = this.validators.get(entry.tool.name);
-    if (validate === undefined) {
-      try {
-        validate = this.deps.ajv.getValidator(entry.tool.inputSchema as never) as Validator;
-      } catch {
-        validate = null; // A schema Ajv cannot compile: the server decides.
-      }
-      this.validators.set(entry.tool.name, validate);
-    }
-    const verdict = validate?.(args);
-    if (!verdict || verdict.valid) return null;
-    return pbError(
-      "PB_ERR_CONTRACT_ARGS",
-      `${entry.route.instance}: arguments of tool "${entry.route.target}" do not match its input schema: ${verdict.errorMessage ?? "invalid"}.`,
-      { instance: entry.route.instance, tool: entry.route.target },
-    );
   }
 }
 
