@@ -141,8 +141,9 @@ describe("an upstream server answering what was never asked, or flooding its log
       flooder: { plugin: "mcp-remote", timeout_ms: 3_000, config: { command: "node", args: [HOSTILE] } },
     });
     try {
+      // Far more lines than any machine relays within the deadline: 200,000 took under 3 s on an idle one.
       const err = await t.host
-        .call("mcpConnectors/flooder", "call", ["flood", { count: 200_000 }])
+        .call("mcpConnectors/flooder", "call", ["flood", { count: 2_000_000 }])
         .catch((e: { code?: string }) => e);
       expect(err).toMatchObject({ code: "PB_ERR_CALL_TIMEOUT" });
       await expect(t.host.call("mcpConnectors/flooder", "health_check", [])).resolves.toBe(true);
