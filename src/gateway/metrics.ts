@@ -19,7 +19,15 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { StatusDocument } from "./status-document.js";
 
 /** How many distinct values each label keeps before folding the rest into `other`. */
-export const LABEL_CAPS = { instance: 100, tool: 200, outcome: 50, path: 10, status: 30, state: 10 } as const;
+export const LABEL_CAPS = {
+  instance: 100,
+  tool: 200,
+  outcome: 50,
+  path: 10,
+  status: 30,
+  state: 10,
+  client: 100,
+} as const;
 type LabelName = keyof typeof LABEL_CAPS;
 /** A label value longer than this is cut (a tool name is no payload). */
 const MAX_LABEL_CHARS = 100;
@@ -44,7 +52,8 @@ export type CallOutcome = string;
 
 /** What the gateway tells the metrics as it works (ToolCalls and the HTTP server call these). */
 export interface CallObserver {
-  toolCall(instance: string, tool: string, outcome: CallOutcome, seconds: number): void;
+  /** `client`: "operator" or the gateway client's id from connectors.json (bounded by the config). */
+  toolCall(instance: string, tool: string, outcome: CallOutcome, seconds: number, client: string): void;
   idempotentReplay(tool: string): void;
 }
 
@@ -82,7 +91,14 @@ const REUSE_MS = 250;
 /** Durations of tool calls: from a cached read (~1 ms) to the default 30 s call deadline. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export function createMetrics(status: () => StatusDocument): Metrics {
+/** A gateway client's refusals so far (clients/usage.ts), read at scrape time. */
+export interface ClientRefusals {
+  id: string;
+  refusedByPolicy: number;
+  refusedByQuota: number;
+}
+
+export function createMetrics(status: () => StatusDocument, clients: () => ClientRefusals[] = () => []): Metrics {
   const registry = new Registry();
   const labels = new BoundedLabels();
   // One status document per scrape: each pull metric reads the same snapshot.
@@ -92,8 +108,8 @@ export function createMetrics(status: () => StatusDocument): Metrics {
 
   const calls = new Counter({
     name: "patchbay_tool_calls_total",
-    help: "Tool calls answered by the gateway, by instance, tool and outcome (ok, tool_error or a PB_ERR_* code).",
-    labelNames: ["instance_id", "tool", "outcome"],
+    help: "Tool calls answered by the gateway, by instance, tool, outcome (ok, tool_error or a PB_ERR_* code) and client (operator or a gateway client's id).",
+    labelNames: ["instance_id", "tool", "outcome", "client"],
     registers: [registry],
   });
   const duration = new Histogram({
@@ -182,13 +198,31 @@ export function createMetrics(status: () => StatusDocument): Metrics {
     },
   });
 
+  pullCounter(
+    registry,
+    "patchbay_client_refusals_total",
+    "Requests of a gateway client refused before reaching an instance, by client and reason (policy or quota).",
+    ["client", "reason"],
+    (add) => {
+      for (const c of clients()) {
+        const client = labels.fold("client", c.id);
+        add({ client, reason: "policy" }, c.refusedByPolicy);
+        add({ client, reason: "quota" }, c.refusedByQuota);
+      }
+    },
+  );
   let rendering: Promise<string> | null = null;
   let rendered: { text: string; at: number } | null = null;
   return {
     contentType: registry.contentType,
-    toolCall(instance, tool, outcome, seconds) {
+    toolCall(instance, tool, outcome, seconds, client) {
       const id = labels.fold("instance", instance);
-      calls.inc({ instance_id: id, tool: labels.fold("tool", tool), outcome: labels.fold("outcome", outcome) });
+      calls.inc({
+        instance_id: id,
+        tool: labels.fold("tool", tool),
+        outcome: labels.fold("outcome", outcome),
+        client: labels.fold("client", client),
+      });
       duration.observe({ instance_id: id }, seconds);
     },
     idempotentReplay(tool) {

@@ -18,8 +18,8 @@ import type { ClientUsage } from "./clients/usage.js";
 /** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
 export function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
   return {
-    toolCall(instance, tool, outcome, seconds) {
-      metrics.toolCall(instance, tool, outcome, seconds);
+    toolCall(instance, tool, outcome, seconds, client) {
+      metrics.toolCall(instance, tool, outcome, seconds, client);
       if (outcome.startsWith("PB_ERR_")) refusals.note(`tools/call ${tool}`, outcome);
     },
     idempotentReplay: (tool) => metrics.idempotentReplay(tool),
@@ -45,6 +45,15 @@ export function statusFor(caller: Caller, doc: StatusDocument, clients: ClientRe
     booting: doc.booting,
     instances: doc.instances.filter((i) => seesAny(caller, i.id)),
   };
+}
+
+/** The metrics of a serve that shows them (HTTP, or --metrics-port), else null: prom-client loads only then. */
+export async function metricsFor(
+  wanted: boolean,
+  status: () => StatusDocument,
+  clients: () => PageClient[],
+): Promise<Metrics | null> {
+  return wanted ? (await import("./metrics.js")).createMetrics(status, clients) : null;
 }
 
 /** The status page's client rows: each configured client, its limits and what it has done since start. */

@@ -16,7 +16,7 @@ import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
 import { startAuditTrail, type AuditTrail } from "./audit/trail.js";
 import { openQuotas, type Quotas } from "./clients/quota.js";
-import { ceilingProblems, clientRows, httpRoutes, noteRefusals, statusFor } from "./serve-http.js";
+import { ceilingProblems, clientRows, httpRoutes, metricsFor, noteRefusals, statusFor } from "./serve-http.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
 import { pinsStatus } from "./pins/report.js";
@@ -111,7 +111,9 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   try {
     // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms),
     // and from the first call on, so before any transport opens.
-    const metrics = opts.http || opts.metricsPort != null ? (await import("./metrics.js")).createMetrics(status) : null;
+    // Client rows are read when asked: the registry is made below, with the HTTP gateway.
+    const clientsNow = () => (clients ? clientRows(clients, gateway.calls.gate.usage) : []);
+    const metrics = await metricsFor(!!opts.http || opts.metricsPort != null, status, clientsNow);
     gateway.calls.observer = metrics;
     const env = opts.env ?? process.env;
     // The SDK is imported only then (tracing.ts): with no OTEL_* variable nothing of it loads.
@@ -186,7 +188,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
         status: status(),
         tools: gateway.calls.routes(),
         refusals: refusals.list(),
-        clients: clientRows(clients!, gateway.calls.gate.usage),
+        clients: clientsNow(),
       }));
       http = await startHttpGateway(gateway, {
         ...opts.http,

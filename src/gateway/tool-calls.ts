@@ -140,7 +140,7 @@ export class ToolCalls {
     scope: CallScope,
   ): Promise<CallToolResult> {
     const key = idempotencyKeyOf(meta);
-    if (key === null) return this.run(name, args, onProgress, signal, meta);
+    if (key === null) return this.run(name, args, onProgress, signal, meta, scope.caller.id);
     if (typeof key !== "string")
       return toolError(
         pbError("PB_ERR_CONTRACT_ARGS", `tools/call "${clip(name)}": ${key.invalid}.`, { tool: clip(name) }),
@@ -168,7 +168,7 @@ export class ToolCalls {
         ),
       );
     }
-    return step.settle(this.run(name, args, onProgress, signal, meta));
+    return step.settle(this.run(name, args, onProgress, signal, meta, scope.caller.id));
   }
 
   private async run(
@@ -177,6 +177,7 @@ export class ToolCalls {
     onProgress?: (update: ProgressUpdate) => void,
     signal?: AbortSignal,
     meta?: Record<string, unknown>,
+    client = OPERATOR.id,
   ): Promise<CallToolResult> {
     if (!this.observer && !this.tracer) return this.runCall(name, args, onProgress, signal);
     const span = this.tracer?.start(name, meta);
@@ -192,7 +193,7 @@ export class ToolCalls {
     const route = before ?? this.deps.tools().get(name)?.route;
     const outcome = outcomeOf(result);
     const instance = route?.instance ?? "none";
-    this.observer?.toolCall(instance, route ? name : "unknown", outcome, (performance.now() - started) / 1000);
+    this.observer?.toolCall(instance, route ? name : "unknown", outcome, (performance.now() - started) / 1000, client);
     span?.end(instance, outcome);
     return result;
   }

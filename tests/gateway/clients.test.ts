@@ -143,6 +143,21 @@ describe("gateway clients over serve --http", () => {
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("PB_ERR_CLIENT_FORBIDDEN");
       expect((await get("/metrics", GAMMA)).status).toBe(200);
       expect((await get("/metrics", "not-a-token-of-anyone")).status).toBe(403);
+
+      // Calls are counted by client, and refusals before any instance by client and reason.
+      const a = await s.connect(ALPHA);
+      await a.callTool({ name: "gw__echo", arguments: { text: "x" } });
+      await a.callTool({ name: "gw__fail", arguments: {} }).catch(() => null);
+      await a.close();
+      // A scrape right after another may be answered by its rendering (metrics.ts): ask until fresh.
+      let text = "";
+      for (let i = 0; i < 100 && !/tool="gw__echo"[^}]*client="alpha"/.test(text); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        text = await (await get("/metrics", OPERATOR)).text();
+      }
+      expect(text).toMatch(/patchbay_tool_calls_total\{[^}]*tool="gw__echo"[^}]*client="alpha"[^}]*\} 1/);
+      expect(text).toMatch(/patchbay_client_refusals_total\{client="alpha",reason="policy"\} 1/);
+      expect(text).toMatch(/patchbay_client_refusals_total\{client="beta",reason="quota"\} 0/);
     } finally {
       await s.stop();
     }
