@@ -27,6 +27,8 @@ export interface FrontAnswers {
   protocolVersions: string[];
   initialize: { capabilities: Record<string, unknown>; serverInfo: Record<string, unknown>; instructions?: string };
   tools: unknown[];
+  /** Worker threads the last boot of this config started (spawn/warm-threads.ts); absent in older files. */
+  threads?: number;
 }
 
 export interface FrontStreams {
@@ -124,22 +126,29 @@ export interface FrontIo {
   output: NodeJS.WritableStream;
 }
 
+/** At most this many threads are warmed for a start the head start answered (bin/patchbay.mjs caps it by cores too). */
+const MAX_WARM = 4;
+
 /**
  * Starts answering on `io` when the cache allows (a no-op otherwise). Resolves when the client
  * has had its initialize and its first lists answered, when it sends a request only the gateway
  * can answer, or after QUIET_MS: loading the CLI evaluates large modules and blocks the event loop
  * for seconds on a busy machine, so it must not start while the client still waits for a list the
  * front could answer at once; but once the client waits for the gateway itself (a tools/call, a
- * ping), every moment the load is put off is added to that wait, so it starts then.
+ * ping), every moment the load is put off is added to that wait, so it starts then. Resolves to
+ * how many worker threads the last boot of this config started, to warm while the CLI loads (0
+ * without a head start: then the client's initialize waits for the CLI, and warm threads would
+ * take the CPU it needs).
  */
 export function startFront(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
   io: FrontIo = { input: process.stdin, output: process.stdout },
-): Promise<void> {
+): Promise<number> {
   const { input, output: out } = io;
   const answers = load(argv, env);
-  if (!answers) return Promise.resolve();
+  if (!answers) return Promise.resolve(0);
+  const threads = Number.isSafeInteger(answers.threads) ? Math.min(Math.max(answers.threads!, 0), MAX_WARM) : 0;
   const expected = new Set(["initialize", "tools/list"]);
   if (answers.initialize.capabilities.prompts) expected.add("prompts/list");
   if (answers.initialize.capabilities.resources) expected.add("resources/list");
@@ -245,7 +254,7 @@ export function startFront(
       return { input: p, output, overflowed: lines.overflowed };
     },
   };
-  return quieted;
+  return quieted.then(() => threads);
 }
 
 /** The streams the gateway's stdio transport should use: the front's, when it answered first. */

@@ -15,7 +15,7 @@ import { cleanupTempDirs, tempDir } from "../helpers.js";
 afterAll(cleanupTempDirs);
 
 /** A config whose catalog.json holds head-start answers offering tools, prompts and resources. */
-function cachedConfig(): string[] {
+function cachedConfig(threads?: unknown): string[] {
   const dir = tempDir("pb-front-release-");
   const file = path.join(dir, "connectors.json");
   const text = JSON.stringify({ plugins: [], mcpConnectors: {} });
@@ -31,6 +31,7 @@ function cachedConfig(): string[] {
       serverInfo: { name: "patchbay", version: "0" },
     },
     tools: [{ name: "gw__echo", inputSchema: { type: "object" } }],
+    ...(threads === undefined ? {} : { threads }),
   };
   writeFileSync(path.join(state, "catalog.json"), JSON.stringify({ front }));
   return ["serve", "--mcp", "--config", file];
@@ -46,10 +47,11 @@ const initialized = line({ method: "notifications/initialized" });
 const call = line({ id: 1, method: "tools/call", params: { name: "gw__echo", arguments: { text: "hi" } } });
 
 /** A head start on pipes of its own; `released()` says whether it has let the CLI load. */
-function front() {
+function front(threads?: unknown) {
   const input = new PassThrough();
   const output = new PassThrough();
   let released = false;
+  let warm: number | null = null;
   const answers: { id?: unknown; result?: Record<string, unknown> }[] = [];
   let buf = "";
   output.on("data", (d: Buffer) => {
@@ -59,14 +61,17 @@ function front() {
       buf = buf.slice(nl + 1);
     }
   });
-  void startFront(cachedConfig(), {}, { input, output }).then(() => (released = true));
+  void startFront(cachedConfig(threads), {}, { input, output }).then((n) => {
+    released = true;
+    warm = n;
+  });
   /** Writes `text`, then lets the stream and the promise callbacks run. */
   const send = async (text: string) => {
     input.write(text);
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
   };
-  return { send, released: () => released, answers, input };
+  return { send, released: () => released, warm: () => warm, answers, input };
 }
 
 /** What the head start hands the gateway, as the lines it would read. */
@@ -133,5 +138,21 @@ describe("serve --mcp's head start lets the CLI load", () => {
       "notifications/initialized",
       "notifications/roots/list_changed",
     ]);
+  });
+
+  it("and says how many threads the last boot started, to warm meanwhile (none from a file without, at most 4)", async () => {
+    for (const [kept, warm] of [
+      [undefined, 0],
+      [2, 2],
+      [64, 4],
+      [-1, 0],
+      ["3", 0],
+      [1.5, 0],
+    ] as const) {
+      const f = front(kept);
+      await f.send(initialize + call);
+      expect(f.warm(), `threads: ${JSON.stringify(kept)}`).toBe(warm);
+      takeFront();
+    }
   });
 });
