@@ -273,6 +273,7 @@ const TOPICS = [
   "bench/hook.mjs",
   "bench/sandbox.mjs",
   "bench/gateway.mjs",
+  "bench/first-call.mjs",
   "bench/peers.mjs",
   "bench/metrics.mjs",
   "bench/pins.mjs",

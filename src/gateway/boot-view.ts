@@ -10,6 +10,7 @@ import type { Catalog, CatalogTool } from "./catalog.js";
 import { exposedFingerprints, loadProvisional, saveCatalog, type Provisional } from "./catalog-cache.js";
 import { headStartAnswers } from "./head-start-answers.js";
 import { offersOf, type Offers } from "./offers.js";
+import { defaultThreadsStarted } from "../spawn/warm-threads.js";
 import { stampKey, type FrontAnswers } from "./stdio-front.js";
 
 type Expose = Readonly<Record<string, boolean | readonly string[]>>;
@@ -49,6 +50,8 @@ export class BootView {
   private readonly holdMs: number;
   /** The head start's answers in the cache are from before this boot. */
   private frontStale = true;
+  /** The threads this boot's instances started (spawn/warm-threads.ts), counted when it ended. */
+  private threads = 0;
 
   constructor(
     private readonly host: Host,
@@ -76,6 +79,8 @@ export class BootView {
 
   goLive(): void {
     this.isLive = true;
+    // Now, not at a later save: restarts and reloads start threads too, and the count is the boot's.
+    this.threads = defaultThreadsStarted();
   }
 
   /** The first live catalog is built: whatever waited for the boot goes on. */
@@ -141,6 +146,7 @@ export class BootView {
       this.stampKey,
       this.offers(catalog, expose),
       [...this.served(catalog).values()].map((t) => t.tool),
+      this.threads,
     );
   }
 

@@ -99,8 +99,10 @@ export class CatalogKeeper {
     this.refreshing = (async () => {
       do {
         this.again = false;
+        const token = this.listChanges.rebuilding();
         const next = await buildCatalog(this.host, this.exposed, this.pins);
         this.current = next;
+        this.listChanges.rebuilt(token);
         const key = catalogKey({ ...next, tools: this.boot.served(next) });
         this.boot.remember(next, this.exposed, key !== this.key);
         // A restarted or withdrawn instance's subscriptions are renewed or ended.

@@ -1,7 +1,8 @@
 /**
  * What the next start's head start (gateway/stdio-front.ts) may answer before its CLI has loaded:
  * this start's initialize answer and tool list, under a stamp of the config file and environment
- * they were built from, so a changed config is never answered from them.
+ * they were built from, so a changed config is never answered from them; and how many worker
+ * threads this boot started, which the next start (the same config) warms while its CLI loads.
  */
 import { readFileSync } from "node:fs";
 import { SUPPORTED_PROTOCOL_VERSIONS, type Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -18,6 +19,7 @@ export function headStartAnswers(
   stampKey: Buffer,
   offers: Offers,
   tools: Tool[],
+  threads: number,
 ): FrontAnswers | undefined {
   try {
     return {
@@ -29,6 +31,7 @@ export function headStartAnswers(
         instructions: INSTRUCTIONS,
       },
       tools,
+      threads,
     };
   } catch {
     return undefined;

@@ -3,7 +3,11 @@
  * worker restart). Until the gateway has read them again and held them to their pins, that instance's
  * tools are "stale": a call of one waits for the re-read rather than reach a definition nobody
  * checked. Re-reads are bounded, however often an instance announces: the first comes at once (after
- * a short settle, so a burst is one read), then at most one a second.
+ * a short settle, so a burst is one read), then at most one a second. A call need not wait for that
+ * read when another rebuild of the catalog began after the announcement and has ended: it read the
+ * instance's lists after the change (the instance forgets its list before it announces) and held them
+ * to their pins, the same check (an upstream that announces as it starts would otherwise hold every
+ * first call for the settle).
  */
 import type { Host } from "../host/api.js";
 import type { ListChange } from "../host/types.js";
@@ -23,6 +27,10 @@ export class ListChangeWatch {
   private timer: NodeJS.Timeout | null = null;
   private lastRead = 0;
   private waiters: { instance: string; done: () => void }[] = [];
+  /** Announcements counted, each instance's last one by its count, and the count a finished rebuild covered. */
+  private count = 0;
+  private readonly last = new Map<string, number>();
+  private covered = 0;
   private readonly stop: () => void;
   private closed = false;
 
@@ -37,6 +45,7 @@ export class ListChangeWatch {
   /** Resolves at once unless `instance` announced a change not read yet; then when it is read (bounded). */
   fresh(instance: string, signal?: AbortSignal): Promise<void> | null {
     if (!this.stale.has(instance) && !this.reading.has(instance)) return null;
+    if ((this.last.get(instance) ?? 0) <= this.covered) return null;
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(t);
@@ -51,6 +60,25 @@ export class ListChangeWatch {
     });
   }
 
+  /** A rebuild of the whole catalog begins: what it returns goes to rebuilt() when it has ended. */
+  rebuilding(): number {
+    return this.count;
+  }
+
+  /**
+   * The rebuild that began at `token` has read every list and held it to its pins: the calls
+   * waiting for an instance that announced nothing since it began go on.
+   */
+  rebuilt(token: number): void {
+    if (token <= this.covered) return;
+    this.covered = token;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting)
+      if ((this.last.get(w.instance) ?? 0) <= token) w.done();
+      else this.waiters.push(w);
+  }
+
   close(): void {
     this.closed = true;
     this.stop();
@@ -60,6 +88,7 @@ export class ListChangeWatch {
 
   private changed(c: ListChange): void {
     if (this.closed) return;
+    this.last.set(c.instance, ++this.count);
     let lists = this.stale.get(c.instance);
     if (!lists) this.stale.set(c.instance, (lists = new Set()));
     lists.add(c.list);

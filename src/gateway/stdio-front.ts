@@ -27,6 +27,8 @@ export interface FrontAnswers {
   protocolVersions: string[];
   initialize: { capabilities: Record<string, unknown>; serverInfo: Record<string, unknown>; instructions?: string };
   tools: unknown[];
+  /** Worker threads the last boot of this config started (spawn/warm-threads.ts); absent in older files. */
+  threads?: number;
 }
 
 export interface FrontStreams {
@@ -118,22 +120,42 @@ function load(argv: string[], env: Record<string, string | undefined>): FrontAns
   }
 }
 
+/** The client's side of the stdio stream (process.stdin and process.stdout; a test's pipes). */
+export interface FrontIo {
+  input: NodeJS.ReadableStream & { readonly readableEnded: boolean };
+  output: NodeJS.WritableStream;
+}
+
+/** At most this many threads are warmed for a start the head start answered (bin/patchbay.mjs caps it by cores too). */
+const MAX_WARM = 4;
+
 /**
- * Starts answering on stdin/stdout when the cache allows (a no-op otherwise). Resolves when the
- * client has had its initialize and its first lists answered, or after QUIET_MS: loading the CLI
- * evaluates large modules and blocks the event loop for seconds on a busy machine, so it must not
- * start while the client still waits for a list the front could answer at once.
+ * Starts answering on `io` when the cache allows (a no-op otherwise). Resolves when the client
+ * has had its initialize and its first lists answered, when it sends a request only the gateway
+ * can answer, or after QUIET_MS: loading the CLI evaluates large modules and blocks the event loop
+ * for seconds on a busy machine, so it must not start while the client still waits for a list the
+ * front could answer at once; but once the client waits for the gateway itself (a tools/call, a
+ * ping), every moment the load is put off is added to that wait, so it starts then. Resolves to
+ * how many worker threads the last boot of this config started, to warm while the CLI loads (0
+ * without a head start: then the client's initialize waits for the CLI, and warm threads would
+ * take the CPU it needs).
  */
-export function startFront(argv: string[], env: Record<string, string | undefined> = process.env): Promise<void> {
+export function startFront(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+  io: FrontIo = { input: process.stdin, output: process.stdout },
+): Promise<number> {
+  const { input, output: out } = io;
   const answers = load(argv, env);
-  if (!answers) return Promise.resolve();
+  if (!answers) return Promise.resolve(0);
+  const threads = Number.isSafeInteger(answers.threads) ? Math.min(Math.max(answers.threads!, 0), MAX_WARM) : 0;
   const expected = new Set(["initialize", "tools/list"]);
   if (answers.initialize.capabilities.prompts) expected.add("prompts/list");
   if (answers.initialize.capabilities.resources) expected.add("resources/list");
   let quiet!: () => void;
   const quieted = new Promise<void>((resolve) => (quiet = resolve));
   setTimeout(quiet, QUIET_MS).unref();
-  process.stdin.once("end", () => quiet());
+  input.once("end", () => quiet());
   const answered = (method: string) => {
     expected.delete(method);
     if (expected.size === 0) quiet();
@@ -141,8 +163,7 @@ export function startFront(argv: string[], env: Record<string, string | undefine
   let initRequest: Record<string, unknown> | null = null;
   const pending: string[] = [];
   let pass: PassThrough | null = null;
-  const reply = (id: unknown, result: unknown) =>
-    process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`);
+  const reply = (id: unknown, result: unknown) => out.write(`${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`);
   const take = (line: string): void => {
     let msg: Record<string, unknown> | null = null;
     try {
@@ -155,7 +176,7 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       // Newer clients probe with server/discover before initialize and wait for the answer (or
       // their probe timeout, seconds) before they initialize. The gateway's MCP SDK does not know
       // the method: its answer, given now instead of after the CLI has loaded.
-      return void process.stdout.write(
+      return void out.write(
         `${JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } })}\n`,
       );
     }
@@ -186,6 +207,9 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       }
     }
     pending.push(line);
+    // Only a notification awaits no answer: anything else here (a call, a ping, a line the gateway
+    // refuses) waits for the gateway, so the CLI loads now rather than at QUIET_MS.
+    if (!msg || typeof msg.method !== "string" || msg.id !== undefined) quiet();
   };
   const lines = new FrontLines((line) => {
     if (line.trim()) take(line);
@@ -196,8 +220,8 @@ export function startFront(argv: string[], env: Record<string, string | undefine
     // Over the line bound the gateway would close the connection: let it start and do so now.
     if (lines.overflowed) quiet();
   };
-  process.stdin.on("data", onData);
-  process.stdin.on("end", () => pass?.end());
+  input.on("data", onData);
+  input.on("end", () => pass?.end());
   front = {
     quieted,
     handover() {
@@ -211,7 +235,7 @@ export function startFront(argv: string[], env: Record<string, string | undefine
       else {
         const rest = lines.rest();
         if (rest.length > 0) p.write(rest);
-        if (process.stdin.readableEnded) p.end();
+        if (input.readableEnded) p.end();
       }
       const output = new Writable({
         write(chunk: Buffer | string, _enc, done) {
@@ -224,13 +248,13 @@ export function startFront(argv: string[], env: Record<string, string | undefine
               /* not ours */
             }
           }
-          process.stdout.write(chunk, () => done());
+          out.write(chunk, () => done());
         },
       });
       return { input: p, output, overflowed: lines.overflowed };
     },
   };
-  return quieted;
+  return quieted.then(() => threads);
 }
 
 /** The streams the gateway's stdio transport should use: the front's, when it answered first. */

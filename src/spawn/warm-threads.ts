@@ -5,7 +5,8 @@
  * runtime (entry, serve loop, "patchbay/plugin" with zod: ~0.12 s of CPU each) on the idle core,
  * and the first instances start in it as if that had already been done.
  *
- * bin/patchbay.mjs starts them for `patchbay boot` (see there why not for `serve`), from this module as tsc wrote
+ * bin/patchbay.mjs starts them for `patchbay boot`, and for a `serve --mcp` its head start answered
+ * (see there why not for every `serve`), from this module as tsc wrote
  * it (the CLI bundle keeps it out, so both hold the same instance: scripts/bundle-cli.mjs).
  *
  * A warm thread is started with an empty environment and the default heap limit: an instance
@@ -20,6 +21,8 @@ import { DEFAULTS } from "../config/defaults.js";
 import { sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB } from "./runtime.js";
 
 const idle: Tinypool[] = [];
+/** Threads instances of this process started with the default heap limit, warm or not. */
+let defaultThreads = 0;
 
 /**
  * The options of every thread-isolated instance's pool (thread-runtime.ts), warm or not, so a
@@ -60,7 +63,17 @@ export function prestartThreads(count: number): void {
 
 /** A warm thread for an instance with this heap limit, or null (none left, or a limit of its own). */
 export function takeWarmThread(maxMemoryMb: number): Tinypool | null {
-  return maxMemoryMb === DEFAULTS.max_memory_mb ? (idle.shift() ?? null) : null;
+  if (maxMemoryMb !== DEFAULTS.max_memory_mb) return null;
+  defaultThreads++;
+  return idle.shift() ?? null;
+}
+
+/**
+ * How many threads a warm start of this process could have handed its instances so far: a
+ * `serve --mcp` answered by its head start warms that many next time (gateway/head-start-answers.ts).
+ */
+export function defaultThreadsStarted(): number {
+  return defaultThreads;
 }
 
 /** Stops the warm threads no instance took. */

@@ -59,8 +59,10 @@ describe("serve while the instances boot", () => {
     const cache = readFileSync(path.join(dir, ".patchbay", "catalog.json"), "utf8");
     const text = readFileSync(file, "utf8");
     expect(cache).not.toContain(createHash("sha256").update(text).digest("hex"));
-    const front = (JSON.parse(cache) as { front?: { stamp?: string } }).front;
+    const front = (JSON.parse(cache) as { front?: { stamp?: string; threads?: number } }).front;
     expect(front?.stamp).toMatch(/^[0-9a-f]{64}$/);
+    // The threads its instances started, which the next start (below) warms while its CLI loads.
+    expect(front?.threads).toBeGreaterThanOrEqual(1);
     expect(statSync(path.join(dir, ".patchbay", "catalog.key")).mode & 0o777).toBe(0o600);
     expect(cache).not.toContain(readFileSync(path.join(dir, ".patchbay", "catalog.key"), "utf8").trim());
     const again = await connectStdio(file);

@@ -2,8 +2,8 @@
  * What a client sends while `serve --mcp`'s head start answers for it (before the CLI has loaded)
  * reaches the gateway as it was sent: a request cut inside a UTF-8 character between two reads
  * arrives whole; and a line over the gateway's bound ends the connection there as it would after
- * the start, and says why. The head start holds everything until the
- * client has asked for its lists, so sending those last keeps each request on the head start's path.
+ * the start, and says why. The head start holds everything it does not answer until the gateway
+ * takes over, and a line cut in two is not a request yet: both halves meet the head start's reader.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -84,8 +84,6 @@ describe("serve --mcp's head start passes on what the client sent", () => {
       // Two reads, not one: the head start must hold the first half until the rest comes.
       await new Promise((r) => setTimeout(r, 200));
       s.write(call.subarray(inside));
-      await new Promise((r) => setTimeout(r, 200));
-      expect(s.replies.has(1), "the call waits for the gateway, behind the head start").toBe(false);
       s.lists();
       expect((await s.reply(1)).result).toEqual({ content: [{ type: "text", text }] });
     } finally {
