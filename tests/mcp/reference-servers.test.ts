@@ -55,6 +55,9 @@ describe("reference servers", () => {
       },
     });
     hosts.push(t);
+    // The server starts with no directory and takes the roots it asks for after initialize; a call
+    // before that answer lands is refused by the server itself ("not in" an empty list).
+    await t.waitLog((r) => String(r.line ?? "").includes("Updated allowed directories from MCP roots"), "the roots");
     const read = (await t.host.call("mcpConnectors/fs", "call", [
       "read_text_file",
       { path: join(inside, "note.txt") },
