@@ -66,17 +66,14 @@ function registerResources(
   const audited = view.audited ?? UNAUDITED;
   server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
     await booted();
-    try {
-      const { uri } = req.params;
-      const refuse = () => view.refuse(`resource ${uri.slice(0, 200)}`);
-      return (await withinQuota(view.admit, () =>
-        audited("resource", uri, extra.sessionId, Buffer.byteLength(uri), (reached) =>
-          routes.readResource(uri, view.sees, refuse, reached),
-        ),
-      )) as never;
-    } catch (err) {
-      throw protocolError(err);
-    }
+    // withinQuota makes any failure the client's JSON-RPC error (a quota refusal stays as it is).
+    const { uri } = req.params;
+    const refuse = () => view.refuse(`resource ${uri.slice(0, 200)}`);
+    return (await withinQuota(view.admit, () =>
+      audited("resource", uri, extra.sessionId, Buffer.byteLength(uri), (reached) =>
+        routes.readResource(uri, view.sees, refuse, reached),
+      ),
+    )) as never;
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     await listWait();
@@ -111,16 +108,12 @@ function registerPrompts(
         ),
         ErrorCode.InvalidParams,
       );
-    try {
-      const args = req.params.arguments;
-      return (await withinQuota(view.admit, () =>
-        audited("prompt", req.params.name, extra.sessionId, args ? jsonBytes(args) : 0, (reached) => {
-          reached(route.instance);
-          return routes.getPrompt(route, args);
-        }),
-      )) as never;
-    } catch (err) {
-      throw protocolError(err);
-    }
+    const args = req.params.arguments;
+    return (await withinQuota(view.admit, () =>
+      audited("prompt", req.params.name, extra.sessionId, args ? jsonBytes(args) : 0, (reached) => {
+        reached(route.instance);
+        return routes.getPrompt(route, args);
+      }),
+    )) as never;
   });
 }

@@ -12,21 +12,10 @@ import { methodSchema } from "../../src/contract/schemas.js";
 import { checkWorkerMessage } from "../../src/contract/rpc-check.js";
 import { MAX_RESOURCE_URI_CHARS } from "../../src/contract/rpc.js";
 import { fastArgsOk } from "../../src/guard/fast-checks.js";
+import { seededRandom as rng } from "../helpers.js";
 
 const SEED = Number(process.env.PATCHBAY_PROPERTY_SEED ?? 20_261_202);
 const RUNS = 800;
-
-/** mulberry32: small, seeded, good enough to spread cases. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 class Thing {
   a = 1;

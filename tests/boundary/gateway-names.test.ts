@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { nameTools, MAX_TOOL_NAME, type ToolRoute } from "../../src/gateway/names.js";
+import { seededRandom as rng } from "../helpers.js";
 
 type Section = ToolRoute["section"];
 const route = (instance: string, target: string): ToolRoute => {
@@ -26,17 +27,6 @@ const headOf = (r: ToolRoute) =>
   (PREFIX[r.section] ? `${PREFIX[r.section]}__${r.name}` : r.name).replace(/[^A-Za-z0-9_-]/g, "_");
 /** Where a name says its instance is: everything before its last "__". */
 const claimedHead = (name: string) => name.slice(0, name.lastIndexOf("__"));
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HONEST: ToolRoute[] = [
   ...["query", "get", "write"].map((m) => route("memoryStores/primary", m)),

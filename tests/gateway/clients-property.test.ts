@@ -9,19 +9,9 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs } from "../helpers.js";
 import { gatewayConfig, startHttpServe } from "./_gateway.js";
+import { seededRandom as mulberry32 } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const GW_PARTS = ["echo", "fail", "whoami", "slow", "e*", "*o*", "w?oami", "nope", "*"];
 // Only what gateway.expose offers this store: a client naming more is refused at start (clients/ceiling.ts).

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Host } from "../../src/host/api.js";
 import type { ListChange } from "../../src/host/types.js";
 import { ListChangeWatch } from "../../src/gateway/list-changes.js";
+import { seededRandom } from "../helpers.js";
 
 function watch() {
   let emit!: (c: ListChange) => void;
@@ -74,14 +75,9 @@ describe("a call waiting for an instance's changed lists", () => {
   });
 
   it("in any order of announcements and rebuilds: released exactly when a rebuild begun after the instance's last announcement has ended", async () => {
-    // mulberry32: the same sequence on every run.
-    let seed = 0x2f6e2b1;
-    const rand = (n: number) => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
+    // Seeded: the same sequence on every run.
+    const random = seededRandom(0x2f6e2b1);
+    const rand = (n: number) => Math.floor(random() * n);
     for (let round = 0; round < 200; round++) {
       const { w, announce } = watch();
       const instances = ["a", "b", "c"];

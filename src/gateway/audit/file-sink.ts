@@ -10,6 +10,7 @@ import { open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AUDIT_DEFAULTS } from "../../config/defaults.js";
 import type { AuditEntry } from "../clients/gate.js";
+import { Batches } from "./batches.js";
 
 export const AUDIT_FILE = "audit.log";
 
@@ -44,8 +45,10 @@ export class AuditFile {
   private handle: FileHandle | null = null;
   private size = 0;
   private inode = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> | null = null;
+  private readonly batches = new Batches(
+    () => this.pending.length > 0,
+    () => this.writeBatch(),
+  );
   private reported = false;
   private closed = false;
 
@@ -68,18 +71,12 @@ export class AuditFile {
       this.pendingBytes -= this.pending.shift()!.length;
       this.lost++;
     }
-    if (this.pendingBytes >= FLUSH_BYTES) this.flushSoon(0);
-    else this.flushSoon(FLUSH_MS);
+    this.batches.added(FLUSH_MS, this.pendingBytes >= FLUSH_BYTES);
   }
 
   /** Writes everything buffered; resolves when it is on disk (or counted as lost). */
   async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    while (this.writing || this.pending.length > 0) {
-      if (this.writing) await this.writing;
-      else this.writing = this.writeBatch().finally(() => (this.writing = null));
-    }
+    await this.batches.flush();
   }
 
   /** Flushes and closes the file: a clean shutdown loses no line. */
@@ -88,17 +85,6 @@ export class AuditFile {
     this.closed = true;
     await this.handle?.close().catch(() => undefined);
     this.handle = null;
-  }
-
-  private flushSoon(ms: number): void {
-    if (this.timer && ms > 0) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.flush();
-    }, ms);
-    // A buffered line must not keep a finished process alive; close() writes it.
-    this.timer.unref();
   }
 
   private async writeBatch(): Promise<void> {

@@ -10,6 +10,7 @@
 import os from "node:os";
 import type { Pool } from "pg";
 import type { AuditEntry } from "../clients/gate.js";
+import { Batches } from "./batches.js";
 
 const AUDIT_TABLE = "patchbay_gateway_audit";
 
@@ -69,8 +70,10 @@ export class AuditPostgres {
   lost = 0;
   private readonly replica: string;
   private pending: AuditEntry[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> | null = null;
+  private readonly batches = new Batches(
+    () => this.pending.length > 0,
+    () => this.insertBatch(),
+  );
   private reported = false;
   private tableReady = false;
 
@@ -98,27 +101,11 @@ export class AuditPostgres {
       this.pending.shift();
       this.lost++;
     }
-    if (this.pending.length >= FLUSH_ROWS) this.flushSoon(0);
-    else this.flushSoon(FLUSH_MS);
+    this.batches.added(FLUSH_MS, this.pending.length >= FLUSH_ROWS);
   }
 
   async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    while (this.writing || this.pending.length > 0) {
-      if (this.writing) await this.writing;
-      else this.writing = this.insertBatch().finally(() => (this.writing = null));
-    }
-  }
-
-  private flushSoon(ms: number): void {
-    if (this.timer && ms > 0) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.flush();
-    }, ms);
-    this.timer.unref();
+    await this.batches.flush();
   }
 
   private async insertBatch(): Promise<void> {
