@@ -186,7 +186,7 @@ export class Gateway {
     const view = {
       sees: policy ? (instance: string) => seesWhole(caller, instance) : undefined,
       refuse: (what: string) => {
-        this.calls.gate.usage.refused(caller.id, "policy");
+        this.calls.gate.usage.refused(caller.id, "policy", what);
         return forbidden(caller, what);
       },
       // Reads and gets count against the same quota as tool calls.

@@ -15,8 +15,13 @@ import type { PatchbayError } from "../errors.js";
 import { clientCeilingErrors } from "./clients/ceiling.js";
 import type { ClientUsage } from "./clients/usage.js";
 
-/** The metrics' call observer, also noting the calls refused with a Patchbay code for the status page. */
-export function noteRefusals(metrics: Metrics, refusals: RecentRefusals): CallObserver {
+/**
+ * The metrics' call observer, also noting for the status page the calls refused with a Patchbay
+ * code and the gateway clients' requests refused at the gate (by policy or quota).
+ */
+export function noteRefusals(metrics: Metrics, refusals: RecentRefusals, usage: ClientUsage): CallObserver {
+  usage.onRefused = (id, why, what) =>
+    refusals.note(`client ${id}: ${what}`, why === "policy" ? "PB_ERR_CLIENT_FORBIDDEN" : "PB_ERR_CLIENT_QUOTA");
   return {
     toolCall(instance, tool, outcome, seconds, client) {
       metrics.toolCall(instance, tool, outcome, seconds, client);

@@ -183,7 +183,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       });
       gateway.calls.gate.audit = audit.record;
       const refusals = new RecentRefusals();
-      gateway.calls.observer = noteRefusals(metrics!, refusals);
+      gateway.calls.observer = noteRefusals(metrics!, refusals, gateway.calls.gate.usage);
       const routes = await httpRoutes(metrics!, () => ({
         status: status(),
         tools: gateway.calls.routes(),

@@ -153,6 +153,9 @@ describe("serve --http status page", () => {
       expect(field("bot", "refusedByQuota")).toBe("1");
       expect(field("bot", "refusedByPolicy")).toBe("1");
       expect(field("idle.one", "calls")).toBe("0");
+      // Both refusals are among the recent ones, named by client, with their codes.
+      expect(html).toMatch(/client bot: tool &quot;gw__whoami&quot;<\/td><td>PB_ERR_CLIENT_FORBIDDEN/);
+      expect(html).toMatch(/client bot: a request past its limits<\/td><td>PB_ERR_CLIENT_QUOTA/);
       expect(html).not.toContain(BOT);
     } finally {
       await s.stop();

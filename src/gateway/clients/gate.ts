@@ -55,7 +55,7 @@ export class ClientGate {
 
   /** The refusal of `what` for a caller whose policy does not name it. */
   refuse(caller: Caller, what: string): McpError {
-    this.usage.refused(caller.id, "policy");
+    this.usage.refused(caller.id, "policy", what);
     return protocolError(forbidden(caller, what));
   }
 
@@ -74,7 +74,7 @@ export class ClientGate {
   }
 
   private settle(caller: Caller, a: Admission): () => void {
-    if (!a.ok) this.usage.refused(caller.id, "quota");
+    if (!a.ok) this.usage.refused(caller.id, "quota", "a request past its limits");
     const release = settle(caller, a);
     const end = this.usage.begin(caller.id);
     return () => {

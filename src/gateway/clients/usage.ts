@@ -13,6 +13,8 @@ export interface ClientUsageRow {
 
 export class ClientUsage {
   private readonly rows = new Map<string, ClientUsageRow>();
+  /** Told of each refusal too (the status page's recent refusals). */
+  onRefused: ((id: string, why: "policy" | "quota", what: string) => void) | null = null;
 
   /** Counts a call let in; the returned function marks it done (once, however often called). */
   begin(id: string): () => void {
@@ -27,7 +29,8 @@ export class ClientUsage {
     };
   }
 
-  refused(id: string, why: "policy" | "quota"): void {
+  refused(id: string, why: "policy" | "quota", what: string): void {
+    this.onRefused?.(id, why, what);
     const row = this.row(id);
     if (why === "policy") row.refusedByPolicy++;
     else row.refusedByQuota++;
