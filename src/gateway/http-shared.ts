@@ -22,6 +22,7 @@ export function sharedSessionHandler(
 ): (req: IncomingMessage, res: ServerResponse, caller: Caller) => Promise<void> {
   /** Requests answered alone, by session and request id: the client may cancel them. */
   const alone = new Map<string, () => void>();
+  sessions.onCancelled = (session, requestId) => alone.get(`${session}\0${requestId}`)?.();
 
   async function onSession(req: IncomingMessage, res: ServerResponse, caller: Caller, id: string): Promise<void> {
     let found: SharedCopy | null | "forbidden";
@@ -76,7 +77,11 @@ export function sharedSessionHandler(
       return answerAlone(gateway, req, res, parsed, caller, copy.id, (cancel) => alone.set(slot, cancel));
     }
     const cancelled = cancelledId(parsed);
-    if (cancelled !== null) alone.get(`${copy.id}\0${cancelled}`)?.();
+    if (cancelled !== null) {
+      alone.get(`${copy.id}\0${cancelled}`)?.();
+      // The call may run on another replica (the request went there): every replica is told.
+      sessions.cancel(copy, (parsed as { params: { requestId: string | number } }).params.requestId);
+    }
     return withdrawOnHangup(copy.transport, req, res, parsed);
   }
 

@@ -15,7 +15,8 @@ export type BusMessage =
   | { kind: "event"; session: string; seq: number; message: string | null }
   | { kind: "ended"; session: string }
   | { kind: "level"; session: string; level: string }
-  | { kind: "unsubscribed"; session: string; holder: string | null; instance: string; uri: string };
+  | { kind: "unsubscribed"; session: string; holder: string | null; instance: string; uri: string }
+  | { kind: "cancelled"; session: string; requestId: string | number };
 
 const APP_PREFIX = "patchbay-replica:";
 const ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -116,5 +117,18 @@ export function parse(payload: string): BusMessage | null {
   if (kind === "l" && head.length === 3 && rest === null) return { kind: "level", session, level: head[2] };
   if (kind === "u" && head.length === 4 && rest !== null)
     return { kind: "unsubscribed", session, holder: head[2] === "-" ? null : head[2], instance: head[3], uri: rest };
+  if (kind === "c" && head.length === 2 && rest !== null && rest.length <= 300) {
+    const requestId = parseJson(rest);
+    if ((typeof requestId === "string" && requestId.length <= 200) || Number.isSafeInteger(requestId))
+      return { kind: "cancelled", session, requestId: requestId as string | number };
+  }
   return null;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

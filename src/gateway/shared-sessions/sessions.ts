@@ -49,6 +49,8 @@ export class SharedSessions {
   private bus: SessionBus | null = null;
   /** Local copies dropped to make room (the session itself goes on). */
   evicted = 0;
+  /** A request of `session` was cancelled through some replica (http-shared.ts withdraws those it answers alone). */
+  onCancelled: ((session: string, requestId: string) => void) | null = null;
 
   private constructor(
     private readonly gateway: Gateway,
@@ -128,6 +130,11 @@ export class SharedSessions {
     return () => {
       if (!done) (done = true), copy.open--, (copy.lastSeen = Date.now());
     };
+  }
+
+  /** The client cancelled `requestId`: whichever replica runs it withdraws it. */
+  cancel(copy: SharedCopy, requestId: string | number): void {
+    void this.store.cancel(copy.id, requestId).catch(() => undefined);
   }
 
   /** Ends the session on every replica. */
@@ -224,7 +231,14 @@ export class SharedSessions {
     if (m.kind === "event") copy.stream?.push(m.seq, m.message);
     else if (m.kind === "ended") void copy.transport.close().catch(() => undefined);
     else if (m.kind === "level") copy.transport.setLevel(m.level);
-    else if (m.holder === this.replica || m.holder === null) {
+    else if (m.kind === "cancelled") {
+      copy.transport.deliver({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: m.requestId, reason: "the client cancelled it (through another replica)" },
+      });
+      this.onCancelled?.(m.session, String(m.requestId));
+    } else if (m.holder === this.replica || m.holder === null) {
       copy.held.delete(`${m.instance}\n${m.uri}`);
       void this.gateway.releaseSubscription(copy.server, m.uri).catch(() => undefined);
     }

@@ -183,6 +183,14 @@ export class SessionStore {
     return rows[0] ? Number(rows[0].seq) : null;
   }
 
+  /** Tells every replica the client cancelled request `requestId` (its call may run on any of them). */
+  async cancel(id: string, requestId: string | number): Promise<void> {
+    await this.pool.query(`SELECT pg_notify('${CHANNEL}', 'c ' || $1 || E'\\n' || $2)`, [
+      id,
+      JSON.stringify(requestId),
+    ]);
+  }
+
   /** Records that `holder` holds the session's subscription to `uri` on `instance`. */
   async subscribed(session: string, instance: string, uri: string, holder: string): Promise<void> {
     await this.pool.query(
