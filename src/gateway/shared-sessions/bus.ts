@@ -9,6 +9,7 @@
  * Every payload is parsed strictly: one that does not parse is ignored.
  */
 import pg from "pg";
+import { pbError } from "../../errors.js";
 import { CHANNEL } from "./store.js";
 
 export type BusMessage =
@@ -131,4 +132,15 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The listening connection could not be opened: serve does not start. */
+export function listenFailed(why: string): Error {
+  return pbError(
+    "PB_ERR_STATE_UNAVAILABLE",
+    `gateway.state.postgres: could not listen for session notifications: ${why}.`,
+    {
+      setting: "gateway.state.postgres",
+    },
+  );
 }

@@ -15,12 +15,11 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { pbError } from "../../errors.js";
 import type { Caller } from "../clients/caller.js";
 import type { ClientRegistry } from "../clients/registry.js";
 import type { Gateway } from "../gateway.js";
 import { openSharedState, type SharedState } from "../state/postgres.js";
-import { SessionBus, type BusMessage } from "./bus.js";
+import { listenFailed, SessionBus, type BusMessage } from "./bus.js";
 import { makeCopy, type SharedCopy } from "./copy.js";
 import { eventSeq } from "./event-store.js";
 import { SessionStore, type SessionRecord } from "./store.js";
@@ -74,7 +73,7 @@ export class SharedSessions {
         sessions.replica,
         (m) => sessions.heard(m),
         () => sessions.caughtUp(),
-      ).catch((err: unknown) => Promise.reject(unavailable(state.describe(err))));
+      ).catch((err: unknown) => Promise.reject(listenFailed(state.describe(err))));
       gateway.subscriptionHooks = {
         subscribed: (server, instance, uri) => sessions.subscribed(server, instance, uri),
         unsubscribed: (server, uri) => sessions.unsubscribed(server, uri),
@@ -294,14 +293,4 @@ export class SharedSessions {
     t.unref();
     this.timers.push(t);
   }
-}
-
-function unavailable(why: string): Error {
-  return pbError(
-    "PB_ERR_STATE_UNAVAILABLE",
-    `gateway.state.postgres: could not listen for session notifications: ${why}.`,
-    {
-      setting: "gateway.state.postgres",
-    },
-  );
 }
