@@ -5,7 +5,10 @@
  * that retry with their keys. Used by tests/gateway/scale-out.test.ts; run alone it measures kill
  * runs and prints acknowledged writes vs rows, duplicates and the longest client stall:
  *
- *   PATCHBAY_TEST_PG_URL=... PATCHBAY_HAPROXY=/usr/sbin/haproxy node bench/scale-out.mjs [runs=3]
+ *   PATCHBAY_TEST_PG_URL=... PATCHBAY_HAPROXY=/usr/sbin/haproxy node bench/scale-out.mjs [runs=3] [mode]
+ *
+ * mode: stateless (the default), stateful, or shared (bench/scale-out-shared.mjs: sessions in
+ * PostgreSQL, subscriptions, and the p50 figure against --stateless).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,8 +38,11 @@ export function freePort() {
   });
 }
 
-/** One replica: its own folder and connectors.json, `serve --http [--stateless]` on `port` (0: any). */
-export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) {
+/**
+ * One replica: its own folder and connectors.json, `serve --http [--stateless]` on `port` (0: any).
+ * `extra` adds to the config (mcpConnectors, and gateway keys such as state, clients, expose).
+ */
+export function startReplica({ pgUrl, table, token, stateless, port = 0, dir, extra = {} }) {
   dir ??= mkdtempSync(path.join(os.tmpdir(), "pb-scale-"));
   const file = path.join(dir, "connectors.json");
   writeFileSync(
@@ -48,7 +54,11 @@ export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) 
         memoryStores: {
           shared: { plugin: "postgres-memory", config: { connection_string: "${PATCHBAY_SCALE_PG}", table } },
         },
-        gateway: { expose: { "memoryStores/shared": ["query", "get", "write"] } },
+        ...(extra.mcpConnectors ? { mcpConnectors: extra.mcpConnectors } : {}),
+        gateway: {
+          ...extra.gateway,
+          expose: { "memoryStores/shared": ["query", "get", "write"], ...extra.gateway?.expose },
+        },
       },
       null,
       2,
@@ -259,14 +269,24 @@ export async function dropTable(pgUrl, table) {
   await db.query(`DROP TABLE IF EXISTS "${table}"`).finally(() => db.end());
 }
 
-/** A cluster of `n` replicas on one table behind HAProxy. */
-export async function startCluster({ pgUrl, haproxy, mode, n = 3, token = `scale-${process.pid}-${Date.now()}` }) {
+/**
+ * A cluster of `n` replicas on one table behind HAProxy. Mode `shared` is stateful (no
+ * --stateless); its `extra` config names the shared state (bench/scale-out-shared.mjs).
+ */
+export async function startCluster({
+  pgUrl,
+  haproxy,
+  mode,
+  n = 3,
+  token = `scale-${process.pid}-${Date.now()}`,
+  extra,
+}) {
   const table = `pb_scale_${process.pid}_${Date.now()}`;
   const stateless = mode === "stateless";
   const dir = mkdtempSync(path.join(os.tmpdir(), "pb-scale-lb-"));
   // Sequential: the first replica creates the table (the plugin migrates on start).
   const replicas = [];
-  for (let i = 0; i < n; i++) replicas.push(await startReplica({ pgUrl, table, token, stateless }));
+  for (let i = 0; i < n; i++) replicas.push(await startReplica({ pgUrl, table, token, stateless, extra }));
   const lb = await startHaproxy({ bin: haproxy, mode, ports: replicas.map((r) => r.port), token, dir });
   return {
     table,
@@ -277,7 +297,7 @@ export async function startCluster({ pgUrl, haproxy, mode, n = 3, token = `scale
     /** A replica SIGKILLed earlier comes back on its port (so HAProxy's server line finds it). */
     async restart(i) {
       const old = replicas[i];
-      replicas[i] = await startReplica({ pgUrl, table, token, stateless, port: old.port, dir: old.dir });
+      replicas[i] = await startReplica({ pgUrl, table, token, stateless, port: old.port, dir: old.dir, extra });
     },
     async stop() {
       await lb.stop();
@@ -335,6 +355,7 @@ async function main() {
   }
   const runs = Number(process.argv[2] ?? 3);
   const mode = process.argv[3] ?? "stateless";
+  if (mode === "shared") return (await import("./scale-out-shared.mjs")).main(["kill", String(runs)]);
   const cluster = await startCluster({ pgUrl, haproxy, mode });
   const results = [];
   try {
