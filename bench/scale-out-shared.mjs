@@ -141,13 +141,17 @@ const is404 = (err) => err?.code === 404 || /\b404\b|-32001|Session not found/.t
  * One kill run: `clients` SDK clients through the balancer, each initialized once and subscribed
  * to its own file, write with record ids or idempotency keys (retrying a failed attempt with the
  * same key); replica `victim` is SIGKILLed after `killAfter` acks, and `changeAfterMs` later (past
- * the takeover of its subscriptions) every client's file changes. A 404 is counted and the client
+ * the takeover of its subscriptions) every client's file changes. Each client holds its last third
+ * of writes until then, so writes go on while the updates travel. A 404 is counted and the client
  * re-initializes and subscribes again, so a regression shows up as a count, not as a hang.
  */
 export async function sharedKillRun(
   cluster,
   { pgUrl, run, clients = 8, perClient = 30, killAfter = 40, victim = 0, changeAfterMs = 3_000 },
 ) {
+  const holdAt = Math.floor((perClient * 2) / 3);
+  if (killAfter > clients * holdAt)
+    throw new Error(`killAfter ${killAfter} is past the ${clients * holdAt} writes before the change`);
   const names = Array.from({ length: clients }, (_, c) => `${run}-c${c}.txt`);
   for (const name of names) writeFileSync(path.join(cluster.watchedDir, name), "before");
   const seen = names.map(() => ({ updates: [], statuses: {}, errors: {}, initializes: 0 }));
@@ -168,6 +172,7 @@ export async function sharedKillRun(
   await Promise.all(
     all.map(async (_, c) => {
       for (let i = 0; i < perClient; i++) {
+        if (i === holdAt) await changeDone;
         const key = `${run}-c${c}-w${i}`;
         const byId = c % 2 === 0;
         const params = {
