@@ -91,10 +91,20 @@ describe.skipIf(missing)("three stateful replicas sharing their sessions in Post
     }
     const first = await openStream(base(0), a, sid);
     expect(first.status, first.text).toBe(200);
-    const priming = await first.next(HUNG_MS);
-    expect(priming?.id, "the stream's first event carries an id to resume from").toBeTruthy();
-    expect(priming?.retry, "and tells the client how soon to reconnect").toBeGreaterThan(0);
+    // The priming event: an id to resume from, and how soon to reconnect (`retry:`), before any message.
+    let retry: number | undefined;
+    const priming = await until(
+      first,
+      (e) => {
+        retry ??= e.retry;
+        return e.id !== undefined;
+      },
+      HUNG_MS,
+    );
     first.close();
+    expect(priming?.id, "an event id on the new stream").toBeTruthy();
+    expect(priming?.data, "the id comes before any message").toBe("");
+    expect(retry, "a retry delay by then").toBeGreaterThan(0);
     const watching = await openStream(base(2), a, witness);
     expect(watching.status, watching.text).toBe(200);
     writeFileSync(path.join(cluster.watchedDir, name), "after");
