@@ -25,7 +25,7 @@ import { describeCapabilities } from "./offers.js";
 import { ALL, PassthroughRoutes } from "./resources.js";
 import { registerPassthrough } from "./passthrough-handlers.js";
 import { auditedRun } from "./audit/requests.js";
-import { Subscriptions } from "./subscriptions.js";
+import { Subscriptions, type SubscriptionHooks } from "./subscriptions.js";
 import type { ToolCallExtra } from "./lane-types.js";
 import { ToolCalls } from "./tool-calls.js";
 import type { PinBook } from "./pins/pin-book.js";
@@ -136,6 +136,25 @@ export class Gateway {
       if (instance !== undefined && !seesAny(caller, instance)) continue;
       void s.sendLoggingMessage({ level, logger: "patchbay", data: message }).catch(() => undefined);
     }
+  }
+
+  /** Who hears of each client's subscribe and unsubscribe (shared sessions, http-shared.ts). */
+  set subscriptionHooks(hooks: SubscriptionHooks | null) {
+    this.subscriptions.hooks = hooks;
+  }
+
+  /**
+   * Subscribes `server`'s client to `uri` on `instance` with no request of its own: a replica
+   * carrying on a subscription that one which is gone held. The client's policy was checked when
+   * it subscribed.
+   */
+  holdSubscription(server: Server, instance: string, uri: string): Promise<void> {
+    return this.subscriptions.subscribe(server, instance, uri);
+  }
+
+  /** Lets go of `server`'s subscriptions to `uri` (its client unsubscribed through another replica). */
+  releaseSubscription(server: Server, uri: string): Promise<void> {
+    return this.subscriptions.unsubscribe(server, uri);
   }
 
   /** Ends the sessions of callers no longer configured (a revoked client): their next request is refused anyway. */

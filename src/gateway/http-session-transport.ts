@@ -29,6 +29,20 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ToolCallLane, type ToolCallLaneOptions } from "./tool-call-lane.js";
+import { requestIds } from "./http-requests.js";
+
+/** A session kept in gateway.state: its notifications go there, for whichever replica holds its stream. */
+export interface SharedTransportOptions {
+  id: string;
+  /** Stores and announces a notification of the session (shared-sessions/event-store.ts). */
+  publish(message: JSONRPCMessage): Promise<unknown>;
+  /** The client set its log level (logging/setLevel): the other replicas' copies must follow. */
+  onLevel(level: string): void;
+}
+
+const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/** The id of the initialize request replayed to a copy of a shared session (its answer goes nowhere). */
+const REPLAYED = "patchbay/replayed-initialize";
 
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
@@ -42,8 +56,18 @@ export class SessionTransport implements Transport {
   private readonly waiting = new Map<RequestId, ServerResponse>();
   /** Runs a fast-path call past the SDK server's Protocol dispatch (tool-call-lane.ts); absent: the server runs it. */
   private readonly lane?: ToolCallLane;
+  /**
+   * The severity below which log notifications are not sent (logging/setLevel). Kept here: the SDK
+   * server files the level under the request's session id but checks it under none, so over HTTP
+   * it would send every level.
+   */
+  private minLevel = 0;
 
-  constructor(opts: ConstructorParameters<typeof StreamableHTTPServerTransport>[0], lane?: ToolCallLaneOptions) {
+  constructor(
+    opts: ConstructorParameters<typeof StreamableHTTPServerTransport>[0],
+    lane?: ToolCallLaneOptions,
+    private readonly shared?: SharedTransportOptions,
+  ) {
     this.sdk = new StreamableHTTPServerTransport(opts);
     if (lane)
       this.lane = new ToolCallLane(
@@ -53,6 +77,7 @@ export class SessionTransport implements Transport {
       );
     this.sdk.onmessage = (message, extra) => {
       this.lane?.see(message);
+      this.seeLevel(message);
       this.onmessage?.(message, extra);
     };
     this.sdk.onclose = () => {
@@ -63,7 +88,31 @@ export class SessionTransport implements Transport {
   }
 
   get sessionId(): string | undefined {
-    return this.sdk.sessionId;
+    return this.shared?.id ?? this.sdk.sessionId;
+  }
+
+  /** The client's log level, as set on another replica's copy of this session. */
+  setLevel(level: string): void {
+    const i = LEVELS.indexOf(level);
+    if (i >= 0) this.minLevel = i;
+  }
+
+  /**
+   * Makes this copy of a shared session what the session is: its server answers the initialize
+   * request the client sent to the replica that opened it (the answer goes nowhere), and the log
+   * level it set since.
+   */
+  replayInitialize(init: Record<string, unknown>, level: string | null): void {
+    // The SDK transport has no public way to take up a session begun elsewhere; its own initialize
+    // handling sets exactly these two fields (tests/gateway/shared-sessions*.test.ts fail if that changes).
+    const web = (this.sdk as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } })
+      ._webStandardTransport;
+    if (web?._initialized !== false) throw new Error("the MCP SDK transport changed: cannot adopt a session");
+    web!.sessionId = this.shared?.id;
+    web!._initialized = true;
+    this.onmessage?.({ jsonrpc: "2.0", id: REPLAYED, method: "initialize", params: init } as JSONRPCMessage);
+    this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
+    if (level) this.setLevel(level);
   }
 
   start(): Promise<void> {
@@ -76,6 +125,10 @@ export class SessionTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const id = "id" in message && !("method" in message) ? message.id : options?.relatedRequestId;
+    if (id === REPLAYED) return;
+    if (id === undefined && !this.wanted(message)) return;
+    // A shared session's own notifications go to gateway.state, for the replica holding its stream.
+    if (id === undefined && this.shared) return void (await this.shared.publish(message));
     const res = id === undefined ? undefined : this.waiting.get(id);
     if (!res) return this.sdk.send(message, options);
     // A notification about a fast-path request has nowhere to go (a JSON reply carries only the
@@ -86,7 +139,7 @@ export class SessionTransport implements Transport {
     res
       .writeHead(200, {
         "content-type": "application/json",
-        "mcp-session-id": this.sdk.sessionId ?? "",
+        "mcp-session-id": this.sessionId ?? "",
         "content-length": Buffer.byteLength(body),
       })
       .end(body);
@@ -96,6 +149,21 @@ export class SessionTransport implements Transport {
   deliver(message: JSONRPCMessage): void {
     this.lane?.see(message);
     this.onmessage?.(message);
+  }
+
+  /** False for a log notification below the client's level. */
+  wanted(message: JSONRPCMessage): boolean {
+    if (!("method" in message) || message.method !== "notifications/message") return true;
+    const level = (message.params as { level?: unknown } | undefined)?.level;
+    return typeof level !== "string" || LEVELS.indexOf(level) >= this.minLevel;
+  }
+
+  private seeLevel(message: JSONRPCMessage): void {
+    if (!("method" in message) || message.method !== "logging/setLevel" || !("id" in message)) return;
+    const level = (message.params as { level?: unknown } | undefined)?.level;
+    if (typeof level !== "string" || !LEVELS.includes(level)) return;
+    this.setLevel(level);
+    this.shared?.onLevel(level);
   }
 
   /** The SDK transport's handling of a request (all but the fast path). */
@@ -159,4 +227,33 @@ function oneContentType(raw: string[]): boolean {
   let n = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 12 && raw[i].toLowerCase() === "content-type") n++;
   return n === 1;
+}
+
+/**
+ * A client that closes its response stream before the answers were written has gone: its calls
+ * are withdrawn as if it had sent notifications/cancelled (the plugin's ctx.signal aborts, and
+ * mcp-remote cancels upstream), not left to run on and count as successes. The ids come from the
+ * body already parsed here (not from an AsyncLocalStorage around the transport: on Node 20 that
+ * turns on promise hooks for the whole process, a cost on every await of every call).
+ */
+export async function withdrawOnHangup(
+  transport: SessionTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsed?: unknown,
+): Promise<void> {
+  const ids = parsed === undefined ? [] : requestIds(parsed);
+  if (ids.length > 0)
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      for (const requestId of ids)
+        transport.deliver({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId, reason: "the client closed its connection" },
+        });
+    });
+  // A plain tools/call is answered without the SDK transport's web Request layer (http-session-transport.ts).
+  if (parsed !== undefined && transport.answersFast(req, res, parsed)) return;
+  await transport.handleRequest(req, res, parsed);
 }

@@ -22,18 +22,12 @@ import { allowedHostnames, hostAndOriginCheck } from "./origin.js";
 import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
 import { isRefusal, OPERATOR, type AuthRefusal, type Caller } from "./clients/caller.js";
 import type { ClientRegistry } from "./clients/registry.js";
-import {
-  cancelledId,
-  origin,
-  refuseCaller,
-  requestIds,
-  requestPath,
-  RESOURCE_METADATA,
-  resourceUrl,
-} from "./http-requests.js";
+import { cancelledId, origin, refuseCaller, requestPath, RESOURCE_METADATA, resourceUrl } from "./http-requests.js";
 
 export { requestPath } from "./http-requests.js";
-import { SessionTransport } from "./http-session-transport.js";
+import { SessionTransport, withdrawOnHangup } from "./http-session-transport.js";
+import { sharedSessionHandler } from "./http-shared.js";
+import type { SharedSessions } from "./shared-sessions/sessions.js";
 import { MAX_SESSIONS, SessionTable } from "./http-sessions.js";
 import { answerAlone, handleStateless, readJson, wantsOwnStream } from "./http-stateless.js";
 
@@ -49,6 +43,8 @@ export interface HttpGatewayOptions {
   env?: Record<string, string | undefined>;
   /** No sessions: every request stands alone (see http-stateless.ts). */
   stateless?: boolean;
+  /** Sessions kept in gateway.state, served by any replica (http-shared.ts). */
+  shared?: SharedSessions;
   /** Paths beside MCP with their own access check (observe-routes.ts: /metrics, the status page). */
   routes?: ExtraRoutes;
   /** Counts each answered request by path and status (metrics.ts). */
@@ -72,7 +68,7 @@ export interface RouteAccess {
 export interface HttpGateway {
   url: string;
   port: number;
-  mode: "stateful" | "stateless";
+  mode: "stateful" | "stateless" | "shared";
   /** Open sessions and sessions evicted to make room (always 0 when stateless). */
   sessions(): { open: number; evicted: number };
   close(): Promise<void>;
@@ -87,6 +83,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
   /** Who opened each session: another caller presenting its id is refused. */
   const owners = new Map<string, Caller>();
   const registry = opts.clients;
+  const shared = opts.shared ? sharedSessionHandler(gateway, opts.shared) : null;
   const access: RouteAccess = {
     operator: (header) => registry.authenticate(header) === OPERATOR,
     caller: (header) => registry.authenticate(header),
@@ -115,6 +112,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
         `Nothing at ${pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`,
       );
     if (opts.stateless) return handleStateless(gateway, req, res, caller);
+    if (shared) return shared(req, res, caller);
 
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
@@ -226,41 +224,15 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
   return {
     url: `http://${shownHost}:${port}/mcp`,
     port,
-    mode: opts.stateless ? "stateless" : "stateful",
-    sessions: () => ({ open: sessions.size, evicted: sessions.evicted }),
+    mode: opts.stateless ? "stateless" : opts.shared ? "shared" : "stateful",
+    sessions: () =>
+      opts.shared
+        ? { open: opts.shared.size, evicted: opts.shared.evicted }
+        : { open: sessions.size, evicted: sessions.evicted },
     async close() {
       await sessions.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/**
- * A client that closes its response stream before the answers were written has gone: its calls
- * are withdrawn as if it had sent notifications/cancelled (the plugin's ctx.signal aborts, and
- * mcp-remote cancels upstream), not left to run on and count as successes. The ids come from the
- * body already parsed here (not from an AsyncLocalStorage around the transport: on Node 20 that
- * turns on promise hooks for the whole process, a cost on every await of every call).
- */
-async function withdrawOnHangup(
-  transport: SessionTransport,
-  req: IncomingMessage,
-  res: ServerResponse,
-  parsed?: unknown,
-): Promise<void> {
-  const ids = parsed === undefined ? [] : requestIds(parsed);
-  if (ids.length > 0)
-    res.once("close", () => {
-      if (res.writableFinished) return;
-      for (const requestId of ids)
-        transport.deliver({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId, reason: "the client closed its connection" },
-        });
-    });
-  // A plain tools/call is answered without the SDK transport's web Request layer (http-session-transport.ts).
-  if (parsed !== undefined && transport.answersFast(req, res, parsed)) return;
-  await transport.handleRequest(req, res, parsed);
 }

@@ -15,7 +15,7 @@ import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
 import { startAuditTrail, type AuditTrail } from "./audit/trail.js";
-import { openQuotas, type Quotas } from "./clients/quota.js";
+import { openGatewayState, type GatewayState } from "./state/gateway-state.js";
 import { ceilingProblems, clientRows, httpRoutes, metricsFor, noteRefusals, statusFor } from "./serve-http.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
@@ -74,7 +74,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let http: HttpGateway | null = null;
   let token: Token | null = null;
   let clients: ClientRegistry | null = null;
-  let quotas: Quotas | null = null;
+  let shared: GatewayState | null = null;
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
   let tracer: CallTracer | null = null;
@@ -100,7 +100,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     watcher?.close();
     health?.stop();
     await http?.close();
-    await quotas?.close();
+    await shared?.close();
     await metricsListener?.close();
     await control?.close();
     // After the transports: the last calls' entries are buffered by now, and written here.
@@ -109,9 +109,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     await tracer?.shutdown().catch(() => undefined);
   };
   try {
-    // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms),
-    // and from the first call on, so before any transport opens.
-    // Client rows are read when asked: the registry is made below, with the HTTP gateway.
+    // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms), from
+    // the first call on, so before any transport opens. Client rows are read when asked.
     const clientsNow = () => (clients ? clientRows(clients, gateway.calls.gate.usage) : []);
     const metrics = await metricsFor(!!opts.http || opts.metricsPort != null, status, clientsNow);
     gateway.calls.observer = metrics;
@@ -170,10 +169,10 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       token = loadToken(dir, opts.env);
       clients = await ClientRegistry.create(token.value, host.config?.gateway ?? { clients: [], oauth: null });
       // Before anything listens: a gateway.state that cannot be reached stops the start.
-      quotas = await openQuotas(host.config?.gateway.state ?? null);
-      gateway.calls.gate.quotas = quotas.store;
-      if (quotas.where === "postgres")
-        opts.say("patchbay: client quotas are shared by replicas in gateway.state (PostgreSQL).");
+      shared = await openGatewayState(gateway, clients, host.config?.gateway.state ?? null, {
+        stateless: !!opts.http.stateless,
+        say: opts.say,
+      });
       // The trail of who called what: an HTTP gateway's callers are many (stdio has one, the operator).
       audit = await startAuditTrail({
         dir,
@@ -193,6 +192,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       http = await startHttpGateway(gateway, {
         ...opts.http,
         clients,
+        shared: shared.sessions ?? undefined,
         status: (caller) => statusFor(caller, status(), clients!),
         env: opts.env,
         routes,
@@ -202,7 +202,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
         },
       });
       opts.say(
-        `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateless" ? ", stateless" : ""} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status, metrics at GET /metrics.`,
+        `patchbay: MCP over Streamable HTTP at ${http.url}${http.mode === "stateful" ? "" : `, ${http.mode}`} (bearer token from ${token.source}${token.created ? ", just created" : ""}); status at GET /status, metrics at GET /metrics.`,
       );
     }
   } catch (err) {

@@ -12,7 +12,7 @@ export interface StatusDocument {
   startedAt: number;
   transports: { mcp: boolean; http: string | null };
   /** The HTTP transport's mode and sessions (null without --http). */
-  httpSessions: { mode: "stateful" | "stateless"; open: number; evicted: number } | null;
+  httpSessions: { mode: "stateful" | "stateless" | "shared"; open: number; evicted: number } | null;
   /** The instances are still booting (each not yet ready shows state "booting"). */
   booting: boolean;
   tools: number;

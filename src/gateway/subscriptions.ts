@@ -37,6 +37,12 @@ interface Subscription {
 
 type Say = (level: "info" | "warning", message: string, to: Iterable<Server>) => void;
 
+/** Told of each client's subscribe and unsubscribe (shared sessions record them for the other replicas). */
+export interface SubscriptionHooks {
+  subscribed(client: Server, instance: string, uri: string): Promise<void>;
+  unsubscribed(client: Server, uri: string): Promise<void>;
+}
+
 const keyOf = (instance: string, uri: string) => `${instance}\n${uri}`;
 const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);
 
@@ -46,6 +52,7 @@ export class Subscriptions {
   /** Per key, the last request sent to the instance: the next one waits for it. */
   private readonly tails = new Map<string, Promise<unknown>>();
   private readonly stopListening: () => void;
+  hooks: SubscriptionHooks | null = null;
 
   constructor(
     private readonly host: Host,
@@ -69,10 +76,20 @@ export class Subscriptions {
       const instance = this.route(req.params.uri, current(), owner);
       mayUse(instance, req.params.uri);
       await this.subscribe(server, instance, req.params.uri);
+      try {
+        await this.hooks?.subscribed(server, instance, req.params.uri);
+      } catch (err) {
+        // Not recorded, so no other replica could carry it on: the client is told, not left to trust it.
+        await this.unsubscribe(server, req.params.uri);
+        throw protocolError(err);
+      }
       return {};
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
       await this.unsubscribe(server, req.params.uri);
+      await this.hooks
+        ?.unsubscribed(server, req.params.uri)
+        .catch((err: unknown) => Promise.reject(protocolError(err)));
       return {};
     });
   }

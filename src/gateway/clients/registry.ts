@@ -81,6 +81,18 @@ export class ClientRegistry {
     return id === OPERATOR.id || this.oauthClients.has(id) || [...this.byHash.values()].some((c) => c.id === id);
   }
 
+  /**
+   * The caller a session was bound to, as configured now, for work done on its behalf with no
+   * request in hand (a replica taking over its subscriptions); null when that client is gone.
+   */
+  callerFor(binding: string): Caller | null {
+    if (binding === OPERATOR.binding) return OPERATOR;
+    for (const c of this.byHash.values()) if (c.binding === binding) return c;
+    const m = /^oauth:([^:]+):/.exec(binding);
+    const policy = m ? this.oauthClients.get(m[1]) : undefined;
+    return policy ? { id: policy.id, policy, binding } : null;
+  }
+
   /** The caller a request's Authorization header names, or why it is refused. */
   authenticate(header: string | undefined): Verdict | Promise<Verdict> {
     if (!header || !/^Bearer /i.test(header)) return this.refuse(header ? "malformed" : "missing");

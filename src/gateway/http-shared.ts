@@ -1,0 +1,116 @@
+/**
+ * `serve --http` with gateway.state.postgres: stateful sessions that any replica serves
+ * (shared-sessions/sessions.ts), so a balancer may send each request anywhere (plain round
+ * robin) and a replica's death ends no session. The checks are those of the one-process
+ * stateful mode (http.ts): a session answers only the caller that opened it, an unknown one is
+ * a 404 the client re-initializes on; in addition, a session's state that cannot be read (the
+ * database away) is a 503 the client may retry, never a 404 that would make it start over.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller } from "./clients/caller.js";
+import type { Gateway } from "./gateway.js";
+import { jsonRpcError, reject, SESSION_NOT_FOUND } from "./http-replies.js";
+import { cancelledId } from "./http-requests.js";
+import { withdrawOnHangup } from "./http-session-transport.js";
+import { answerAlone, readJson, wantsOwnStream } from "./http-stateless.js";
+import type { SharedCopy, SharedSessions } from "./shared-sessions/sessions.js";
+
+export function sharedSessionHandler(
+  gateway: Gateway,
+  sessions: SharedSessions,
+): (req: IncomingMessage, res: ServerResponse, caller: Caller) => Promise<void> {
+  /** Requests answered alone, by session and request id: the client may cancel them. */
+  const alone = new Map<string, () => void>();
+
+  async function onSession(req: IncomingMessage, res: ServerResponse, caller: Caller, id: string): Promise<void> {
+    let found: SharedCopy | null | "forbidden";
+    try {
+      found = await sessions.session(id, caller);
+    } catch (err) {
+      return unavailable(res, sessions.describe(err));
+    }
+    if (found === null)
+      return jsonRpcError(
+        res,
+        404,
+        SESSION_NOT_FOUND,
+        "Session not found (it ended or expired): initialize a new one.",
+      );
+    if (found === "forbidden")
+      return reject(
+        res,
+        403,
+        "PB_ERR_SESSION_FORBIDDEN",
+        `Refused: this session was opened by another client; client "${caller.id}" may use only sessions it opened.`,
+      );
+    const copy = found;
+    res.once("close", sessions.enter(copy));
+    if (req.method === "GET") {
+      if (!req.headers.accept?.includes("text/event-stream"))
+        return jsonRpcError(res, 406, -32000, "Not Acceptable: a GET stream must accept text/event-stream.");
+      const opened = await sessions
+        .stream(copy, req, res)
+        .catch((err: unknown) => unavailable(res, sessions.describe(err)));
+      if (opened === false && !res.headersSent)
+        return jsonRpcError(res, 400, -32000, "Bad Request: Last-Event-ID is not an event id of this session.");
+      return;
+    }
+    if (req.method === "DELETE") {
+      await sessions.end(copy.id).catch((err: unknown) => unavailable(res, sessions.describe(err)));
+      if (!res.headersSent) res.writeHead(200).end();
+      return;
+    }
+    if (req.method !== "POST") {
+      res.setHeader("Allow", "GET, POST, DELETE");
+      return jsonRpcError(res, 405, -32000, "Method not allowed.");
+    }
+    const parsed = await readJson(req, res);
+    if (parsed === undefined) return;
+    if (isInitializeRequest(parsed))
+      return jsonRpcError(res, 400, -32600, "Invalid Request: this session is initialized already.");
+    if (wantsOwnStream(parsed)) {
+      // Its progress needs an event stream, which the session's JSON replies cannot carry.
+      const slot = `${copy.id}\0${String(parsed.id)}`;
+      res.once("close", () => alone.delete(slot));
+      return answerAlone(gateway, req, res, parsed, caller, copy.id, (cancel) => alone.set(slot, cancel));
+    }
+    const cancelled = cancelledId(parsed);
+    if (cancelled !== null) alone.get(`${copy.id}\0${cancelled}`)?.();
+    return withdrawOnHangup(copy.transport, req, res, parsed);
+  }
+
+  return async (req, res, caller) => {
+    const id = req.headers["mcp-session-id"];
+    if (typeof id === "string") return onSession(req, res, caller, id);
+    if (req.method !== "POST")
+      return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
+    const parsed = await readJson(req, res);
+    if (parsed === undefined) return;
+    if (!isInitializeRequest(parsed))
+      return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
+    let copy: SharedCopy;
+    try {
+      copy = await sessions.create(caller, parsed.params as Record<string, unknown>);
+    } catch (err) {
+      return unavailable(res, sessions.describe(err));
+    }
+    res.once("finish", () => {
+      if (res.statusCode !== 200) void sessions.end(copy.id).catch(() => undefined);
+    });
+    res.once("close", sessions.enter(copy));
+    await withdrawOnHangup(copy.transport, req, res, parsed);
+  };
+}
+
+/** The session's state could not be read or written: worth a retry, never a reason to start over. */
+function unavailable(res: ServerResponse, why: string): void {
+  if (res.headersSent) return void res.end();
+  res.setHeader("Retry-After", "1");
+  reject(
+    res,
+    503,
+    "PB_ERR_STATE_UNAVAILABLE",
+    `gateway.state.postgres: the session could not be served (${why}); retry shortly.`,
+  );
+}

@@ -1,0 +1,293 @@
+/**
+ * Stateful HTTP sessions that any replica serves (gateway.state.postgres set, not --stateless).
+ * The session lives in PostgreSQL (store.ts); each replica that receives one of its requests keeps
+ * a local copy: an SDK server and transport made to be what the session is (the client's
+ * initialize replayed to it, its log level), cached so that a request costs no round trip, and
+ * dropped when the channel (bus.ts) says the session ended.
+ *
+ * Notifications of a session, produced by whichever replica's copy, are stored and announced;
+ * the replica holding the client's GET stream sends them (stream.ts). A resource subscription is
+ * held on the instance of the replica that took the subscribe; when that replica is gone (its
+ * listening connection closed), another claims it within a poll, subscribes on its own instance,
+ * and tells the client the resource may have changed, since nobody watched it in between.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { pbError } from "../../errors.js";
+import type { Caller } from "../clients/caller.js";
+import type { ClientRegistry } from "../clients/registry.js";
+import type { Gateway } from "../gateway.js";
+import { openSharedState, type SharedState } from "../state/postgres.js";
+import { SessionBus, type BusMessage } from "./bus.js";
+import { makeCopy, type SharedCopy } from "./copy.js";
+import { eventSeq } from "./event-store.js";
+import { SessionStore, type SessionRecord } from "./store.js";
+import { claimOrphans } from "./takeover.js";
+import { SessionStream } from "./stream.js";
+
+export type { SharedCopy } from "./copy.js";
+
+/** A session no request touched for this long ends, on every replica (as in one process). */
+export const SHARED_IDLE_MS = 30 * 60_000;
+/** Local copies kept at most; beyond, the least recently used that holds nothing is dropped. */
+const MAX_COPIES = 256;
+/** How often a replica looks for subscriptions whose holder is gone. */
+const CLAIM_EVERY_MS = 1_000;
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export class SharedSessions {
+  readonly replica = randomUUID();
+  /** In use order: the first that holds nothing is the one dropped to make room. */
+  private readonly copies = new Map<string, SharedCopy>();
+  private readonly adopting = new Map<string, Promise<SharedCopy>>();
+  private readonly byServer = new WeakMap<Server, SharedCopy>();
+  private touched = new Set<string>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private claiming = false;
+  private bus: SessionBus | null = null;
+  /** Local copies dropped to make room (the session itself goes on). */
+  evicted = 0;
+
+  private constructor(
+    private readonly gateway: Gateway,
+    private readonly registry: ClientRegistry,
+    private readonly store: SessionStore,
+    private readonly state: SharedState,
+  ) {}
+
+  static async open(
+    url: string,
+    gateway: Gateway,
+    registry: ClientRegistry,
+    idleMs = SHARED_IDLE_MS,
+  ): Promise<SharedSessions> {
+    const state = await openSharedState(url);
+    try {
+      const store = await SessionStore.open(state);
+      const sessions = new SharedSessions(gateway, registry, store, state);
+      sessions.bus = await SessionBus.open(
+        url,
+        sessions.replica,
+        (m) => sessions.heard(m),
+        () => sessions.caughtUp(),
+      ).catch((err: unknown) => Promise.reject(unavailable(state.describe(err))));
+      gateway.subscriptionHooks = {
+        subscribed: (server, instance, uri) => sessions.subscribed(server, instance, uri),
+        unsubscribed: (server, uri) => sessions.unsubscribed(server, uri),
+      };
+      sessions.every(Math.min(10_000, idleMs / 4), () => sessions.flushTouches());
+      sessions.every(Math.min(60_000, idleMs / 2), () => sessions.store.expire(idleMs));
+      sessions.every(CLAIM_EVERY_MS, () => sessions.claim());
+      return sessions;
+    } catch (err) {
+      await state.close();
+      throw err;
+    }
+  }
+
+  get size(): number {
+    return this.copies.size;
+  }
+
+  /** Why the database failed, without its connection string or password. */
+  describe(err: unknown): string {
+    return this.state.describe(err);
+  }
+
+  /** The session `id` if `caller` may use it: null when there is none, "forbidden" when another caller's. */
+  async session(id: string, caller: Caller): Promise<SharedCopy | null | "forbidden"> {
+    const local = this.copies.get(id);
+    if (local) return local.record.binding === caller.binding ? this.used(local) : "forbidden";
+    if (!SESSION_ID.test(id)) return null;
+    const record = await this.store.get(id);
+    if (!record) return null;
+    if (record.binding !== caller.binding) return "forbidden";
+    return this.used(await this.adopt(record, caller));
+  }
+
+  /** A new session for `caller`, recorded before its initialize is answered (its next request may go elsewhere). */
+  async create(caller: Caller, init: Record<string, unknown>): Promise<SharedCopy> {
+    const record: SessionRecord = {
+      id: randomUUID(),
+      binding: caller.binding,
+      client: caller.id,
+      init,
+      logLevel: null,
+      seq: 0,
+    };
+    await this.store.create(record);
+    return this.used(await this.build(record, caller, false));
+  }
+
+  /** A request of `copy` starts; the returned function ends it. */
+  enter(copy: SharedCopy): () => void {
+    copy.open++;
+    let done = false;
+    return () => {
+      if (!done) (done = true), copy.open--, (copy.lastSeen = Date.now());
+    };
+  }
+
+  /** Ends the session on every replica. */
+  async end(id: string): Promise<void> {
+    await this.store.end(id);
+    await this.copies.get(id)?.transport.close();
+  }
+
+  /** The client's GET stream: its notifications from every replica, resumed after Last-Event-ID. */
+  async stream(copy: SharedCopy, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const header = req.headers["last-event-id"];
+    const lastEventId = typeof header === "string" ? eventSeq(header) : null;
+    if (typeof header === "string" && lastEventId === null) return false;
+    copy.stream?.end();
+    const asked = copy.record.init.protocolVersion;
+    const stream = await SessionStream.open({
+      res,
+      session: copy.id,
+      store: this.store,
+      events: copy.events,
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(asked as string)
+        ? (asked as string)
+        : LATEST_PROTOCOL_VERSION,
+      lastEventId,
+      wanted: (m) => copy.transport.wanted(m),
+      onClose: () => {
+        if (copy.stream === stream) copy.stream = null;
+      },
+    });
+    if (!stream) {
+      await copy.transport.close();
+      return false;
+    }
+    copy.stream = stream;
+    return true;
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    // What this replica held is claimed by the others at once rather than after it is seen gone.
+    await this.store.release(this.replica).catch(() => undefined);
+    await Promise.all([...this.copies.values()].map((c) => c.transport.close().catch(() => undefined)));
+    await this.bus?.close();
+    await this.state.close();
+  }
+
+  private used(copy: SharedCopy): SharedCopy {
+    copy.lastSeen = Date.now();
+    this.touched.add(copy.id);
+    this.copies.delete(copy.id);
+    this.copies.set(copy.id, copy);
+    return copy;
+  }
+
+  private adopt(record: SessionRecord, caller: Caller): Promise<SharedCopy> {
+    let pending = this.adopting.get(record.id);
+    if (!pending) {
+      pending = this.build(record, caller, true).finally(() => this.adopting.delete(record.id));
+      this.adopting.set(record.id, pending);
+    }
+    return pending;
+  }
+
+  private async build(record: SessionRecord, caller: Caller, replay: boolean): Promise<SharedCopy> {
+    const id = record.id;
+    const copy = makeCopy(this.gateway, this.store, record, caller);
+    copy.transport.onclose = () => {
+      if (this.copies.get(id) === copy) this.copies.delete(id);
+      copy.stream?.end();
+      void copy.server.close().catch(() => undefined);
+    };
+    const { server, transport } = copy;
+    await server.connect(transport);
+    if (replay) transport.replayInitialize(record.init, record.logLevel);
+    this.copies.set(id, copy);
+    this.byServer.set(server, copy);
+    this.makeRoom();
+    return copy;
+  }
+
+  /** Drops the least recently used copies that hold nothing (no request, stream or subscription). */
+  private makeRoom(): void {
+    for (const [, c] of this.copies) {
+      if (this.copies.size <= MAX_COPIES) return;
+      if (c.open > 0 || c.stream || c.held.size > 0) continue;
+      this.evicted++;
+      void c.transport.close().catch(() => undefined);
+    }
+  }
+
+  private heard(m: BusMessage): void {
+    const copy = this.copies.get(m.session);
+    if (!copy) return;
+    if (m.kind === "event") copy.stream?.push(m.seq, m.message);
+    else if (m.kind === "ended") void copy.transport.close().catch(() => undefined);
+    else if (m.kind === "level") copy.transport.setLevel(m.level);
+    else if (m.holder === this.replica || m.holder === null) {
+      copy.held.delete(`${m.instance}\n${m.uri}`);
+      void this.gateway.releaseSubscription(copy.server, m.uri).catch(() => undefined);
+    }
+  }
+
+  /** The channel was lost for a while: each stream reads what it may have missed. */
+  private caughtUp(): void {
+    for (const c of this.copies.values()) c.stream?.catchUp();
+  }
+
+  private async subscribed(server: Server, instance: string, uri: string): Promise<void> {
+    const copy = this.byServer.get(server);
+    if (!copy) return;
+    await this.store.subscribed(copy.id, instance, uri, this.replica);
+    copy.held.add(`${instance}\n${uri}`);
+  }
+
+  private async unsubscribed(server: Server, uri: string): Promise<void> {
+    const copy = this.byServer.get(server);
+    if (!copy) return;
+    for (const key of copy.held) if (key.endsWith(`\n${uri}`)) copy.held.delete(key);
+    await this.store.unsubscribed(copy.id, uri);
+  }
+
+  private async flushTouches(): Promise<void> {
+    for (const c of this.copies.values()) if (c.stream || c.open > 0) this.touched.add(c.id);
+    const ids = [...this.touched];
+    this.touched = new Set();
+    await this.store.touch(ids);
+  }
+
+  /** Carries on the subscriptions of replicas that are gone (takeover.ts); one round at a time. */
+  private async claim(): Promise<void> {
+    if (this.claiming) return;
+    this.claiming = true;
+    try {
+      await claimOrphans({
+        store: this.store,
+        replica: this.replica,
+        gateway: this.gateway,
+        callerFor: (binding) => this.registry.callerFor(binding),
+        copyOf: (record, caller) => this.copies.get(record.id) ?? this.adopt(record, caller),
+        end: (id) => this.end(id),
+      });
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private every(ms: number, work: () => Promise<unknown>): void {
+    // A failed round (the database away for a moment) is tried again on the next tick.
+    const t = setInterval(() => void work().catch(() => undefined), ms);
+    t.unref();
+    this.timers.push(t);
+  }
+}
+
+function unavailable(why: string): Error {
+  return pbError(
+    "PB_ERR_STATE_UNAVAILABLE",
+    `gateway.state.postgres: could not listen for session notifications: ${why}.`,
+    {
+      setting: "gateway.state.postgres",
+    },
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * A replica carrying on the resource subscriptions of one that is gone: its listening connection
+ * is no longer in pg_stat_activity (bus.ts), or it stopped and let go of them. Each subscription
+ * is claimed by exactly one replica (store.ts), subscribed on that replica's instance, and its
+ * client is told the resource updated: nobody watched it between the death and the claim, so a
+ * change then would otherwise go unheard. A subscription that cannot be carried on ends, and the
+ * client is told so in its log stream rather than left waiting for updates that will not come.
+ */
+import type { Caller } from "../clients/caller.js";
+import type { Gateway } from "../gateway.js";
+import { SessionBus } from "./bus.js";
+import type { SharedCopy } from "./copy.js";
+import type { HeldSubscription, SessionRecord, SessionStore } from "./store.js";
+
+export interface TakeoverDeps {
+  store: SessionStore;
+  replica: string;
+  gateway: Gateway;
+  callerFor(binding: string): Caller | null;
+  copyOf(record: SessionRecord, caller: Caller): SharedCopy | Promise<SharedCopy>;
+  end(id: string): Promise<void>;
+}
+
+export async function claimOrphans(deps: TakeoverDeps): Promise<void> {
+  const holders = await deps.store.holders(deps.replica);
+  if (holders.length === 0) return;
+  const live = await SessionBus.live(deps.store.pool);
+  const gone = holders.filter((h): h is string => h !== null && !live.has(h));
+  if (gone.length === 0 && !holders.includes(null)) return;
+  for (const row of await deps.store.claim(deps.replica, gone)) await carryOn(deps, row);
+}
+
+async function carryOn(deps: TakeoverDeps, row: HeldSubscription): Promise<void> {
+  const record = await deps.store.get(row.session);
+  if (!record) return;
+  // The client's policy as configured now; a client revoked since has no session to carry on.
+  const caller = deps.callerFor(record.binding);
+  if (!caller) return deps.end(record.id);
+  const copy = await deps.copyOf(record, caller);
+  try {
+    await deps.gateway.holdSubscription(copy.server, row.instance, row.uri);
+    copy.held.add(`${row.instance}\n${row.uri}`);
+    await copy.server.sendResourceUpdated({ uri: row.uri });
+  } catch (err) {
+    await deps.store.unsubscribed(record.id, row.uri).catch(() => undefined);
+    const why = err instanceof Error ? err.message : String(err);
+    await copy.server
+      .sendLoggingMessage({
+        level: "warning",
+        logger: "patchbay",
+        data: `The subscription to ${row.uri.slice(0, 200)} ended: the replica holding it is gone and ${row.instance} refused it here (${why.slice(0, 300)}). Subscribe again.`,
+      })
+      .catch(() => undefined);
+  }
+}

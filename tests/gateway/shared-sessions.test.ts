@@ -1,0 +1,145 @@
+/**
+ * Sessions any replica serves (gateway.state.postgres, stateful HTTP): two or three real
+ * `serve --http` replicas on one PostgreSQL, with requests sent to whichever replica the test
+ * picks, as a round-robin balancer would. The HAProxy kill scenario is scale-out-shared.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupTempDirs } from "../helpers.js";
+import type { HttpServe } from "./_gateway.js";
+import { eventually, initialize, openStream, OTHER_TOKEN, post, startReplicas, updatedFor } from "./_shared.js";
+
+const PG = process.env.PATCHBAY_TEST_PG_URL;
+if (!PG) console.log("shared-session tests skipped: PATCHBAY_TEST_PG_URL is not set (run .ci/postgres.sh)");
+
+const call = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
+  let replicas: HttpServe[];
+  beforeAll(async () => {
+    ({ replicas } = await startReplicas(PG!, 3));
+  }, 120_000);
+  afterAll(async () => {
+    // A replica the test SIGKILLed has exited already.
+    await Promise.all((replicas ?? []).filter((r) => r.proc.signalCode === null).map((r) => r.stop()));
+    cleanupTempDirs();
+  }, 60_000);
+
+  it("a session opened on one replica is served by the others, with no new initialize", async () => {
+    const [a, b, c] = replicas;
+    const session = await initialize(a);
+    for (const [i, r] of [b, c, a].entries()) {
+      const list = await post(r, session, { jsonrpc: "2.0", id: 10 + i, method: "tools/list" });
+      expect(list.status).toBe(200);
+      expect(list.body?.result?.tools?.map((t) => t.name)).toEqual(["w__bump"]);
+    }
+    const status = await fetch(`${b.base}/status`, { headers: { Authorization: `Bearer ${b.token}` } });
+    expect(((await status.json()) as { httpSessions: unknown }).httpSessions).toMatchObject({ mode: "shared" });
+  });
+
+  it("another client presenting the session's id is refused on every replica; an unknown id is a 404", async () => {
+    const [a, b] = replicas;
+    const session = await initialize(a);
+    for (const r of [a, b]) {
+      const stolen = await post(r, session, { jsonrpc: "2.0", id: 2, method: "tools/list" }, OTHER_TOKEN);
+      expect(stolen.status).toBe(403);
+      expect(stolen.body?.error?.code).toBe("PB_ERR_SESSION_FORBIDDEN");
+    }
+    for (const bogus of ["00000000-0000-4000-8000-000000000000", "not-a-session", "x".repeat(5000)]) {
+      const res = await post(b, bogus, { jsonrpc: "2.0", id: 3, method: "tools/list" });
+      expect(res.status).toBe(404);
+      expect(res.body?.error?.code).toBe(-32001);
+    }
+  });
+
+  it("DELETE on one replica ends the session on all of them", async () => {
+    const [a, b, c] = replicas;
+    const session = await initialize(a);
+    expect((await post(c, session, { jsonrpc: "2.0", id: 2, method: "tools/list" })).status).toBe(200);
+    const del = await fetch(b.url, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${b.token}`, "mcp-session-id": session },
+    });
+    expect(del.status).toBe(200);
+    for (const r of [a, c])
+      await eventually(
+        async () => (await post(r, session, { jsonrpc: "2.0", id: 3, method: "tools/list" })).status === 404,
+        10_000,
+      );
+  });
+
+  it("a resource subscribed through one replica updates the client's stream held by another", async () => {
+    const [a, b, c] = replicas;
+    const session = await initialize(a);
+    const stream = await openStream(a, session);
+    try {
+      expect(stream.status).toBe(200);
+      const sub = await post(b, session, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "resources/subscribe",
+        params: { uri: "watch://cross" },
+      });
+      expect(sub.status).toBe(200);
+      // The change is made through a third replica; B's instance, which holds the subscription, sees it.
+      expect((await post(c, session, call(3, "w__bump", { name: "cross" }))).status).toBe(200);
+      const got = await stream.next(updatedFor("watch://cross"));
+      expect(Number(got.id)).toBeGreaterThan(0);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("a client resuming its stream on another replica with Last-Event-ID gets what it missed, once, in order", async () => {
+    const [a, b] = replicas;
+    const session = await initialize(a);
+    const first = await openStream(a, session);
+    const priming = await first.next((e) => e.id !== null);
+    expect(priming.data).toBe("");
+    expect(priming.retry).not.toBeNull();
+    first.close();
+    await post(b, session, { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "watch://r1" } });
+    await post(b, session, { jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: { uri: "watch://r2" } });
+    await post(a, session, call(4, "w__bump", { name: "r1" }));
+    await eventually(async () => {
+      const r = await post(b, session, call(5, "w__bump", { name: "r2" }));
+      return r.status === 200;
+    }, 5_000);
+    // Give the watcher (50 ms polls) time to see both changes and store them, with no stream open anywhere.
+    await new Promise((r) => setTimeout(r, 500));
+    const resumed = await openStream(b, session, priming.id!);
+    try {
+      await resumed.next(updatedFor("watch://r2"));
+      const updates = resumed.events.filter((e) => e.data.includes("resources/updated"));
+      expect(updates.map((e) => (e.data.includes("watch://r1") ? "r1" : "r2"))).toEqual(["r1", "r2"]);
+      const ids = updates.map((e) => Number(e.id));
+      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      resumed.close();
+    }
+    const bad = await openStream(b, session, "../../etc/passwd");
+    expect(bad.status).toBe(400);
+  });
+
+  it("a replica SIGKILLed while holding a subscription: a survivor carries it on and the client hears of changes", async () => {
+    const [a, , c] = replicas;
+    const session = await initialize(a);
+    const stream = await openStream(a, session);
+    try {
+      await post(c, session, { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "watch://k" } });
+      c.proc.kill("SIGKILL");
+      // The survivor that claims it says the resource may have changed (nobody watched it in between).
+      await stream.next(updatedFor("watch://k"));
+      const before = stream.events.length;
+      await post(a, session, call(3, "w__bump", { name: "k" }));
+      await stream.next((e) => stream.events.indexOf(e) >= before && updatedFor("watch://k")(e));
+    } finally {
+      stream.close();
+    }
+  });
+});
