@@ -29,6 +29,8 @@ export interface SharedKillRunResult {
   clients: number;
   /** Clients that got notifications/resources/updated for their URI after their file changed. */
   notified: number;
+  /** The clients never told of their file's change: their URI, updates (ms after the kill), statuses, errors. */
+  missed: { uri: string; updatesMs: number[]; statuses: Record<string, number>; errors: Record<string, number> }[];
   takeoverUpdates: number;
   longestNotifyMs: number;
   longestAttemptMs: number;

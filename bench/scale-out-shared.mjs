@@ -135,6 +135,12 @@ export async function sharedKillRun(
     notFound: sum((s) => Object.entries(s.statuses).reduce((n, [k, v]) => n + (k.endsWith(" 404") ? v : 0), 0)),
     clients,
     notified: notifyMs.filter(Number.isFinite).length,
+    // For a client never told: every update it got (ms after the kill) and its own errors.
+    missed: names.flatMap((name, c) =>
+      Number.isFinite(notifyMs[c])
+        ? []
+        : [{ uri: uriOf(name), updatesMs: seen[c].updates.map((u) => Math.round(u.at - killedAt)), ...seen[c] }],
+    ),
     // Updates between the kill and the change: the survivor that took a subscription over says so.
     takeoverUpdates: sum((s) => s.updates.filter((u) => u.at >= killedAt && u.at < changedAt).length),
     longestNotifyMs: Math.round(Math.max(...notifyMs)),
@@ -218,6 +224,8 @@ export async function main(argv = process.argv.slice(2)) {
       console.log(JSON.stringify({ mode: "shared", victim, ...res, lost: res.lost.length }));
       results.push(res);
       await cluster.restart(victim);
+      // Back in HAProxy's rotation after two health checks a second apart (`rise 2`, `inter 1s`).
+      await sleep(2_500);
     }
   } finally {
     await cluster.stop();

@@ -146,7 +146,7 @@ describe.skipIf(missing)("three stateful replicas sharing their sessions in Post
       expect(res.afterKill).toBeGreaterThan(0);
       expect(res.notFound, JSON.stringify(res.statuses)).toBe(0);
       expect(res.reinitializations).toBe(0);
-      expect(res.notified, JSON.stringify(res.clientErrors)).toBe(8);
+      expect(res.notified, JSON.stringify(res.missed)).toBe(8);
       expect(res.timeouts).toBe(0);
       expect(res.longestWriteMs).toBeLessThan(HUNG_MS);
     }
