@@ -45,15 +45,18 @@ export interface KillRunResult {
   errors: Record<string, number>;
 }
 export function freePort(): Promise<number>;
-export function haproxyConfig(mode: "stateless" | "stateful", lbPort: number, ports: number[]): string;
+export type Mode = "stateless" | "stateful" | "shared";
+export function haproxyConfig(mode: Mode, lbPort: number, ports: number[]): string;
 export function connect(url: string, token: string): Promise<Client>;
 export function stopProc(proc: ChildProcess, signal?: NodeJS.Signals): Promise<void>;
 export function startCluster(opts: {
   pgUrl: string;
   haproxy: string;
-  mode: "stateless" | "stateful";
+  mode: Mode;
   n?: number;
   token?: string;
+  /** Added to every replica's connectors.json: mcpConnectors, and gateway keys (state, clients, expose). */
+  extra?: { mcpConnectors?: Record<string, unknown>; gateway?: Record<string, unknown> };
 }): Promise<Cluster>;
 export function killRun(
   cluster: Cluster,

@@ -5,17 +5,23 @@
  * that retry with their keys. Used by tests/gateway/scale-out.test.ts; run alone it measures kill
  * runs and prints acknowledged writes vs rows, duplicates and the longest client stall:
  *
- *   PATCHBAY_TEST_PG_URL=... PATCHBAY_HAPROXY=/usr/sbin/haproxy node bench/scale-out.mjs [runs=3]
+ *   PATCHBAY_TEST_PG_URL=... PATCHBAY_HAPROXY=/usr/sbin/haproxy node bench/scale-out.mjs [runs=3] [mode]
+ *
+ * mode: stateless (the default), stateful, or shared (bench/scale-out-shared.mjs: sessions in
+ * PostgreSQL, subscriptions). `node bench/scale-out.mjs figure`: seq tools/call p50 of shared
+ * sessions against --stateless, measured in the same run.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import pg from "pg";
+import { startHaproxy, stopProc } from "./scale-out-lb.mjs";
+
+export { freePort, haproxyConfig, startHaproxy, stopProc } from "./scale-out-lb.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(ROOT, "bin", "patchbay.mjs");
@@ -24,19 +30,11 @@ export const KEY_META = "patchbay/idempotency-key";
 /** A client's request timeout: far above any healthy call, so a call that reaches it hung. */
 export const CALL_TIMEOUT_MS = 20_000;
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** One replica: its own folder and connectors.json, `serve --http [--stateless]` on `port` (0: any). */
-export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) {
+/**
+ * One replica: its own folder and connectors.json, `serve --http [--stateless]` on `port` (0: any).
+ * `extra` adds to the config (mcpConnectors, and gateway keys such as state, clients, expose).
+ */
+export function startReplica({ pgUrl, table, token, stateless, port = 0, dir, extra = {} }) {
   dir ??= mkdtempSync(path.join(os.tmpdir(), "pb-scale-"));
   const file = path.join(dir, "connectors.json");
   writeFileSync(
@@ -48,7 +46,11 @@ export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) 
         memoryStores: {
           shared: { plugin: "postgres-memory", config: { connection_string: "${PATCHBAY_SCALE_PG}", table } },
         },
-        gateway: { expose: { "memoryStores/shared": ["query", "get", "write"] } },
+        ...(extra.mcpConnectors ? { mcpConnectors: extra.mcpConnectors } : {}),
+        gateway: {
+          ...extra.gateway,
+          expose: { "memoryStores/shared": ["query", "get", "write"], ...extra.gateway?.expose },
+        },
       },
       null,
       2,
@@ -94,55 +96,6 @@ export function startReplica({ pgUrl, table, token, stateless, port = 0, dir }) 
     proc.once("exit", (code, signal) => {
       if (!settled) reject(new Error(`replica exited (${code ?? signal}) before listening:\n${err}`));
     });
-  });
-}
-
-/** The `haproxy` block of docs/deployment.md marked `# patchbay: <mode>`, with our bind and servers. */
-export function haproxyConfig(mode, lbPort, ports) {
-  const doc = readFileSync(path.join(ROOT, "docs", "deployment.md"), "utf8");
-  const block = [...doc.matchAll(/^```haproxy\n([\s\S]*?)^```/gm)]
-    .map((m) => m[1])
-    .find((b) => b.startsWith(`# patchbay: ${mode}\n`));
-  if (!block) throw new Error(`docs/deployment.md has no haproxy block marked "# patchbay: ${mode}"`);
-  const lines = block
-    .split("\n")
-    .filter((l) => !/^\s*server\s/.test(l))
-    .map((l) => (/^\s*bind\s/.test(l) ? `  bind 127.0.0.1:${lbPort}` : l));
-  const servers = ports.map((p, i) => `  server r${i + 1} 127.0.0.1:${p}`);
-  return [...lines.filter((l) => l.trim() !== ""), ...servers, ""].join("\n");
-}
-
-/** HAProxy in the foreground with that config; resolves once it answers /status through the frontend. */
-export async function startHaproxy({ bin, mode, ports, token, dir }) {
-  const lbPort = await freePort();
-  const cfg = path.join(dir, `haproxy-${mode}.cfg`);
-  writeFileSync(cfg, haproxyConfig(mode, lbPort, ports));
-  const proc = spawn(bin, ["-db", "-f", cfg], {
-    env: { PATH: process.env.PATH ?? "", PATCHBAY_TOKEN: token },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  proc.stdout.on("data", (d) => (log += d));
-  proc.stderr.on("data", (d) => (log += d));
-  const base = `http://127.0.0.1:${lbPort}`;
-  for (let i = 0; ; i++) {
-    if (proc.exitCode !== null) throw new Error(`haproxy exited ${proc.exitCode}:\n${log}`);
-    const ok = await fetch(`${base}/status`, { headers: { Authorization: `Bearer ${token}` } }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (i > 300) throw new Error(`haproxy did not answer on ${base}:\n${log}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url: `${base}/mcp`, base, proc, log: () => log, stop: () => stopProc(proc) };
-}
-
-export function stopProc(proc, signal = "SIGTERM") {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once("exit", () => resolve());
-    proc.kill(signal);
   });
 }
 
@@ -259,14 +212,24 @@ export async function dropTable(pgUrl, table) {
   await db.query(`DROP TABLE IF EXISTS "${table}"`).finally(() => db.end());
 }
 
-/** A cluster of `n` replicas on one table behind HAProxy. */
-export async function startCluster({ pgUrl, haproxy, mode, n = 3, token = `scale-${process.pid}-${Date.now()}` }) {
+/**
+ * A cluster of `n` replicas on one table behind HAProxy. Mode `shared` is stateful (no
+ * --stateless); its `extra` config names the shared state (bench/scale-out-shared.mjs).
+ */
+export async function startCluster({
+  pgUrl,
+  haproxy,
+  mode,
+  n = 3,
+  token = `scale-${process.pid}-${Date.now()}`,
+  extra,
+}) {
   const table = `pb_scale_${process.pid}_${Date.now()}`;
   const stateless = mode === "stateless";
   const dir = mkdtempSync(path.join(os.tmpdir(), "pb-scale-lb-"));
   // Sequential: the first replica creates the table (the plugin migrates on start).
   const replicas = [];
-  for (let i = 0; i < n; i++) replicas.push(await startReplica({ pgUrl, table, token, stateless }));
+  for (let i = 0; i < n; i++) replicas.push(await startReplica({ pgUrl, table, token, stateless, extra }));
   const lb = await startHaproxy({ bin: haproxy, mode, ports: replicas.map((r) => r.port), token, dir });
   return {
     table,
@@ -277,7 +240,7 @@ export async function startCluster({ pgUrl, haproxy, mode, n = 3, token = `scale
     /** A replica SIGKILLed earlier comes back on its port (so HAProxy's server line finds it). */
     async restart(i) {
       const old = replicas[i];
-      replicas[i] = await startReplica({ pgUrl, table, token, stateless, port: old.port, dir: old.dir });
+      replicas[i] = await startReplica({ pgUrl, table, token, stateless, port: old.port, dir: old.dir, extra });
     },
     async stop() {
       await lb.stop();
@@ -335,6 +298,9 @@ async function main() {
   }
   const runs = Number(process.argv[2] ?? 3);
   const mode = process.argv[3] ?? "stateless";
+  // The shared mode's runs and its p50 figure (`node bench/scale-out.mjs figure`) live there.
+  if (mode === "shared" || process.argv[2] === "figure")
+    return (await import("./scale-out-shared.mjs")).main(mode === "shared" ? ["kill", String(runs)] : []);
   const cluster = await startCluster({ pgUrl, haproxy, mode });
   const results = [];
   try {
