@@ -1,16 +1,19 @@
 /**
  * One replica's copy of a shared session: an SDK server for the session's caller and a transport
  * whose notifications go to gateway.state (the session's event store) rather than to a stream of
- * this process, since the client's GET stream may be held by another replica.
+ * this process, since the client's GET stream may be held by another replica; and the client's GET
+ * stream when this replica holds it.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../clients/caller.js";
 import type { Gateway } from "../gateway.js";
 import { MAX_BODY } from "../http-replies.js";
 import { SessionTransport } from "../http-session-transport.js";
-import { GET_STREAM, SessionEventStore } from "./event-store.js";
+import { eventSeq, GET_STREAM, SessionEventStore } from "./event-store.js";
 import type { SessionRecord, SessionStore } from "./store.js";
-import type { SessionStream } from "./stream.js";
+import { SessionStream } from "./stream.js";
 
 export interface SharedCopy {
   id: string;
@@ -45,4 +48,41 @@ export function makeCopy(gateway: Gateway, store: SessionStore, record: SessionR
     },
   );
   return { id, record, server, transport, events, stream: null, open: 0, held: new Set(), lastSeen: 0 };
+}
+
+/**
+ * The client's GET stream on `copy`, replacing any it had here, resumed after its Last-Event-ID;
+ * false when that header names no event of the session.
+ */
+export async function openCopyStream(
+  copy: SharedCopy,
+  store: SessionStore,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  const header = req.headers["last-event-id"];
+  const lastEventId = typeof header === "string" ? eventSeq(header) : null;
+  if (typeof header === "string" && lastEventId === null) return false;
+  copy.stream?.end();
+  const asked = copy.record.init.protocolVersion;
+  const stream = await SessionStream.open({
+    res,
+    session: copy.id,
+    store,
+    events: copy.events,
+    protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(asked as string)
+      ? (asked as string)
+      : LATEST_PROTOCOL_VERSION,
+    lastEventId,
+    wanted: (m) => copy.transport.wanted(m),
+    onClose: () => {
+      if (copy.stream === stream) copy.stream = null;
+    },
+  });
+  if (!stream) {
+    await copy.transport.close();
+    return false;
+  }
+  copy.stream = stream;
+  return true;
 }

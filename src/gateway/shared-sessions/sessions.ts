@@ -2,8 +2,8 @@
  * Stateful HTTP sessions that any replica serves (gateway.state.postgres set, not --stateless).
  * The session lives in PostgreSQL (store.ts); each replica that receives one of its requests keeps
  * a local copy: an SDK server and transport made to be what the session is (the client's
- * initialize replayed to it, its log level), cached so that a request costs no round trip, and
- * dropped when the channel (bus.ts) says the session ended.
+ * initialize replayed to it, its log level), cached so that a request costs one small round trip
+ * (does the session still exist?), and dropped when the channel (bus.ts) says the session ended.
  *
  * Notifications of a session, produced by whichever replica's copy, are stored and announced;
  * the replica holding the client's GET stream sends them (stream.ts). A resource subscription is
@@ -14,17 +14,14 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../clients/caller.js";
 import type { ClientRegistry } from "../clients/registry.js";
 import type { Gateway } from "../gateway.js";
 import { openSharedState, type SharedState } from "../state/postgres.js";
 import { listenFailed, SessionBus, type BusMessage } from "./bus.js";
-import { makeCopy, type SharedCopy } from "./copy.js";
-import { eventSeq } from "./event-store.js";
+import { makeCopy, openCopyStream, type SharedCopy } from "./copy.js";
 import { SessionStore, type SessionRecord } from "./store.js";
 import { claimOrphans } from "./takeover.js";
-import { SessionStream } from "./stream.js";
 
 export type { SharedCopy } from "./copy.js";
 
@@ -100,7 +97,14 @@ export class SharedSessions {
   /** The session `id` if `caller` may use it: null when there is none, "forbidden" when another caller's. */
   async session(id: string, caller: Caller): Promise<SharedCopy | null | "forbidden"> {
     const local = this.copies.get(id);
-    if (local) return local.record.binding === caller.binding ? this.used(local) : "forbidden";
+    if (local) {
+      if (local.record.binding !== caller.binding) return "forbidden";
+      // The ending's notification may still be on its way: a session deleted or expired through
+      // another replica must be gone here the moment that replica answered, not a moment later.
+      if (await this.store.exists(id)) return this.used(local);
+      await local.transport.close();
+      return null;
+    }
     if (!SESSION_ID.test(id)) return null;
     const record = await this.store.get(id);
     if (!record) return null;
@@ -143,32 +147,8 @@ export class SharedSessions {
   }
 
   /** The client's GET stream: its notifications from every replica, resumed after Last-Event-ID. */
-  async stream(copy: SharedCopy, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    const header = req.headers["last-event-id"];
-    const lastEventId = typeof header === "string" ? eventSeq(header) : null;
-    if (typeof header === "string" && lastEventId === null) return false;
-    copy.stream?.end();
-    const asked = copy.record.init.protocolVersion;
-    const stream = await SessionStream.open({
-      res,
-      session: copy.id,
-      store: this.store,
-      events: copy.events,
-      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(asked as string)
-        ? (asked as string)
-        : LATEST_PROTOCOL_VERSION,
-      lastEventId,
-      wanted: (m) => copy.transport.wanted(m),
-      onClose: () => {
-        if (copy.stream === stream) copy.stream = null;
-      },
-    });
-    if (!stream) {
-      await copy.transport.close();
-      return false;
-    }
-    copy.stream = stream;
-    return true;
+  stream(copy: SharedCopy, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    return openCopyStream(copy, this.store, req, res);
   }
 
   async close(): Promise<void> {

@@ -115,6 +115,12 @@ export class SessionStore {
     };
   }
 
+  /** Whether the session still exists: the one round trip a request served from a local copy costs. */
+  async exists(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`SELECT 1 FROM ${S}.sessions WHERE id = $1`, [id]);
+    return (rowCount ?? 0) > 0;
+  }
+
   /** Ends a session everywhere; true when it existed. */
   async end(id: string): Promise<boolean> {
     const { rowCount } = await this.pool.query(
