@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error a build script, plain JavaScript without types
 import { escapeNonAscii } from "../../scripts/ascii-only.mjs";
 
-const escape = escapeNonAscii as (code: string, file?: string) => string;
+const toAscii = escapeNonAscii as (code: string, file?: string) => string;
 
 /** What a piece of code evaluates to. */
 const run = (code: string): unknown => new Function(`return (${code});`)();
@@ -15,7 +15,7 @@ const run = (code: string): unknown => new Function(`return (${code});`)();
 describe("escapeNonAscii", () => {
   it("leaves ASCII code as it is", () => {
     const code = 'const a = "x"; // plain';
-    expect(escape(code)).toBe(code);
+    expect(toAscii(code)).toBe(code);
   });
 
   it("keeps the value of strings, templates, regular expressions and astral characters", () => {
@@ -28,20 +28,20 @@ describe("escapeNonAscii", () => {
       '/😀/u.test("😀")',
       '"é".length',
     ]) {
-      const escaped = escape(code);
+      const escaped = toAscii(code);
       expect(/[^\x00-\x7f]/.test(escaped)).toBe(false);
       expect(run(escaped)).toEqual(run(code));
     }
   });
 
   it("escapes inside comments too, harmlessly", () => {
-    const escaped = escape("/* a — b */ 1 // ✖\n");
+    const escaped = toAscii("/* a — b */ 1 // ✖\n");
     expect(escaped).toBe("/* a \\u2014 b */ 1 // \\u2716\n");
     expect(run(escaped)).toBe(1);
   });
 
   it("refuses what an escape would change: a backslash before the character, String.raw", () => {
-    expect(() => escape('"\\—"')).toThrow(/backslash/);
-    expect(() => escape("String.raw`—`")).toThrow(/String\.raw/);
+    expect(() => toAscii('"\\—"')).toThrow(/backslash/);
+    expect(() => toAscii("String.raw`—`")).toThrow(/String\.raw/);
   });
 });
