@@ -9,7 +9,8 @@
 // The MCP SDK modules the bundled plugins import (BUNDLED_SDK_MODULES in src/paths.ts) are bundled
 // here too, from the SDK's ES build with everything it imports, into dist/runtime/mcp-sdk/: zod
 // is then one copy shared with "patchbay/plugin" instead of a second one from node_modules.
-// zod's locales other than English load on first use (lazy-zod-locales.mjs). The Client's default
+// zod's locales other than English load on first use (lazy-zod-locales.mjs). Every chunk is ASCII
+// (ascii-only.mjs), so V8 holds its source at one byte per character. The Client's default
 // JSON Schema validator (ajv, a third of the SDK's bundle) is left out: the one plugin that uses
 // the Client, mcp-remote, gives it its own (plugins/mcp-remote/src/output-validation.ts).
 //
@@ -21,6 +22,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { asciiOnly } from "./ascii-only.mjs";
 import { bundleOutput } from "./bundle-output.mjs";
 import { lazyZodLocales } from "./lazy-zod-locales.mjs";
 import { BUNDLED_SDK_MODULES } from "../dist/paths.js";
@@ -77,7 +79,7 @@ await build({
   },
   platform: "node",
   external,
-  plugins: [lazyZodLocales(), clientWithoutAjv()],
+  plugins: [lazyZodLocales(), clientWithoutAjv(), asciiOnly()],
   logLevel: "warn",
   output: bundleOutput(out),
 });

@@ -86,4 +86,17 @@ describe("the bundled worker runtime", () => {
       zod.config(zod.locales.en());
     }
   });
+
+  it("is ASCII only (scripts/ascii-only.mjs), and its escaped strings say what zod's own say", async () => {
+    for (const f of readdirSync(RUNTIME, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".js"))) {
+      expect(/[^\x00-\x7f]/.test(readFileSync(path.join(RUNTIME, f), "utf8")), `${f} holds a non-ASCII character`).toBe(
+        false,
+      );
+    }
+    // zod's prettifyError writes "✖" and "→": the bundle's copy, escaped, must print the same text.
+    const { z } = (await import(pathToFileURL(authoringAliases()["patchbay/plugin"]).href)) as { z: typeof zod };
+    const pretty = (of: typeof zod) => of.prettifyError(of.object({ a: of.string() }).safeParse({ a: 1 }).error!);
+    expect(pretty(z)).toBe(pretty(zod));
+    expect(pretty(z)).toMatch(/✖.*\n.*→ at a/);
+  });
 });
