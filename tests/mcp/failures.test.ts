@@ -104,13 +104,15 @@ describe("mcp-remote failure handling", () => {
         onProgress: () => started(),
       });
       await reached;
-      await server.stop();
       // Far inside the 600 s deadline: the test itself times out at the suite's 120 s, which also has to
-      // cover booting the host and the HTTP server on a loaded machine.
-      await expect(pending).rejects.toMatchObject({
+      // cover booting the host and the HTTP server on a loaded machine. Awaited from before the stop:
+      // the call may fail while the server stops, and a rejection nothing handles yet is reported.
+      const failed = expect(pending).rejects.toMatchObject({
         code: "PB_ERR_SUBSTRATE_UNAVAILABLE",
         message: expect.stringMatching(/mcpConnectors\/web.*lost/),
       });
+      await server.stop();
+      await failed;
     } finally {
       await server.stop();
     }
