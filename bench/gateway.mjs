@@ -3,9 +3,11 @@
 // server, interleaved in the same run, with mcp-remote in its default worker thread and with
 // "isolation": "host" (on the host's own thread, the opt-in the goal is measured on); gateway
 // calls/s with 64 calls in flight; a proxy that only forwards, as the floor any stdio gateway
-// stands on (the extra process hop, which varies with the machine); and how soon a spawned `serve --mcp` answers `initialize`
-// against a bare SDK stdio server. Needs `npm run build`.
-// Goals: a call with "isolation": "host" ≤ 2x a direct client's; initialize ≤ 1.5x the bare server's.
+// stands on (the extra process hop, which varies with the machine), and the same proxy with a
+// worker-thread hop (the floor of the default thread isolation); and how soon a spawned
+// `serve --mcp` answers `initialize` against a bare SDK stdio server. Needs `npm run build`.
+// Goals: a call with "isolation": "host" ≤ 2x a direct client's and ≤ 1.1x the proxy's; with the
+// default thread isolation ≤ 1.5x the proxy's; initialize ≤ 1.5x the bare server's.
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
@@ -129,6 +131,12 @@ const forward = await connect(
   [path.join(root, "bench", "forward-proxy.mjs"), "demo__", process.execPath, server],
   "demo__echo",
 );
+// The floor of the default thread isolation: the same proxy with the server's pipes in a worker thread.
+const forwardThread = await connect(
+  process.execPath,
+  [path.join(root, "bench", "forward-proxy.mjs"), "--thread", "demo__", process.execPath, server],
+  "demo__echo",
+);
 const hops = echoHops();
 try {
   const d = [];
@@ -142,12 +150,14 @@ try {
   const hp = [];
   const ht = [];
   const fw = [];
+  const ft = [];
   for (let i = 0; i < ROUNDS; i++) {
     // interleaved, so both see the same machine load
     d.push(await sequential(direct, SEQ));
     g.push(await sequential(gateway, SEQ));
     gh.push(await sequential(gatewayHost, SEQ));
     fw.push(await sequential(forward, SEQ));
+    ft.push(await sequential(forwardThread, SEQ));
     e.push(await sequential(embedded, SEQ));
     eh.push(await sequential(embeddedHost, SEQ));
     hp.push(await sequential(hops.pipe, SEQ));
@@ -164,6 +174,9 @@ try {
   );
   console.log(
     `floor:             a proxy that only forwards ${median(fw).toFixed(1)} µs/call = ${(median(fw) / median(d)).toFixed(2)}x direct; "isolation": "host" is ${(median(gh) / median(fw)).toFixed(2)}x that proxy (${(median(gh) - median(fw)).toFixed(1)} µs/call of Patchbay's own work)`,
+  );
+  console.log(
+    `  thread:          the proxy with a worker-thread hop ${median(ft).toFixed(1)} µs/call = ${(median(ft) / median(fw)).toFixed(2)}x the proxy; the default thread isolation is ${(median(g) / median(fw)).toFixed(2)}x the proxy, ${(median(g) / median(ft)).toFixed(2)}x the one with the hop (${(median(g) - median(ft)).toFixed(1)} µs/call of Patchbay's own work)`,
   );
   console.log(
     `attribution:       host.call (boundary + mcp-remote, no gateway) ${median(e).toFixed(1)} µs/call = ${(median(e) / median(d)).toFixed(2)}x direct; the gateway itself adds ${(median(g) - median(e)).toFixed(1)} µs/call`,
@@ -192,8 +205,21 @@ try {
   figure(
     'stdio tools/call via serve --mcp, "isolation": "host" (× a proxy that only forwards)',
     median(gh) / median(fw),
+    1.1,
+    "×",
+  );
+  figure(
+    "stdio tools/call via serve --mcp, default thread isolation (× a proxy that only forwards)",
+    median(g) / median(fw),
+    1.5,
+    "×",
+  );
+  figure(
+    "stdio tools/call via a proxy with a worker-thread hop (× a proxy that only forwards)",
+    median(ft) / median(fw),
     Infinity,
     "×",
+    "(the floor of the line above: the thread hop alone)",
   );
   figure(
     "stdio tools/call via serve --mcp, mcp-remote in its default worker thread (× direct SDK client)",
@@ -262,6 +288,7 @@ try {
   await gateway.close();
   await gatewayHost.close();
   await forward.close();
+  await forwardThread.close();
   await embedded.close();
   await embeddedHost.close();
   await hops.close();

@@ -37,6 +37,26 @@ export interface InstanceTask {
 export interface WarmTask {
   /** The module every plugin imports ("patchbay/plugin" in the runtime bundle), imported now. */
   warm: string;
+  /** A stdio server the thread starts first, for the instance expected to take it (worker/prespawn.ts). */
+  spawn?: PrespawnOrder;
+}
+
+/**
+ * What the last boot of a config gave the bundled mcp-remote of one thread-isolated instance to
+ * spawn (spawn/prespawn.ts), kept in catalog.json under its stamp: the command, its arguments,
+ * its resolved working folder and the names (never the values) of its environment.
+ */
+export interface PrespawnSpec {
+  instance: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: string[];
+}
+
+/** A PrespawnSpec with its environment's values, as the head start reads them (gateway/stdio-prespawn.ts). */
+export interface PrespawnOrder extends Omit<PrespawnSpec, "env"> {
+  env: Record<string, string>;
 }
 
 export interface ServeTask extends InstanceTask {

@@ -10,7 +10,8 @@ import type { Catalog, CatalogTool } from "./catalog.js";
 import { exposedFingerprints, loadProvisional, saveCatalog, type Provisional } from "./catalog-cache.js";
 import { headStartAnswers } from "./head-start-answers.js";
 import { offersOf, type Offers } from "./offers.js";
-import { defaultThreadsStarted } from "../spawn/warm-threads.js";
+import { defaultThreadsStarted, prespawnSpecsStarted } from "../spawn/warm-threads.js";
+import type { PrespawnSpec } from "../contract/rpc.js";
 import { stampKey, type FrontAnswers } from "./stdio-front.js";
 
 type Expose = Readonly<Record<string, boolean | readonly string[]>>;
@@ -52,6 +53,8 @@ export class BootView {
   private frontStale = true;
   /** The threads this boot's instances started (spawn/warm-threads.ts), counted when it ended. */
   private threads = 0;
+  /** The stdio servers their mcp-remote spawned (spawn/prespawn.ts), as of the same moment. */
+  private spawns: PrespawnSpec[] = [];
 
   constructor(
     private readonly host: Host,
@@ -81,6 +84,7 @@ export class BootView {
     this.isLive = true;
     // Now, not at a later save: restarts and reloads start threads too, and the count is the boot's.
     this.threads = defaultThreadsStarted();
+    this.spawns = prespawnSpecsStarted();
   }
 
   /** The first live catalog is built: whatever waited for the boot goes on. */
@@ -147,6 +151,11 @@ export class BootView {
       this.offers(catalog, expose),
       [...this.served(catalog).values()].map((t) => t.tool),
       this.threads,
+      // A command or argument that holds a secret value (a ${VAR} of one) is not written down.
+      this.spawns.filter((spec) => {
+        const text = JSON.stringify(spec);
+        return this.host.scrubber.scrub(text) === text;
+      }),
     );
   }
 

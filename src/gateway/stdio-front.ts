@@ -15,7 +15,9 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import type { PrespawnOrder } from "../contract/rpc.js";
 import { FrontLines } from "./front-lines.js";
+import { prespawnOrders, type SavedPrespawns } from "./stdio-prespawn.js";
 
 const REPLAY_ID = "patchbay-front:initialize";
 const MAX_CACHE_BYTES = 8 * 1024 * 1024;
@@ -29,6 +31,8 @@ export interface FrontAnswers {
   tools: unknown[];
   /** Worker threads the last boot of this config started (spawn/warm-threads.ts); absent in older files. */
   threads?: number;
+  /** The stdio servers its mcp-remote instances spawned, for the warm threads to start (stdio-prespawn.ts). */
+  prespawn?: SavedPrespawns;
 }
 
 export interface FrontStreams {
@@ -39,6 +43,8 @@ export interface FrontStreams {
 }
 
 let front: { quieted: Promise<void>; handover(): FrontStreams } | null = null;
+/** The servers the warm threads start (bin/patchbay.mjs), read with the answers. */
+let orders: PrespawnOrder[] = [];
 
 /**
  * The key of every stamp and fingerprint in catalog.json (`<state dir>/catalog.key`, 0600). They
@@ -99,7 +105,7 @@ function configFile(argv: string[], env: Record<string, string | undefined>): st
   }
 }
 
-function load(argv: string[], env: Record<string, string | undefined>): FrontAnswers | null {
+function load(argv: string[], env: Record<string, string | undefined>): { answers: FrontAnswers; key: Buffer } | null {
   try {
     const file = configFile(argv, env);
     if (!file) return null;
@@ -114,7 +120,7 @@ function load(argv: string[], env: Record<string, string | undefined>): FrontAns
     )
       return null;
     const key = stampKey(path.dirname(cache), false);
-    return key && answers.stamp === frontStamp(file, readFileSync(file, "utf8"), env, key) ? answers : null;
+    return key && answers.stamp === frontStamp(file, readFileSync(file, "utf8"), env, key) ? { answers, key } : null;
   } catch {
     return null;
   }
@@ -146,8 +152,10 @@ export function startFront(
   io: FrontIo = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
   const { input, output: out } = io;
-  const answers = load(argv, env);
-  if (!answers) return Promise.resolve(0);
+  const loaded = load(argv, env);
+  if (!loaded) return Promise.resolve(0);
+  const { answers, key } = loaded;
+  orders = prespawnOrders(answers.prespawn, key, answers.stamp, env);
   const threads = Number.isSafeInteger(answers.threads) ? Math.min(Math.max(answers.threads!, 0), MAX_WARM) : 0;
   const expected = new Set(["initialize", "tools/list"]);
   if (answers.initialize.capabilities.prompts) expected.add("prompts/list");
@@ -255,6 +263,11 @@ export function startFront(
     },
   };
   return quieted.then(() => threads);
+}
+
+/** The servers the last boot of this config spawned, for the warm threads to start (none without a head start). */
+export function frontPrespawns(): PrespawnOrder[] {
+  return orders;
 }
 
 /** The streams the gateway's stdio transport should use: the front's, when it answered first. */

@@ -22,7 +22,9 @@ export interface ThreadRuntimeOptions {
 export function startThread(opts: ThreadRuntimeOptions): WorkerRuntime {
   const { port1, port2 } = new MessageChannel();
   // A thread started before the config was read (warm-threads.ts), or one of its own.
-  const pool = takeWarmThread(opts.maxMemoryMb) ?? new Tinypool(threadPoolOptions(opts.env, opts.maxMemoryMb));
+  const pool =
+    takeWarmThread(opts.maxMemoryMb, opts.task, opts.env) ??
+    new Tinypool(threadPoolOptions(opts.env, opts.maxMemoryMb));
   let exitReason: string | null = null;
   // The serve task settles only when the thread dies (its rejection carries an out-of-memory or
   // uncaught error) or after the instance closed. A clean process.exit() never settles it: the

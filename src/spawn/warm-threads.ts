@@ -15,14 +15,24 @@
  * no instance took is stopped once the boot has started everything (releaseWarmThreads).
  */
 import { Tinypool } from "tinypool";
-import type { WarmTask } from "../contract/rpc.js";
+import type { InstanceTask, PrespawnOrder, PrespawnSpec, WarmTask } from "../contract/rpc.js";
 import { authoringAliases, workerEntryPath } from "../paths.js";
 import { DEFAULTS } from "../config/defaults.js";
+import { killPrespawned, prespawnSpecOf } from "./prespawn.js";
 import { sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB } from "./runtime.js";
 
-const idle: Tinypool[] = [];
+/** A thread not taken yet; `instance`: the one it started a server for (prespawn.ts), whose pid it reported. */
+interface Idle {
+  pool: Tinypool;
+  instance?: string;
+  pid?: number;
+}
+
+const idle: Idle[] = [];
 /** Threads instances of this process started with the default heap limit, warm or not. */
 let defaultThreads = 0;
+/** What those instances' mcp-remote spawns, by instance (prespawn.ts): the next start's head start starts it. */
+const spawns = new Map<string, PrespawnSpec>();
 
 /**
  * The options of every thread-isolated instance's pool (thread-runtime.ts), warm or not, so a
@@ -45,27 +55,55 @@ export function threadPoolOptions(env: Record<string, string>, maxMemoryMb: numb
   };
 }
 
-/** Starts `count` threads that load the worker runtime and wait for an instance. */
-export function prestartThreads(count: number): void {
+/**
+ * Starts `count` threads that load the worker runtime and wait for an instance; the first ones
+ * start a server each from `orders` first, for the instance it names (prespawn.ts).
+ */
+export function prestartThreads(count: number, orders: readonly PrespawnOrder[] = []): void {
   for (let i = 0; i < count; i++) {
     const pool = new Tinypool(threadPoolOptions({}, DEFAULTS.max_memory_mb));
+    const order = orders[i];
+    const entry: Idle = { pool, instance: order?.instance };
     // A thread that fails to warm up while idle is dropped: the instance that would have taken it
     // starts a thread of its own. Once taken, the pool is the instance's, and so is reporting it.
-    pool.run({ warm: authoringAliases()["patchbay/plugin"] } satisfies WarmTask).catch(() => {
-      const at = idle.indexOf(pool);
-      if (at < 0) return;
-      idle.splice(at, 1);
-      void pool.destroy().catch(() => undefined);
-    });
-    idle.push(pool);
+    const task: WarmTask = { warm: authoringAliases()["patchbay/plugin"], ...(order ? { spawn: order } : {}) };
+    pool.run(task).then(
+      (pid: unknown) => {
+        if (typeof pid === "number") entry.pid = pid;
+      },
+      () => {
+        const at = idle.indexOf(entry);
+        if (at < 0) return;
+        idle.splice(at, 1);
+        killPrespawned(entry.pid);
+        void pool.destroy().catch(() => undefined);
+      },
+    );
+    idle.push(entry);
   }
 }
 
-/** A warm thread for an instance with this heap limit, or null (none left, or a limit of its own). */
-export function takeWarmThread(maxMemoryMb: number): Tinypool | null {
+/**
+ * A warm thread for an instance with this heap limit, or null (none left, or a limit of its own).
+ * A thread that started a server is for the instance it started it for, and for no other.
+ */
+export function takeWarmThread(
+  maxMemoryMb: number,
+  task?: InstanceTask,
+  env: Record<string, string> = {},
+): Tinypool | null {
   if (maxMemoryMb !== DEFAULTS.max_memory_mb) return null;
   defaultThreads++;
-  return idle.shift() ?? null;
+  const spec = task ? prespawnSpecOf(task, env) : null;
+  if (spec) spawns.set(spec.instance, spec);
+  let at = task ? idle.findIndex((w) => w.instance === task.instance) : -1;
+  if (at < 0) at = idle.findIndex((w) => w.instance === undefined);
+  return at < 0 ? null : idle.splice(at, 1)[0].pool;
+}
+
+/** The servers this process's thread instances had mcp-remote spawn (gateway/head-start-answers.ts). */
+export function prespawnSpecsStarted(): PrespawnSpec[] {
+  return [...spawns.values()];
 }
 
 /**
@@ -79,5 +117,6 @@ export function defaultThreadsStarted(): number {
 /** Stops the warm threads no instance took. */
 export async function releaseWarmThreads(): Promise<void> {
   const left = idle.splice(0);
-  await Promise.race([Promise.all(left.map((pool) => pool.destroy().catch(() => undefined))), sleep(STOP_TIMEOUT_MS)]);
+  for (const w of left) killPrespawned(w.pid);
+  await Promise.race([Promise.all(left.map((w) => w.pool.destroy().catch(() => undefined))), sleep(STOP_TIMEOUT_MS)]);
 }

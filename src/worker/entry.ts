@@ -18,23 +18,43 @@ import type {
 import { serve as serveOn } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { enableCompileCache } from "./compile-cache.js";
+import { dropPrespawned, prespawn, prespawnedFor } from "./prespawn.js";
 
-export default async function serve(task: ServeTask | WarmTask): Promise<void> {
+export default async function serve(task: ServeTask | WarmTask): Promise<number | undefined> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
   enableCompileCache();
-  // A thread started ahead of its instance loads what every plugin imports, then waits for it.
-  if ("warm" in task) return void (await import(pathToFileURL(task.warm).href));
+  // A thread started ahead of its instance starts that instance's server when told to (first:
+  // it is what the first call waits for), loads what every plugin imports, then waits for it.
+  if ("warm" in task) {
+    const pid = task.spawn ? prespawn(task.spawn) : undefined;
+    await import(pathToFileURL(task.warm).href);
+    return pid;
+  }
   const { port, env, ...rest } = task;
+  if (prespawnedFor() && !prespawnedFor(rest.instance)) dropPrespawned();
   setEnvironment(env);
   const out = new ResultOutbox((msg) => port.postMessage(msg), unsendableResult(rest.instance));
   await serveOn(rest, {
-    send: out.send,
+    send: prespawnedFor() ? untilCreated(out.send) : out.send,
     onMessage: (fn) => port.on("message", fn),
     end(last: WorkerToHost) {
+      dropPrespawned();
       out.send(last);
       port.close();
     },
   });
+}
+
+/** `send`, which once the instance is created (or failed) kills the server it did not take. */
+function untilCreated(send: (msg: WorkerToHost) => void): (msg: WorkerToHost) => void {
+  let created = false;
+  return (msg) => {
+    if (!created && (msg.t === "ready" || msg.t === "init-failed")) {
+      created = true;
+      dropPrespawned();
+    }
+    send(msg);
+  };
 }
 
 /** Makes `env` the thread's whole process.env (a thread's own copy: the host's is untouched). */

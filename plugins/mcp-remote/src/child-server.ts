@@ -40,9 +40,14 @@ export function defaultEnvironment(): Record<string, string> {
 }
 
 export function startServer(cmd: ServerCommand): ChildServer {
-  const proc = spawn(cmd.command === "node" ? process.execPath : cmd.command, cmd.args ?? [], {
-    // "node" means this Node: works without PATH and matches the host's version.
-    env: { ...defaultEnvironment(), ...(cmd.env ?? {}) },
+  // "node" means this Node: works without PATH and matches the host's version.
+  const file = cmd.command === "node" ? process.execPath : cmd.command;
+  const args = cmd.args ?? [];
+  const env = { ...defaultEnvironment(), ...(cmd.env ?? {}) };
+  const early = adopt(file, args, cmd.cwd, env);
+  if (early) return early;
+  const proc = spawn(file, args, {
+    env,
     cwd: cmd.cwd,
     stdio: ["pipe", "pipe", "pipe"],
     shell: false,
@@ -57,6 +62,42 @@ export function startServer(cmd: ServerCommand): ChildServer {
   // A pipe error (EPIPE after the child died) must not crash the worker: the transport reports the loss.
   proc.stdin?.on("error", () => {});
   return { proc, spawned };
+}
+
+/** Where Patchbay's thread runtime leaves a server it started ahead of this instance (src/worker/prespawn.ts). */
+const PRESPAWNED = Symbol.for("patchbay.prespawned");
+
+interface Prespawned extends ChildServer {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/**
+ * The server this thread started before the plugin loaded (the last boot of the same config
+ * spawned it, so the first call need not wait for the plugin's load before the server's own
+ * start), taken only when it is exactly what would be spawned now; otherwise it is killed.
+ */
+function adopt(file: string, args: string[], cwd: string | undefined, env: Record<string, string>): ChildServer | null {
+  const slot = globalThis as { [PRESPAWNED]?: Prespawned };
+  const early = slot[PRESPAWNED];
+  if (!early) return null;
+  slot[PRESPAWNED] = undefined;
+  const same =
+    early.file === file &&
+    early.cwd === cwd &&
+    early.args.length === args.length &&
+    early.args.every((a, i) => a === args[i]) &&
+    sameEnv(early.env, env);
+  if (same) return { proc: early.proc, spawned: early.spawned };
+  early.proc.kill("SIGKILL");
+  return null;
+}
+
+function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
 }
 
 export function exited(proc: ChildProcess): boolean {

@@ -1,0 +1,62 @@
+/**
+ * The thread's side of a server started ahead of its instance (spawn/prespawn.ts says why): a
+ * warm thread spawns it before it loads anything else and leaves it where mcp-remote looks for it
+ * (plugins/mcp-remote/src/child-server.ts, which takes it only when it would spawn exactly the
+ * same). Whatever the instance does not take by the end of its create() is killed, and so is a
+ * server started for another instance than the one that took the thread.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import type { PrespawnOrder } from "../contract/rpc.js";
+
+/** The slot mcp-remote reads; a plugin's code cannot import the runtime, so it is a registered symbol. */
+const SLOT = Symbol.for("patchbay.prespawned");
+
+interface Prespawned {
+  instance: string;
+  /** What was spawned, as mcp-remote compares it: the program, its arguments, folder and environment. */
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  proc: ChildProcess;
+  /** Resolves once the process runs; rejects with the spawn error. Never unhandled. */
+  spawned: Promise<void>;
+}
+
+const slot = globalThis as { [SLOT]?: Prespawned };
+
+/** Spawns `order` as mcp-remote would (child-server.ts); returns its pid (undefined when the spawn failed at once). */
+export function prespawn(order: PrespawnOrder): number | undefined {
+  // "node" means this Node, as in mcp-remote.
+  const file = order.command === "node" ? process.execPath : order.command;
+  const proc = spawn(file, order.args, {
+    env: order.env,
+    cwd: order.cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+    shell: false,
+    windowsHide: true,
+  });
+  const spawned = new Promise<void>((resolve, reject) => {
+    proc.once("spawn", resolve);
+    proc.once("error", reject);
+  });
+  spawned.catch(() => {}); // read by mcp-remote when it adopts the child
+  proc.on("error", () => {});
+  proc.stdin?.on("error", () => {});
+  slot[SLOT] = { instance: order.instance, file, args: order.args, cwd: order.cwd, env: order.env, proc, spawned };
+  return proc.pid;
+}
+
+/** A server is waiting in this thread for `instance` (or for any instance, without one). */
+export function prespawnedFor(instance?: string): boolean {
+  const p = slot[SLOT];
+  return p !== undefined && (instance === undefined || p.instance === instance);
+}
+
+/** Kills the server waiting in this thread, if any: its instance did not take it. */
+export function dropPrespawned(): void {
+  const p = slot[SLOT];
+  if (!p) return;
+  slot[SLOT] = undefined;
+  p.proc.kill("SIGKILL");
+}
