@@ -109,7 +109,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     await tracer?.shutdown().catch(() => undefined);
   };
   try {
-    // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms),
+    // Metrics are counted only where someone can read them (loaded then, metrics.ts),
     // and from the first call on, so before any transport opens.
     // Client rows are read when asked: the registry is made below, with the HTTP gateway.
     const clientsNow = () => (clients ? clientRows(clients, gateway.calls.gate.usage) : []);
