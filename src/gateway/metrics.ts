@@ -208,7 +208,6 @@ export function createMetrics(status: () => StatusDocument, clients: () => Clien
       }
     },
   );
-  let rendering: Promise<string> | null = null;
   let rendered: { text: string; at: number } | null = null;
   return {
     contentType: CONTENT_TYPE,
@@ -233,19 +232,17 @@ export function createMetrics(status: () => StatusDocument, clients: () => Clien
       });
     },
     scrape() {
+      // Rendering is synchronous: concurrent scrapes cannot interleave, and a later one within
+      // REUSE_MS gets the same text.
       if (rendered && performance.now() - rendered.at < REUSE_MS) return Promise.resolve(rendered.text);
-      rendering ??= (async () => {
+      snapshot = null;
+      try {
+        const text = registry.render();
+        rendered = { text, at: performance.now() };
+        return Promise.resolve(text);
+      } finally {
         snapshot = null;
-        try {
-          const text = registry.render();
-          rendered = { text, at: performance.now() };
-          return text;
-        } finally {
-          snapshot = null;
-          rendering = null;
-        }
-      })();
-      return rendering;
+      }
     },
   };
 }

@@ -13,6 +13,8 @@ import {
 } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { CONTENT_TYPE, Counter, Gauge, Histogram, Registry } from "../../src/gateway/exposition.js";
+import { createMetrics } from "../../src/gateway/metrics.js";
+import type { StatusDocument } from "../../src/gateway/status-document.js";
 import { seededRandom } from "../helpers.js";
 
 const BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -135,5 +137,19 @@ describe("the gateway's exposition writer", () => {
     expect(() => c.inc({}, -1)).toThrow(/decrease/);
     expect(() => r.register(new Counter("x_total", "again", []))).toThrow(/already been registered/);
     expect(() => new Histogram("h", "h", [], [1]).observe({}, Number.NaN)).toThrow(/valid number/);
+  });
+});
+
+describe("createMetrics scrape", () => {
+  it("shows what was counted since the last scrape once the reuse window has passed", async () => {
+    const status = () => ({ instances: [], tools: 0 }) as unknown as StatusDocument;
+    const m = createMetrics(status);
+    expect(await m.scrape()).not.toMatch(/patchbay_tool_calls_total\{/);
+    m.toolCall("mcpConnectors/a", "a__echo", "ok", 0.001, "operator");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await m.scrape()).toMatch(/patchbay_tool_calls_total\{[^}]*tool="a__echo"[^}]*\} 1/);
+    m.toolCall("mcpConnectors/a", "a__echo", "ok", 0.001, "operator");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await m.scrape()).toMatch(/patchbay_tool_calls_total\{[^}]*tool="a__echo"[^}]*\} 2/);
   });
 });
