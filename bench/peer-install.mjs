@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-export const PEERS = { "mcp-proxy": "6.7.19", supergateway: "4.0.0" };
+export const PEERS = { "mcp-hub": "4.2.1", "mcp-proxy": "6.7.19", supergateway: "4.0.0" };
 
 /** The peers' bin paths by package name, or null (with the reason printed) when npm could not install them. */
 export async function ensurePeers() {

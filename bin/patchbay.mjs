@@ -28,6 +28,15 @@ if (process.argv[2] === "boot") {
   const warm = await import(new URL("../dist/spawn/warm-threads.js", import.meta.url).href);
   warm.prestartThreads(Math.min(availableParallelism(), 4));
 }
+// A serve's young generation stays at V8's starting size (semi-spaces of 1 MiB) instead of growing
+// to 16 MiB each under load and keeping them: a gateway's garbage is short-lived messages, so the
+// scavenges this makes more frequent stay cheap. Measured on `serve --http` fronting
+// server-everything (bench/peers.mjs): ~14 MiB less resident memory after load, the same CPU per
+// call and calls/s. V8 reads this flag each time it would grow the space, so setting it now works.
+if (process.argv[2] === "serve") {
+  const v8 = await import("node:v8");
+  v8.setFlagsFromString("--semi-space-growth-factor=1");
+}
 // A client hook first tries the fast path (src/cli/hook-fast.ts), which loads a fraction of the CLI.
 if (process.argv[2] === "hook") {
   const code = await (await import(new URL("../dist/cli/hook-fast.js", import.meta.url).href)).hookMain(

@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics of a running `serve`, with prom-client (one registry per server, never the
- * library's global one, so two servers in one process do not mix). Two kinds of figures:
+ * Prometheus metrics of a running `serve`, in a registry per server (exposition.ts, which writes the
+ * text format as prom-client does), so two servers in one process do not mix. Two kinds of figures:
  *
  * - counted as they happen (tool calls and their duration, idempotent replays, HTTP requests): the
  *   gateway calls the hooks below;
@@ -15,7 +15,7 @@
  * A Patchbay instance is labelled `instance_id`, not `instance`: Prometheus gives every scraped
  * series its own `instance` (the target's host:port) and would rename ours to `exported_instance`.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { CONTENT_TYPE, Counter, Gauge, Histogram, Registry } from "./exposition.js";
 import type { StatusDocument } from "./status-document.js";
 
 /** How many distinct values each label keeps before folding the rest into `other`. */
@@ -106,51 +106,56 @@ export function createMetrics(status: () => StatusDocument, clients: () => Clien
   const now = (): StatusDocument => (snapshot ??= status());
   const instances = () => now().instances.map((i) => ({ ...i, id: labels.fold("instance", i.id) }));
 
-  const calls = new Counter({
-    name: "patchbay_tool_calls_total",
-    help: "Tool calls answered by the gateway, by instance, tool, outcome (ok, tool_error or a PB_ERR_* code) and client (operator or a gateway client's id).",
-    labelNames: ["instance_id", "tool", "outcome", "client"],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: "patchbay_tool_call_duration_seconds",
-    help: "Duration of tool calls through the host, by instance.",
-    labelNames: ["instance_id"],
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  const replays = new Counter({
-    name: "patchbay_idempotent_replays_total",
-    help: "Tool calls answered from an earlier call with the same idempotency key, without running again.",
-    labelNames: ["tool"],
-    registers: [registry],
-  });
-  const http = new Counter({
-    name: "patchbay_http_requests_total",
-    help: "HTTP requests answered by serve --http, by path and status code.",
-    labelNames: ["path", "status"],
-    registers: [registry],
-  });
-  new Gauge({
-    name: "patchbay_instance_healthy",
-    help: "1 when the instance passed its last health check, else 0.",
-    labelNames: ["instance_id"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const i of instances()) this.set({ instance_id: i.id }, i.healthy ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: "patchbay_instance_state",
-    help: "The instance's state: 1 for the state it is in (booting, ready, stopped, ...).",
-    labelNames: ["instance_id", "state"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const i of instances()) this.set({ instance_id: i.id, state: labels.fold("state", String(i.state)) }, 1);
-    },
-  });
+  const calls = registry.register(
+    new Counter(
+      "patchbay_tool_calls_total",
+      "Tool calls answered by the gateway, by instance, tool, outcome (ok, tool_error or a PB_ERR_* code) and client (operator or a gateway client's id).",
+      ["instance_id", "tool", "outcome", "client"],
+    ),
+  );
+  const duration = registry.register(
+    new Histogram(
+      "patchbay_tool_call_duration_seconds",
+      "Duration of tool calls through the host, by instance.",
+      ["instance_id"],
+      DURATION_BUCKETS,
+    ),
+  );
+  const replays = registry.register(
+    new Counter(
+      "patchbay_idempotent_replays_total",
+      "Tool calls answered from an earlier call with the same idempotency key, without running again.",
+      ["tool"],
+    ),
+  );
+  const http = registry.register(
+    new Counter("patchbay_http_requests_total", "HTTP requests answered by serve --http, by path and status code.", [
+      "path",
+      "status",
+    ]),
+  );
+  registry.register(
+    new Gauge(
+      "patchbay_instance_healthy",
+      "1 when the instance passed its last health check, else 0.",
+      ["instance_id"],
+      (g) => {
+        g.reset();
+        for (const i of instances()) g.set({ instance_id: i.id }, i.healthy ? 1 : 0);
+      },
+    ),
+  );
+  registry.register(
+    new Gauge(
+      "patchbay_instance_state",
+      "The instance's state: 1 for the state it is in (booting, ready, stopped, ...).",
+      ["instance_id", "state"],
+      (g) => {
+        g.reset();
+        for (const i of instances()) g.set({ instance_id: i.id, state: labels.fold("state", String(i.state)) }, 1);
+      },
+    ),
+  );
   pullCounter(
     registry,
     "patchbay_instance_restarts_total",
@@ -178,25 +183,17 @@ export function createMetrics(status: () => StatusDocument, clients: () => Clien
       for (const i of instances()) add({ instance_id: i.id }, i.clientRequests?.served ?? 0);
     },
   );
-  new Gauge({
-    name: "patchbay_http_sessions_open",
-    help: "Open MCP sessions of serve --http (0 when stateless).",
-    registers: [registry],
-    collect() {
-      this.set(now().httpSessions?.open ?? 0);
-    },
-  });
+  registry.register(
+    new Gauge("patchbay_http_sessions_open", "Open MCP sessions of serve --http (0 when stateless).", [], (g) =>
+      g.set({}, now().httpSessions?.open ?? 0),
+    ),
+  );
   pullCounter(registry, "patchbay_http_session_evictions_total", "Idle MCP sessions evicted to make room.", [], (add) =>
     add({}, now().httpSessions?.evicted ?? 0),
   );
-  new Gauge({
-    name: "patchbay_catalog_tools",
-    help: "Tools the gateway offers its clients.",
-    registers: [registry],
-    collect() {
-      this.set(now().tools);
-    },
-  });
+  registry.register(
+    new Gauge("patchbay_catalog_tools", "Tools the gateway offers its clients.", [], (g) => g.set({}, now().tools)),
+  );
 
   pullCounter(
     registry,
@@ -211,10 +208,9 @@ export function createMetrics(status: () => StatusDocument, clients: () => Clien
       }
     },
   );
-  let rendering: Promise<string> | null = null;
   let rendered: { text: string; at: number } | null = null;
   return {
-    contentType: registry.contentType,
+    contentType: CONTENT_TYPE,
     toolCall(instance, tool, outcome, seconds, client) {
       const id = labels.fold("instance", instance);
       calls.inc({
@@ -236,19 +232,17 @@ export function createMetrics(status: () => StatusDocument, clients: () => Clien
       });
     },
     scrape() {
+      // Rendering is synchronous: concurrent scrapes cannot interleave, and a later one within
+      // REUSE_MS gets the same text.
       if (rendered && performance.now() - rendered.at < REUSE_MS) return Promise.resolve(rendered.text);
-      rendering ??= (async () => {
+      snapshot = null;
+      try {
+        const text = registry.render();
+        rendered = { text, at: performance.now() };
+        return Promise.resolve(text);
+      } finally {
         snapshot = null;
-        try {
-          const text = await registry.metrics();
-          rendered = { text, at: performance.now() };
-          return text;
-        } finally {
-          snapshot = null;
-          rendering = null;
-        }
-      })();
-      return rendering;
+      }
     },
   };
 }
@@ -264,14 +258,10 @@ function pullCounter(
   labelNames: string[],
   read: (add: (labels: Record<string, string>, value: number) => void) => void,
 ): void {
-  new Counter({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      read((l, v) => this.inc(l, Math.max(0, v)));
-    },
-  });
+  registry.register(
+    new Counter(name, help, labelNames, (c) => {
+      c.reset();
+      read((l, v) => c.inc(l, Math.max(0, v)));
+    }),
+  );
 }

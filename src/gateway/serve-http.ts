@@ -52,7 +52,7 @@ export function statusFor(caller: Caller, doc: StatusDocument, clients: ClientRe
   };
 }
 
-/** The metrics of a serve that shows them (HTTP, or --metrics-port), else null: prom-client loads only then. */
+/** The metrics of a serve that shows them (HTTP, or --metrics-port), else null: the metrics module loads only then. */
 export async function metricsFor(
   wanted: boolean,
   status: () => StatusDocument,

@@ -109,8 +109,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     await tracer?.shutdown().catch(() => undefined);
   };
   try {
-    // Metrics are counted only where someone can read them (loaded then: prom-client is ~20 ms), from
-    // the first call on, so before any transport opens. Client rows are read when asked.
+    // Metrics are counted only where someone can read them (loaded then, metrics.ts), from the first
+    // call on, so before any transport opens. Client rows are read when asked.
     const clientsNow = () => (clients ? clientRows(clients, gateway.calls.gate.usage) : []);
     const metrics = await metricsFor(!!opts.http || opts.metricsPort != null, status, clientsNow);
     gateway.calls.observer = metrics;
