@@ -166,7 +166,7 @@ if (want("boot")) {
   figure(
     "boot of 20, one worker each (× 20 bare workers)",
     median(ratios),
-    2.5,
+    1.5,
     "×",
     `[${ratios.map((r) => r.toFixed(2)).join(", ")}]`,
   );
@@ -182,7 +182,7 @@ if (want("boot")) {
 
 if (want("memory")) {
   console.error("memory (RSS slope over 1/10/20 idle instances, median of 3 per point)");
-  figure("idle instance, one worker each", await memorySlope(), 14, " MiB");
+  figure("idle instance, one worker each", await memorySlope(), 10, " MiB");
   try {
     figure("idle instance in a group", await memorySlope({ worker: "bench" }), 4, " MiB");
   } catch (err) {

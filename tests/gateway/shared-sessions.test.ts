@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs } from "../helpers.js";
 import type { HttpServe } from "./_gateway.js";
+import { tcpProxy } from "./_pg-relay.js";
 import { eventually, initialize, openStream, OTHER_TOKEN, post, startReplicas, updatedFor } from "./_shared.js";
 
 const PG = process.env.PATCHBAY_TEST_PG_URL;
@@ -142,4 +143,43 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
       stream.close();
     }
   });
+});
+
+describe.skipIf(!PG)("stateful sessions while gateway.state's PostgreSQL is away", () => {
+  it("the replica holding a session goes on serving it; another answers 503 with Retry-After, never 404; both serve it once the database is back", async () => {
+    const relay = await tcpProxy(new URL(PG!));
+    const through = new URL(PG!);
+    through.port = String(relay.port);
+    const { replicas } = await startReplicas(through.toString(), 2);
+    const [a, b] = replicas;
+    try {
+      const session = await initialize(a);
+      await relay.down();
+      const held = await post(a, session, call(2, "w__bump", { name: "away" }));
+      expect(held.status).toBe(200);
+      const res = await fetch(b.url, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${b.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": session,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("PB_ERR_STATE_UNAVAILABLE");
+      expect(body.error.message).not.toContain(new URL(PG!).password);
+      await relay.up();
+      await eventually(
+        async () => (await post(b, session, { jsonrpc: "2.0", id: 4, method: "tools/list" })).status === 200,
+      );
+      expect((await post(a, session, { jsonrpc: "2.0", id: 5, method: "tools/list" })).status).toBe(200);
+    } finally {
+      await relay.down();
+      await Promise.all(replicas.map((r) => r.stop()));
+    }
+  }, 120_000);
 });
