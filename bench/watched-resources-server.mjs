@@ -44,8 +44,7 @@ function snapshot(file) {
 
 const server = new Server(
   { name: "watched-resources", version: "1.0.0" },
-  // One tool: the gateway lists every mcp connector's tools, and a server without any answers
-  // tools/list with "Method not found", which leaves the connector out of the live catalog.
+  // One tool besides the resources, so the cluster's tools/call path is the one a client uses.
   { capabilities: { resources: { subscribe: true }, tools: {} } },
 );
 

@@ -34,8 +34,11 @@ const MAX_RESULT_CHARS = 8 * 1024 * 1024;
 /** Progress is passed on at most this often per call (the newest held back is sent before the answer). */
 const PROGRESS_INTERVAL_MS = 50;
 
-/** A server without the capability has none: its lists are empty rather than a -32601 error. */
-function offers(client: Client, what: "resources" | "prompts"): boolean {
+/**
+ * A server without the capability has none: its lists are empty rather than a -32601 error (a
+ * server of resources only, asked for tools, would otherwise leave the whole instance unlisted).
+ */
+function offers(client: Client, what: "tools" | "resources" | "prompts"): boolean {
   return client.getServerCapabilities()?.[what] !== undefined;
 }
 
@@ -104,6 +107,11 @@ export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early:
     deadline: number,
   ): Promise<ToolDescriptor[]> {
     if (session.tools) return session.tools;
+    if (!offers(client, "tools")) {
+      session.taskTools = new Set();
+      session.tools = [];
+      return session.tools;
+    }
     const raw = await collectPages(
       "tools/list",
       target(),
