@@ -68,5 +68,17 @@ if (process.argv[2] === "serve" && process.argv.includes("--mcp")) {
   const rest = Math.min(await quieted, cores) - early;
   if (rest > 0) (await threads()).prestartThreads(rest);
 }
+// `serve --http` has no head start, but the first tools/call of a client waits for the same
+// upstream start: the stdio servers the last boot of this config spawned (checked as above) start
+// now from a thread each, and nothing else is warmed (warm threads alone took CPU from the CLI's
+// load and moved no first call sooner over HTTP).
+else if (process.argv[2] === "serve" && process.argv.includes("--http")) {
+  const front = await import(new URL("../dist/gateway/stdio-front.js", import.meta.url).href);
+  const orders = front.savedPrespawnOrders(process.argv.slice(2), process.env);
+  const { availableParallelism } = await import("node:os");
+  const early = Math.min(orders.length, availableParallelism() - 1);
+  if (early > 0)
+    (await import(new URL("../dist/spawn/warm-threads.js", import.meta.url).href)).prestartThreads(early, orders);
+}
 const { runMain } = await import(main.href);
 await runMain(process.argv.slice(2));
