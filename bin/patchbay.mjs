@@ -33,9 +33,14 @@ if (process.argv[2] === "boot") {
 // scavenges this makes more frequent stay cheap. Measured on `serve --http` fronting
 // server-everything (bench/peers.mjs): ~14 MiB less resident memory after load, the same CPU per
 // call and calls/s. V8 reads this flag each time it would grow the space, so setting it now works.
+// Node puts V8's flags back as they were given on its command line whenever a worker thread starts
+// (measured on Node 20: after the first instance's thread, the young generation grew to 8 MiB
+// semi-spaces again), so the flag is set once more as each thread comes online.
 if (process.argv[2] === "serve") {
   const v8 = await import("node:v8");
-  v8.setFlagsFromString("--semi-space-growth-factor=1");
+  const keepYoungGenerationSmall = () => v8.setFlagsFromString("--semi-space-growth-factor=1");
+  keepYoungGenerationSmall();
+  process.on("worker", (worker) => worker.once("online", keepYoungGenerationSmall));
 }
 // A client hook first tries the fast path (src/cli/hook-fast.ts), which loads a fraction of the CLI.
 if (process.argv[2] === "hook") {
@@ -67,6 +72,18 @@ if (process.argv[2] === "serve" && process.argv.includes("--mcp")) {
   if (early > 0) (await threads()).prestartThreads(early, orders);
   const rest = Math.min(await quieted, cores) - early;
   if (rest > 0) (await threads()).prestartThreads(rest);
+}
+// `serve --http` has no head start, but the first tools/call of a client waits for the same
+// upstream start: the stdio servers the last boot of this config spawned (checked as above) start
+// now from a thread each, and nothing else is warmed (warm threads alone took CPU from the CLI's
+// load and moved no first call sooner over HTTP).
+else if (process.argv[2] === "serve" && process.argv.includes("--http")) {
+  const front = await import(new URL("../dist/gateway/stdio-front.js", import.meta.url).href);
+  const orders = front.savedPrespawnOrders(process.argv.slice(2), process.env);
+  const { availableParallelism } = await import("node:os");
+  const early = Math.min(orders.length, availableParallelism() - 1);
+  if (early > 0)
+    (await import(new URL("../dist/spawn/warm-threads.js", import.meta.url).href)).prestartThreads(early, orders);
 }
 const { runMain } = await import(main.href);
 await runMain(process.argv.slice(2));

@@ -265,6 +265,16 @@ export function startFront(
   return quieted.then(() => threads);
 }
 
+/**
+ * The servers the last boot of this config spawned, as frontPrespawns gives them, for a start with
+ * no head start (`serve --http`): the same stamp and code checks, nothing answered. Its first call
+ * waits for the upstream server's own start, which then begins while the CLI loads.
+ */
+export function savedPrespawnOrders(argv: string[], env: Record<string, string | undefined>): PrespawnOrder[] {
+  const loaded = load(argv, env);
+  return loaded ? prespawnOrders(loaded.answers.prespawn, loaded.key, loaded.answers.stamp, env) : [];
+}
+
 /** The servers the last boot of this config spawned, for the warm threads to start (none without a head start). */
 export function frontPrespawns(): PrespawnOrder[] {
   return orders;

@@ -15,6 +15,7 @@ import { prespawnMac, prespawnOrders, savedPrespawns } from "../../src/gateway/s
 import { prespawnSpecOf } from "../../src/spawn/prespawn.js";
 import { prestartThreads, releaseWarmThreads } from "../../src/spawn/warm-threads.js";
 import { BIN, cleanupTempDirs, ROOT, tempDir, until } from "../helpers.js";
+import { startHttpServe } from "../gateway/_gateway.js";
 
 afterAll(cleanupTempDirs);
 
@@ -209,5 +210,55 @@ describe("serve --mcp", () => {
     await start();
     await until(() => pids(pidFile).every((pid) => !alive(pid)), 10_000, "the third start's servers to stop");
     expect(pids(pidFile)).toHaveLength(4);
+  });
+});
+
+describe("serve --http", () => {
+  it("starts the server its last boot's mcp-remote spawned while the CLI loads, and the instance adopts it", async () => {
+    const dir = tempDir("pb-prespawn-http-");
+    const pidFile = path.join(dir, "pids");
+    const config = path.join(dir, "connectors.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        plugins: [],
+        mcpConnectors: { a: { plugin: "mcp-remote", config: { command: "node", args: [server, pidFile] } } },
+      }),
+    );
+    const start = async () => {
+      const serve = await startHttpServe(config);
+      try {
+        const client = await serve.connect();
+        for (;;) {
+          const r = await client.callTool({ name: "a__echo", arguments: { text: "hi" } });
+          if (!r.isError) return await client.close().then(() => r);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        await serve.stop();
+      }
+    };
+    const stopped = (n: number, what: string) =>
+      until(() => pids(pidFile).length === n && pids(pidFile).every((pid) => !alive(pid)), 10_000, what);
+    await start();
+    await stopped(1, "the first start's server to stop");
+    expect(await start()).toMatchObject({ content: [{ text: "hi" }] });
+    // One server per start: the second start's was started ahead and adopted, not spawned twice.
+    await stopped(2, "the second start's server to stop");
+    // Started ahead it was: a saved spawn that differs (re-signed, as only the key allows) runs,
+    // and the instance kills it and spawns its own.
+    const file = path.join(dir, ".patchbay", "catalog.json");
+    const catalog = JSON.parse(readFileSync(file, "utf8"));
+    const keyNow = Buffer.from(readFileSync(path.join(dir, ".patchbay", "catalog.key"), "utf8").trim(), "hex");
+    const other = [{ ...catalog.front.prespawn.specs[0], args: [server, pidFile, "--other"] }];
+    catalog.front.prespawn = savedPrespawns(keyNow, catalog.front.stamp, other);
+    writeFileSync(file, JSON.stringify(catalog));
+    await start();
+    await stopped(4, "the third start's servers to stop");
+    // A catalog.json whose code does not hold (written without the key) starts nothing ahead.
+    catalog.front.prespawn = { ...catalog.front.prespawn, mac: "0".repeat(64) };
+    writeFileSync(file, JSON.stringify(catalog));
+    await start();
+    await stopped(5, "the fourth start's server to stop");
   });
 });
