@@ -6,6 +6,7 @@
  * loaded there gets a working `z` and `definePlugin`.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z as zod } from "zod";
@@ -85,6 +86,22 @@ describe("the bundled worker runtime", () => {
       z.config(z.locales.en());
       zod.config(zod.locales.en());
     }
+  });
+
+  it("has a CommonJS twin of patchbay/plugin (src/worker/runtime-twin.ts) with the same exports and the same z", async () => {
+    const bundled = authoringAliases()["patchbay/plugin"];
+    const twin = bundled.replace(/\.js$/, ".cjs");
+    const text = readFileSync(twin, "utf8");
+    // Run as a script, where an import() would have no loader to go to.
+    expect(text).not.toMatch(/\bimport\(/);
+    expect(/[^\x00-\x7f]/.test(text)).toBe(false);
+    const es = (await import(pathToFileURL(bundled).href)) as Record<string, unknown> & { z: typeof zod };
+    const cjs = createRequire(import.meta.url)(twin) as Record<string, unknown> & { z: typeof zod };
+    expect(Object.keys(cjs).sort()).toEqual(Object.keys(es).sort());
+    expect(Object.keys(cjs.z).sort()).toEqual(Object.keys(zod).sort());
+    expect(cjs.z.string().safeParse(1).error?.issues[0].message).toBe(
+      es.z.string().safeParse(1).error?.issues[0].message,
+    );
   });
 
   it("is ASCII only (scripts/ascii-only.mjs), and its escaped strings say what zod's own say", async () => {

@@ -1,0 +1,102 @@
+/**
+ * "patchbay/plugin" from its CommonJS twin, dist/runtime/plugin.cjs (the same modules as plugin.js,
+ * zod inlined: scripts/bundle-runtime.mjs), in a plugin's thread. Why: nearly every worker imports
+ * it at its start, and on Node 20, which has no module.enableCompileCache, compiling its ~390 KB
+ * was ~6 ms of the ~36 ms of CPU a worker took to be ready (measured, 20 instances of bench-echo).
+ * A script, unlike an ES module, can run from V8's code cache there, and does: a boot of 20 went
+ * from 2.1× to 1.7× the floor of `npm run bench`. Where Node has its own compile cache (22.1+),
+ * the twin is require()d and that cache (compile-cache.ts) keeps it.
+ *
+ * Only in threads (the thread entries allow it): a process-isolated child may not write the
+ * cache. Only when every alias a plugin reaches has a twin and no module of the ES bundle was
+ * imported in this thread yet (a warm thread's "patchbay/plugin", a group member's MCP SDK): the
+ * plugin and the bundle's other modules then share one zod, as they did.
+ *
+ * A cache entry is named by a hash of Node's version, the twin's path and its whole text, so a
+ * changed file never runs from an older entry; V8 itself rejects an entry of another V8 or other
+ * flags (it is then rewritten). Entries sit beside the compiled cache of plugins' own files, and
+ * are as trusted: whoever can write there can write dist/ itself.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import module, { createRequire } from "node:module";
+import path from "node:path";
+import { Script } from "node:vm";
+
+const nodeRequire = createRequire(import.meta.url);
+const hasCompileCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === "function";
+
+let allowed = false;
+/** ES modules of the bundle this thread imported: their twins would be second copies. */
+const imported = new Set<string>();
+const loaded = new Map<string, Record<string, unknown>>();
+
+/** Called by the thread entries (entry.ts, group-entry.ts): this thread may run twins. */
+export function allowRuntimeTwins(): void {
+  allowed = true;
+}
+
+/** `target` (an alias's ES module) was imported in this thread. */
+export function noteImported(target: string): void {
+  imported.add(target);
+}
+
+/** The CommonJS twin of `target`, or null (none, not allowed here, or its ES module already loaded). */
+export function twinOf(target: string): string | null {
+  if (!allowed || imported.has(target) || !target.endsWith(".js")) return null;
+  const twin = `${target.slice(0, -3)}.cjs`;
+  return loaded.has(twin) || existsSync(twin) ? twin : null;
+}
+
+/** The twin's exports, run once per thread; `cacheRoot` as the compiled cache's (false: no cache). */
+export function requireTwin(twin: string, cacheRoot: string | false): Record<string, unknown> {
+  let exports = loaded.get(twin);
+  if (!exports) {
+    exports =
+      hasCompileCache || !cacheRoot
+        ? (nodeRequire(twin) as Record<string, unknown>)
+        : runWithCodeCache(twin, path.join(cacheRoot, "v8"));
+    loaded.set(twin, exports);
+  }
+  return exports;
+}
+
+/** Runs a CommonJS file as Node would, compiled from (and then into) a V8 code cache entry in `cacheDir`. */
+export function runWithCodeCache(file: string, cacheDir: string): Record<string, unknown> {
+  const source = readFileSync(file, "utf8");
+  const key = createHash("sha256").update(`${process.version}\0${process.arch}\0${file}\0${source}`).digest("hex");
+  const entry = path.join(cacheDir, `${path.basename(file)}.${key.slice(0, 24)}.bin`);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(entry);
+  } catch {
+    // a miss
+  }
+  // Node's own CommonJS wrapper, on the file's first line: stack frames keep the file's lines.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
+  const mod = { exports: {} as Record<string, unknown> };
+  const fn = script.runInThisContext() as (...args: unknown[]) => void;
+  fn.call(mod.exports, mod.exports, createRequire(file), mod, file, path.dirname(file));
+  // Written after the run, so the entry holds what evaluating the file compiled, not only its top level.
+  if (!cachedData || script.cachedDataRejected) store(entry, script.createCachedData());
+  return mod.exports;
+}
+
+/** Writes an entry whole or not at all; an unwritable cache only costs the next start a compile. */
+function store(entry: string, data: Buffer): void {
+  const tmp = `${entry}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(path.dirname(entry), { recursive: true });
+    writeFileSync(tmp, data);
+    renameSync(tmp, entry);
+  } catch {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // its folder could not be made: nothing was written
+    }
+  }
+}
