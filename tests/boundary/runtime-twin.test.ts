@@ -21,7 +21,11 @@ async function runWithCodeCache(file: string, cache: string): Promise<unknown> {
   const module = path.join(ROOT, "dist", "worker", "runtime-twin.js");
   const code = [
     `const { parentPort, workerData: d } = require("node:worker_threads");`,
-    `import(d.module).then((m) => parentPort.postMessage({ ...m.runWithCodeCache(d.file, d.cache) }));`,
+    `import(d.module).then((m) => {`,
+    `  const exports = { ...m.runWithCodeCache(d.file, d.cache) };`,
+    `  m.storeCodeCaches();`,
+    `  parentPort.postMessage(exports);`,
+    `});`,
   ].join("\n");
   const worker = new Worker(code, { eval: true, workerData: { module, file, cache } });
   try {
