@@ -71,7 +71,7 @@ rmSync(out, { recursive: true, force: true });
 // Each worker program on its own, one file with no chunk: they share no module a thread needs
 // twice, and a thread that loaded entry.js and its three chunks spent ~1 ms more of its start
 // resolving, reading and linking them (measured on Node 20) than it does loading one file.
-for (const program of ["entry", "group-entry", "process-entry"]) {
+for (const program of ["group-entry", "process-entry"]) {
   await build({
     input: { [program]: path.join(dist, "worker", `${program}.js`) },
     platform: "node",
@@ -81,6 +81,24 @@ for (const program of ["entry", "group-entry", "process-entry"]) {
     output: bundleOutput(out),
   });
 }
+// A plugin thread's program as CommonJS (entry.cjs), and what tinypool loads, entry.js, which runs
+// it from a V8 code cache (src/worker/thread-entry.ts says why).
+await build({
+  input: { entry: path.join(dist, "worker", "entry.js") },
+  platform: "node",
+  external,
+  plugins: [asciiOnly()],
+  logLevel: "warn",
+  output: { ...bundleOutput(out, "[name].cjs"), format: "cjs", exports: "named" },
+});
+await build({
+  input: { entry: path.join(dist, "worker", "thread-entry.js") },
+  platform: "node",
+  external,
+  plugins: [asciiOnly()],
+  logLevel: "warn",
+  output: bundleOutput(out),
+});
 await build({
   input: {
     plugin: path.join(dist, "plugin.js"),

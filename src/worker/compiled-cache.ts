@@ -21,7 +21,7 @@ import { builtinModules, createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { compileFunction } from "node:vm";
-import { noteImported, requireTwin, twinOf } from "./runtime-twin.js";
+import { importModule, noteImported, requireTwin, twinOf } from "./runtime-twin.js";
 
 const HEADER = "// patchbay-compiled ";
 const EXTENSIONS = ["", ".ts", ".mts", ".js", ".mjs", "/index.ts", "/index.js"];
@@ -61,7 +61,7 @@ class AliasModule {
   async load(cacheRoot: string | false): Promise<void> {
     if (this.ns) return;
     if (this.twin) return void (this.ns = esModule(requireTwin(this.twin, cacheRoot)));
-    this.ns = esModule(await import(pathToFileURL(this.target).href));
+    this.ns = esModule(await importModule(pathToFileURL(this.target).href));
     noteImported(this.target);
   }
   get exports(): Record<string, unknown> {

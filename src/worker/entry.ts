@@ -19,7 +19,7 @@ import { serve as serveOn } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { enableCompileCache } from "./compile-cache.js";
 import { dropPrespawned, prespawn, prespawnedFor } from "./prespawn.js";
-import { allowRuntimeTwins, noteImported } from "./runtime-twin.js";
+import { allowRuntimeTwins, importModule, noteImported } from "./runtime-twin.js";
 
 export default async function serve(task: ServeTask | WarmTask): Promise<number | undefined> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
@@ -29,7 +29,7 @@ export default async function serve(task: ServeTask | WarmTask): Promise<number 
   // it is what the first call waits for), loads what every plugin imports, then waits for it.
   if ("warm" in task) {
     const pid = task.spawn ? prespawn(task.spawn) : undefined;
-    await import(pathToFileURL(task.warm).href);
+    await importModule(pathToFileURL(task.warm).href);
     noteImported(task.warm);
     return pid;
   }
@@ -90,3 +90,5 @@ export async function serveOnHostThread(task: InstanceTask, channel: HostThreadC
 }
 
 export type { MessagePort };
+// For thread-entry.ts, which runs this program from its code cache and hands over its missed entry.
+export { adoptUnstored, lendImport } from "./runtime-twin.js";

@@ -30,8 +30,30 @@ let allowed = false;
 /** ES modules of the bundle this thread imported: their twins would be second copies. */
 const imported = new Set<string>();
 const loaded = new Map<string, Record<string, unknown>>();
-/** Scripts this thread compiled without a usable entry: stored once its plugin is ready (storeCodeCaches). */
-const unstored: { script: Script; entry: string }[] = [];
+/** A script this thread compiled without a usable entry, and where its entry goes. */
+export interface Unstored {
+  script: Script;
+  entry: string;
+}
+/** Stored once the thread's plugin is ready (storeCodeCaches). */
+const unstored: Unstored[] = [];
+
+/**
+ * How the thread's program imports an ES module: import() itself, but for a program run from a V8
+ * code cache on Node 20, whose import() finds no loader ("A dynamic import callback was not
+ * specified": Node 20 loses a script's loader when V8 takes its code from a cache). There
+ * thread-entry.ts, an ES module, lends its own import().
+ */
+let importer = (url: string): Promise<Record<string, unknown>> => import(url);
+
+export function importModule(url: string): Promise<Record<string, unknown>> {
+  return importer(url);
+}
+
+/** thread-entry.ts's import(), for the program it ran from the cache. */
+export function lendImport(fn: (url: string) => Promise<Record<string, unknown>>): void {
+  importer = fn;
+}
 
 /** Called by the thread entries (entry.ts, group-entry.ts): this thread may run twins. */
 export function allowRuntimeTwins(): void {
@@ -93,6 +115,16 @@ export function runWithCodeCache(file: string, cacheDir: string): Record<string,
  * An entry is V8's code for this file's functions alone: none of the plugin's code, objects or
  * config is in it.
  */
+/** The entries missed so far, taken away (thread-entry.ts hands its own to the program it ran). */
+export function takeUnstored(): Unstored[] {
+  return unstored.splice(0);
+}
+
+/** Entries another copy of this module missed (thread-entry.ts's, for the program itself). */
+export function adoptUnstored(entries: Unstored[]): void {
+  unstored.push(...entries);
+}
+
 export function storeCodeCaches(): void {
   for (const { script, entry } of unstored.splice(0)) store(entry, script.createCachedData());
 }
