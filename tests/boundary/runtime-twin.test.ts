@@ -4,11 +4,13 @@
  * same length, which V8's own check would let through) and a broken entry are compiled afresh,
  * never run from the old entry. And the twin is used only where it is the plugin's only alias.
  */
-import { mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import module from "node:module";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Worker } from "node:worker_threads";
 import { createHost } from "../../src/index.js";
+import { jitiCacheDir } from "../../src/paths.js";
 import { cleanupTempDirs, ROOT, tempDir } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -91,7 +93,9 @@ function probe(adapter: boolean): string {
       // The frames under a throwing refinement are zod's own: they name the file zod was loaded from.
       `const throwing = z.string().refine(() => { throw new Error("probe"); });`,
       `const where = () => { try { throwing.parse("a"); return ""; } catch (e) { return String((e as Error).stack); } };`,
-      `export default definePlugin({ kind: "mcp", config: z.object({}), create: () => ({`,
+      // A schema built from the config's value: what the runtime's code runs over it when the entry is made.
+      `export default definePlugin({ kind: "mcp", config: z.object({ token: z.string().optional() }), create: (c) => ({`,
+      `  pinned: z.literal(c.token ?? "none").safeParse(c.token).success,`,
       `  health_check: async () => true, list_tools: async () => [{ name: "where" }],`,
       `  call: async () => ({ stack: where() }) }) });`,
     ].join("\n"),
@@ -115,6 +119,20 @@ async function zodFileOf(pluginsDir: string, extra: Record<string, unknown> = {}
 }
 
 describe("which plugins run the twin", () => {
+  it("writes its entries once a plugin is ready, and none holds the plugin's config", async () => {
+    const dir = probe(false);
+    const v8 = path.join(jitiCacheDir() as string, "v8");
+    for (const f of readdirSync(v8, { withFileTypes: true }).filter((f) => f.name.endsWith(".bin")))
+      rmSync(path.join(v8, f.name), { force: true });
+    const token = `pb-twin-secret-${process.pid}-${Date.now()}`;
+    expect(await zodFileOf(dir, { config: { token } })).toBe("twin");
+    const entries = readdirSync(v8).filter((f) => f.endsWith(".bin"));
+    // Node 22.1+ keeps the twin in its own compile cache instead.
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache !== "function")
+      expect(entries.some((f) => f.startsWith("plugin.cjs."))).toBe(true);
+    for (const f of entries) expect(readFileSync(path.join(v8, f)).includes(token), f).toBe(false);
+  });
+
   it("a thread whose plugin imports only patchbay/plugin, alone or in a group", async () => {
     const dir = probe(false);
     expect(await zodFileOf(dir)).toBe("twin");
