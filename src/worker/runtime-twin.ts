@@ -14,8 +14,9 @@
  *
  * A cache entry is named by a hash of Node's version, the twin's path and its whole text, so a
  * changed file never runs from an older entry; V8 itself rejects an entry of another V8 or other
- * flags (it is then rewritten). Entries sit beside the compiled cache of plugins' own files, and
- * are as trusted: whoever can write there can write dist/ itself.
+ * flags (it is then rewritten). Entries sit beside the compiled cache of plugins' own files and
+ * are as trusted: any thread may rewrite either (a thread is not a security boundary:
+ * docs/isolation.md), a process-isolated child neither.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -126,7 +127,13 @@ export function adoptUnstored(entries: Unstored[]): void {
 }
 
 export function storeCodeCaches(): void {
-  for (const { script, entry } of unstored.splice(0)) store(entry, script.createCachedData());
+  for (const { script, entry } of unstored.splice(0)) {
+    try {
+      store(entry, script.createCachedData());
+    } catch {
+      // A cache that cannot be made only costs the next start a compile, never this one its plugin.
+    }
+  }
 }
 
 /** Writes an entry whole or not at all; an unwritable cache only costs the next start a compile. */
