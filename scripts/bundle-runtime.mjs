@@ -23,6 +23,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { asciiOnly } from "./ascii-only.mjs";
+import { namespaceGettersPlugin } from "./namespace-getters.mjs";
 import { bundleOutput } from "./bundle-output.mjs";
 import { lazyZodLocales } from "./lazy-zod-locales.mjs";
 import { BUNDLED_SDK_MODULES } from "../dist/paths.js";
@@ -76,7 +77,7 @@ for (const program of ["group-entry", "process-entry"]) {
     input: { [program]: path.join(dist, "worker", `${program}.js`) },
     platform: "node",
     external,
-    plugins: [asciiOnly()],
+    plugins: [namespaceGettersPlugin(), asciiOnly()],
     logLevel: "warn",
     output: bundleOutput(out),
   });
@@ -87,7 +88,7 @@ await build({
   input: { entry: path.join(dist, "worker", "entry.js") },
   platform: "node",
   external,
-  plugins: [asciiOnly()],
+  plugins: [namespaceGettersPlugin(), asciiOnly()],
   logLevel: "warn",
   output: { ...bundleOutput(out, "[name].cjs"), format: "cjs", exports: "named" },
 });
@@ -95,7 +96,7 @@ await build({
   input: { entry: path.join(dist, "worker", "thread-entry.js") },
   platform: "node",
   external,
-  plugins: [asciiOnly()],
+  plugins: [namespaceGettersPlugin(), asciiOnly()],
   logLevel: "warn",
   output: bundleOutput(out),
 });
@@ -107,7 +108,7 @@ await build({
   },
   platform: "node",
   external,
-  plugins: [lazyZodLocales(), clientWithoutAjv(), asciiOnly()],
+  plugins: [lazyZodLocales(), clientWithoutAjv(), namespaceGettersPlugin(), asciiOnly()],
   logLevel: "warn",
   output: bundleOutput(out),
 });
@@ -120,7 +121,7 @@ await build({
   input: { plugin: path.join(dist, "plugin.js") },
   platform: "node",
   external,
-  plugins: [lazyZodLocales(), asciiOnly()],
+  plugins: [lazyZodLocales(), namespaceGettersPlugin(), asciiOnly()],
   logLevel: "warn",
   output: { ...bundleOutput(out, "[name].cjs"), format: "cjs" },
 });

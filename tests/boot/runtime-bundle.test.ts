@@ -104,6 +104,28 @@ describe("the bundled worker runtime", () => {
     );
   });
 
+  it("keeps zod's namespaces as they were when written as literals of getters (scripts/namespace-getters.mjs)", async () => {
+    const bundled = authoringAliases()["patchbay/plugin"];
+    const es = ((await import(pathToFileURL(bundled).href)) as { z: typeof zod }).z;
+    const cjs = (createRequire(import.meta.url)(bundled.replace(/\.js$/, ".cjs")) as { z: typeof zod }).z;
+    for (const z of [es, cjs]) {
+      for (const [ours, theirs] of [
+        [z, zod],
+        [z.core, zod.core],
+        [z.iso, zod.iso],
+        [z.coerce, zod.coerce],
+        [z.core.util, zod.core.util],
+        [z.core.regexes, zod.core.regexes],
+      ] as [object, object][]) {
+        expect(Object.keys(ours)).toEqual(Object.keys(theirs));
+        expect(Object.prototype.toString.call(ours)).toBe("[object Module]");
+      }
+      expect(z.core.$ZodObject).toBeTypeOf("function");
+      expect(z.iso.datetime().safeParse("2020-01-01T00:00:00Z").success).toBe(true);
+    }
+    expect(readFileSync(bundled.replace(/\.js$/, ".cjs"), "utf8")).not.toContain("__exportAll({");
+  });
+
   it("is ASCII only (scripts/ascii-only.mjs), and its escaped strings say what zod's own say", async () => {
     for (const f of readdirSync(RUNTIME, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".js"))) {
       expect(/[^\x00-\x7f]/.test(readFileSync(path.join(RUNTIME, f), "utf8")), `${f} holds a non-ASCII character`).toBe(
