@@ -4,8 +4,9 @@
  * it at its start, and on Node 20, which has no module.enableCompileCache, compiling its ~390 KB
  * was ~6 ms of the ~36 ms of CPU a worker took to be ready (measured, 20 instances of bench-echo).
  * A script, unlike an ES module, can run from V8's code cache there, and does: a boot of 20 went
- * from 2.1× to 1.7× the floor of `npm run bench`. Where Node has its own compile cache (22.1+),
- * the twin is require()d and that cache (compile-cache.ts) keeps it.
+ * from 2.1× to 1.7× the floor of `npm run bench`. On Node 22.1+ too, rather than Node's own
+ * compile cache (compile-cache.ts): an entry written once a plugin is ready holds more of what a
+ * start runs (a boot of 20 on Node 22: 1.48× the floor through Node's cache, 1.41× through this).
  *
  * Only in threads (the thread entries allow it): a process-isolated child may not write the
  * cache. Only when every alias a plugin reaches has a twin and no module of the ES bundle was
@@ -20,12 +21,11 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import module, { createRequire } from "node:module";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
 
 const nodeRequire = createRequire(import.meta.url);
-const hasCompileCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
 let allowed = false;
 /** ES modules of the bundle this thread imported: their twins would be second copies. */
@@ -40,10 +40,10 @@ export interface Unstored {
 const unstored: Unstored[] = [];
 
 /**
- * How the thread's program imports an ES module: import() itself, but for a program run from a V8
- * code cache on Node 20, whose import() finds no loader ("A dynamic import callback was not
- * specified": Node 20 loses a script's loader when V8 takes its code from a cache). There
- * thread-entry.ts, an ES module, lends its own import().
+ * How the thread's program imports an ES module: import() itself, but for the program run as a
+ * script (thread-entry.ts), whose import() finds no loader ("A dynamic import callback was not
+ * specified": node:vm gives a script one only through importModuleDynamically, which Node 20
+ * loses when V8 takes the code from a cache). There thread-entry.ts, an ES module, lends its own.
  */
 let importer = (url: string): Promise<Record<string, unknown>> => import(url);
 
@@ -77,10 +77,9 @@ export function twinOf(target: string): string | null {
 export function requireTwin(twin: string, cacheRoot: string | false): Record<string, unknown> {
   let exports = loaded.get(twin);
   if (!exports) {
-    exports =
-      hasCompileCache || !cacheRoot
-        ? (nodeRequire(twin) as Record<string, unknown>)
-        : runWithCodeCache(twin, path.join(cacheRoot, "v8"));
+    exports = cacheRoot
+      ? runWithCodeCache(twin, path.join(cacheRoot, "v8"))
+      : (nodeRequire(twin) as Record<string, unknown>);
     loaded.set(twin, exports);
   }
   return exports;

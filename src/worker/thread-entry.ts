@@ -1,13 +1,12 @@
 /**
  * What tinypool loads in each plugin thread (dist/runtime/entry.js, workerEntryPath): the thread's
- * program, entry.ts, built as one CommonJS file (entry.cjs) and run from a V8 code cache on Node
- * 20, as runtime-twin.ts runs zod and for the same reason: loading the ~85 KB program took ~2.9 ms
+ * program, entry.ts, built as one CommonJS file (entry.cjs) and run from a V8 code cache, as
+ * runtime-twin.ts runs zod and for the same reason: loading the ~85 KB program took ~2.9 ms
  * of each thread's start as an ES module, ~1 ms from the cache (measured, its built-ins already
- * loaded). On Node 22.1+ the program is require()d after Node's own compile cache is turned on,
- * which the program did too late to cover itself. On the host's own thread ("isolation": "host",
- * spawn/host-runtime.ts) it is a plain require().
+ * loaded). On the host's own thread ("isolation": "host", spawn/host-runtime.ts) it is a plain
+ * require().
  */
-import module, { createRequire } from "node:module";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread } from "node:worker_threads";
@@ -23,11 +22,7 @@ const file = path.join(here, "entry.cjs");
 const cacheDir = path.join(here, "..", "..", "node_modules", ".cache", "patchbay-jiti", "v8");
 
 function load(): typeof Program {
-  const enable = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
-  if (isMainThread || enable) {
-    if (!isMainThread) enable!();
-    return createRequire(import.meta.url)(file) as typeof Program;
-  }
+  if (isMainThread) return createRequire(import.meta.url)(file) as typeof Program;
   const program = runWithCodeCache(file, cacheDir) as unknown as typeof Program;
   program.lendImport((url) => import(url));
   // Written with the plugin's twin once the plugin is ready: by then the entry holds the serve loop too.
