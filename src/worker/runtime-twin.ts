@@ -14,8 +14,8 @@
  * plugin and the bundle's other modules then share one zod, as they did.
  *
  * A cache entry is named by a hash of Node's version, the twin's path and its whole text, so a
- * changed file never runs from an older entry; V8 itself rejects an entry of another V8 or other
- * flags (it is then rewritten). Entries sit beside the compiled cache of plugins' own files and
+ * changed file never runs from an older entry; an entry whose bytes are not what was stored, or
+ * that V8 rejects (another V8, other flags), is compiled over and rewritten. Entries sit beside the compiled cache of plugins' own files and
  * are as trusted: any thread may rewrite either (a thread is not a security boundary:
  * docs/isolation.md), a process-isolated child neither.
  */
@@ -90,12 +90,7 @@ export function runWithCodeCache(file: string, cacheDir: string): Record<string,
   const source = readFileSync(file, "utf8");
   const key = createHash("sha256").update(`${process.version}\0${process.arch}\0${file}\0${source}`).digest("hex");
   const entry = path.join(cacheDir, `${path.basename(file)}.${key.slice(0, 24)}.bin`);
-  let cachedData: Buffer | undefined;
-  try {
-    cachedData = readFileSync(entry);
-  } catch {
-    // a miss
-  }
+  const cachedData = readEntry(entry);
   // Node's own CommonJS wrapper, on the file's first line: stack frames keep the file's lines.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
@@ -135,12 +130,31 @@ export function storeCodeCaches(): void {
   }
 }
 
+/**
+ * An entry's code cache, or undefined: missing, or not what was stored. V8 checks an entry's
+ * version, flags and length, not its bytes, so each entry starts with the SHA-256 of the rest, as
+ * the compiled cache's entries do: a corrupt entry is compiled over and rewritten, never run.
+ */
+function readEntry(entry: string): Buffer | undefined {
+  let text: Buffer;
+  try {
+    text = readFileSync(entry);
+  } catch {
+    return undefined; // a miss
+  }
+  const data = text.subarray(DIGEST_BYTES);
+  const digest = createHash("sha256").update(data).digest();
+  return text.length > DIGEST_BYTES && digest.equals(text.subarray(0, DIGEST_BYTES)) ? data : undefined;
+}
+
+const DIGEST_BYTES = 32;
+
 /** Writes an entry whole or not at all; an unwritable cache only costs the next start a compile. */
 function store(entry: string, data: Buffer): void {
   const tmp = `${entry}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(path.dirname(entry), { recursive: true });
-    writeFileSync(tmp, data);
+    writeFileSync(tmp, Buffer.concat([createHash("sha256").update(data).digest(), data]));
     renameSync(tmp, entry);
   } catch {
     try {

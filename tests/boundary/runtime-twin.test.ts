@@ -72,6 +72,18 @@ describe("the runtime twin's code cache", () => {
     expect(readFileSync(entry).length).toBe(whole);
   });
 
+  it("never runs an altered entry: V8 checks no entry's bytes, so the runtime does", async () => {
+    const t = twin(`exports.value = function named() { return "one"; }();\n`);
+    await runWithCodeCache(t.file, t.cache);
+    const entry = path.join(t.cache, readdirSync(t.cache)[0]!);
+    const bytes = readFileSync(entry);
+    bytes[bytes.length - 8] ^= 0xff;
+    writeFileSync(entry, bytes);
+    expect(await runWithCodeCache(t.file, t.cache)).toEqual({ value: "one" });
+    bytes[bytes.length - 8] ^= 0xff;
+    expect(readFileSync(entry).equals(bytes)).toBe(true);
+  });
+
   it("survives a cache folder it cannot write", async () => {
     const t = twin(`exports.value = 1;\n`);
     writeFileSync(path.join(path.dirname(t.file), "blocker"), "");
