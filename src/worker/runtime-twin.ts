@@ -15,9 +15,9 @@
  *
  * A cache entry is named by a hash of Node's version, the twin's path and its whole text, so a
  * changed file never runs from an older entry; an entry whose bytes are not what was stored, or
- * that V8 rejects (another V8, other flags), is compiled over and rewritten. Entries sit beside the compiled cache of plugins' own files and
- * are as trusted: any thread may rewrite either (a thread is not a security boundary:
- * docs/isolation.md), a process-isolated child neither.
+ * that V8 rejects (another V8, other flags), is compiled over and rewritten. Entries sit beside
+ * the compiled cache of plugins' own files and are as trusted: any thread may rewrite either (a
+ * thread is not a security boundary: docs/isolation.md), a process-isolated child neither.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
