@@ -19,13 +19,17 @@
  * the compiled cache of plugins' own files and are as trusted: any thread may rewrite either (a
  * thread is not a security boundary: docs/isolation.md), a process-isolated child neither.
  */
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
 
 const nodeRequire = createRequire(import.meta.url);
+/**
+ * Required, not imported: thread-entry.ts, an ES module, bundles this file, and an ES import of
+ * node:crypto reads every export of it, which loads WebCrypto too (~0.2 ms of a thread's start).
+ */
+const { createHash } = nodeRequire("node:crypto") as typeof import("node:crypto");
 
 let allowed = false;
 /** ES modules of the bundle this thread imported: their twins would be second copies. */
@@ -87,8 +91,9 @@ export function requireTwin(twin: string, cacheRoot: string | false): Record<str
 
 /** Runs a CommonJS file as Node would, compiled from (and then into) a V8 code cache entry in `cacheDir`. */
 export function runWithCodeCache(file: string, cacheDir: string): Record<string, unknown> {
-  const source = readFileSync(file, "utf8");
-  const key = createHash("sha256").update(`${process.version}\0${process.arch}\0${file}\0${source}`).digest("hex");
+  const bytes = readFileSync(file);
+  const key = createHash("sha256").update(`${process.version}\0${process.arch}\0${file}\0`).update(bytes).digest("hex");
+  const source = bytes.toString("utf8");
   const entry = path.join(cacheDir, `${path.basename(file)}.${key.slice(0, 24)}.bin`);
   const cachedData = readEntry(entry);
   // Node's own CommonJS wrapper, on the file's first line: stack frames keep the file's lines.
