@@ -1,7 +1,7 @@
 // `npm run build`, after tsc: bundles what runs inside every plugin worker into dist/runtime/:
-// the three worker programs (thread, group thread, isolated child) and the two authoring
-// modules plugins import there ("patchbay/plugin", "patchbay/adapter"), zod inlined into one
-// chunk they share. Why: a worker that loads ~110 small ES modules (zod alone is 95) spends most
+// the three worker programs (thread, group thread, isolated child; one file each) and the two
+// authoring modules plugins import there ("patchbay/plugin", "patchbay/adapter"), zod inlined
+// into one chunk they share. Why: a worker that loads ~110 small ES modules (zod alone is 95) spends most
 // of its start resolving, reading and linking them; one file per program is parsed in one go
 // (measured in `npm run bench`, boot and memory figures). The host itself keeps
 // running dist/ as tsc wrote it; only worker threads and children load these files.
@@ -23,6 +23,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { asciiOnly } from "./ascii-only.mjs";
+import { namespaceGettersPlugin } from "./namespace-getters.mjs";
 import { bundleOutput } from "./bundle-output.mjs";
 import { lazyZodLocales } from "./lazy-zod-locales.mjs";
 import { BUNDLED_SDK_MODULES } from "../dist/paths.js";
@@ -68,18 +69,59 @@ function clientWithoutAjv() {
 }
 
 rmSync(out, { recursive: true, force: true });
+// Each worker program on its own, one file with no chunk: they share no module a thread needs
+// twice, and a thread that loaded entry.js and its three chunks spent ~1 ms more of its start
+// resolving, reading and linking them (measured on Node 20) than it does loading one file.
+for (const program of ["group-entry", "process-entry"]) {
+  await build({
+    input: { [program]: path.join(dist, "worker", `${program}.js`) },
+    platform: "node",
+    external,
+    plugins: [namespaceGettersPlugin(), asciiOnly()],
+    logLevel: "warn",
+    output: bundleOutput(out),
+  });
+}
+// A plugin thread's program as CommonJS (entry.cjs), and what tinypool loads, entry.js, which runs
+// it from a V8 code cache (src/worker/thread-entry.ts says why).
+await build({
+  input: { entry: path.join(dist, "worker", "entry.js") },
+  platform: "node",
+  external,
+  plugins: [namespaceGettersPlugin(), asciiOnly()],
+  logLevel: "warn",
+  output: { ...bundleOutput(out, "[name].cjs"), format: "cjs", exports: "named" },
+});
+await build({
+  input: { entry: path.join(dist, "worker", "thread-entry.js") },
+  platform: "node",
+  external,
+  plugins: [namespaceGettersPlugin(), asciiOnly()],
+  logLevel: "warn",
+  output: bundleOutput(out),
+});
 await build({
   input: {
-    entry: path.join(dist, "worker", "entry.js"),
-    "group-entry": path.join(dist, "worker", "group-entry.js"),
-    "process-entry": path.join(dist, "worker", "process-entry.js"),
     plugin: path.join(dist, "plugin.js"),
     adapter: path.join(dist, "adapter-sdk", "index.js"),
     ...sdkInputs,
   },
   platform: "node",
   external,
-  plugins: [lazyZodLocales(), clientWithoutAjv(), asciiOnly()],
+  plugins: [lazyZodLocales(), clientWithoutAjv(), namespaceGettersPlugin(), asciiOnly()],
   logLevel: "warn",
   output: bundleOutput(out),
+});
+
+// "patchbay/plugin" once more, as one CommonJS file (plugin.cjs): the same modules, zod inlined,
+// for a thread whose plugin imports no other module of this bundle (src/worker/runtime-twin.ts).
+// Why: a script, unlike an ES module, can be run with V8's code cache on Node 20, which lacks
+// module.enableCompileCache; compiling zod was ~6 ms of each worker's start there (measured).
+await build({
+  input: { plugin: path.join(dist, "plugin.js") },
+  platform: "node",
+  external,
+  plugins: [lazyZodLocales(), namespaceGettersPlugin(), asciiOnly()],
+  logLevel: "warn",
+  output: { ...bundleOutput(out, "[name].cjs"), format: "cjs" },
 });

@@ -1,9 +1,8 @@
 /**
  * The composition root. createHost() = load config → discover plugins → plan → start every
- * worker (in parallel, bounded by the cores) → health_check each under its timeout → report.
+ * worker (in parallel, two per core: start-lanes.ts) → health_check each under its timeout → report.
  * A required failure stops every started worker and throws one error listing every failure.
  */
-import os from "node:os";
 import path from "node:path";
 import { fromWire, type PatchbayError, pbError, toWire } from "../errors.js";
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
@@ -13,7 +12,7 @@ import { scanPlugins, type Discovery } from "../discovery/scan.js";
 import { planInstances, type PlannedInstance } from "../discovery/plan.js";
 import { WorkerGroups } from "../spawn/group-runtime.js";
 import { Registry, type InstanceEntry } from "../registry/registry.js";
-import { mapBounded, startOrder } from "./start-lanes.js";
+import { mapBounded, startLanes, startOrder } from "./start-lanes.js";
 import { runHealthPass, type Invoke } from "../registry/health.js";
 import { Host } from "./api.js";
 import { bootError, bootFailure } from "./boot-failure.js";
@@ -164,7 +163,7 @@ function firstById(errors: readonly PatchbayError[]): Map<string, PatchbayError>
 }
 
 /**
- * Starts every planned instance (as many at once as there are cores) and health-checks each as
+ * Starts every planned instance (two per core at once: startLanes) and health-checks each as
  * soon as it and every instance it is granted have started, not after the last start: a slow
  * substrate (an MCP server's child process) then boots while the other workers still start.
  */
@@ -183,7 +182,7 @@ async function startAndCheck(
   const invoke: Invoke = (e, m, a, o) => host.invoke(e, m, a, o);
   const started = new Map(toStart.map((e) => [e.id, deferred()]));
   const checks: Promise<void>[] = [];
-  await mapBounded(toStart, os.availableParallelism(), async (entry) => {
+  await mapBounded(toStart, startLanes(), async (entry) => {
     await startInstance(entry, host, registry, config, opts, groups);
     started.get(entry.id)?.resolve();
     if (entry.error) return progress(entry);

@@ -21,6 +21,7 @@ import { builtinModules, createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { compileFunction } from "node:vm";
+import { importModule, noteImported, requireTwin, twinOf } from "./runtime-twin.js";
 
 const HEADER = "// patchbay-compiled ";
 const EXTENSIONS = ["", ".ts", ".mts", ".js", ".mjs", "/index.ts", "/index.js"];
@@ -54,9 +55,14 @@ interface Unit {
  */
 class AliasModule {
   private ns: Record<string, unknown> | null = null;
+  /** Its CommonJS twin, run instead when every alias of the plugin has one (runtime-twin.ts). */
+  twin: string | null = null;
   constructor(readonly target: string) {}
-  async load(): Promise<void> {
-    this.ns ??= esModule(await import(pathToFileURL(this.target).href));
+  async load(cacheRoot: string | false): Promise<void> {
+    if (this.ns) return;
+    if (this.twin) return void (this.ns = esModule(requireTwin(this.twin, cacheRoot)));
+    this.ns = esModule(await importModule(pathToFileURL(this.target).href));
+    noteImported(this.target);
   }
   get exports(): Record<string, unknown> {
     if (!this.ns) throw new Error(`${this.target} was required before it was imported`);
@@ -78,6 +84,9 @@ export async function importCompiled(opts: CompiledOptions): Promise<Record<stri
   } catch {
     return null;
   }
+  const aliases = [...external.values()].filter((v): v is AliasModule => v instanceof AliasModule);
+  const twins = aliases.map((a) => twinOf(a.target));
+  if (twins.every((t) => t !== null)) aliases.forEach((a, i) => (a.twin = twins[i]));
   await importAliases(opts.entryPath, units, external, opts);
   return evaluate(units.get(opts.entryPath)!, units, external, opts);
 }
@@ -93,7 +102,7 @@ async function importAliases(
   const seen = new Set<string>();
   const visit = (spec: string, file: string | null): void => {
     const value = external.get(spec);
-    if (value instanceof AliasModule) return void pending.push(value.load());
+    if (value instanceof AliasModule) return void pending.push(value.load(opts.cacheRoot));
     if (!file || seen.has(file)) return;
     seen.add(file);
     for (const dep of staticRequires(units.get(file)!.code))

@@ -19,15 +19,18 @@ import { serve as serveOn } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { enableCompileCache } from "./compile-cache.js";
 import { dropPrespawned, prespawn, prespawnedFor } from "./prespawn.js";
+import { allowRuntimeTwins, importModule, noteImported } from "./runtime-twin.js";
 
 export default async function serve(task: ServeTask | WarmTask): Promise<number | undefined> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
   enableCompileCache();
+  allowRuntimeTwins();
   // A thread started ahead of its instance starts that instance's server when told to (first:
   // it is what the first call waits for), loads what every plugin imports, then waits for it.
   if ("warm" in task) {
     const pid = task.spawn ? prespawn(task.spawn) : undefined;
-    await import(pathToFileURL(task.warm).href);
+    await importModule(pathToFileURL(task.warm).href);
+    noteImported(task.warm);
     return pid;
   }
   const { port, env, ...rest } = task;
@@ -87,3 +90,5 @@ export async function serveOnHostThread(task: InstanceTask, channel: HostThreadC
 }
 
 export type { MessagePort };
+// For thread-entry.ts, which runs this program from its code cache and hands over its missed entry.
+export { adoptUnstored, lendImport } from "./runtime-twin.js";

@@ -11,9 +11,11 @@ import { serve } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { captureConsole } from "./worker-log.js";
 import { enableCompileCache } from "./compile-cache.js";
+import { allowRuntimeTwins } from "./runtime-twin.js";
 
 if (isMainThread || !parentPort) throw new Error("worker/group-entry must run inside a worker thread");
 enableCompileCache();
+allowRuntimeTwins();
 const host = parentPort;
 const current = new AsyncLocalStorage<{ instance: string; send(msg: WorkerToHost): void }>();
 

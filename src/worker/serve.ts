@@ -12,6 +12,7 @@ import { captureConsole } from "./worker-log.js";
 import { importDefinition, parseInstanceConfig } from "./load-plugin.js";
 import { classifyPluginError, fsDenied } from "./classify.js";
 import { pluginStack } from "./plugin-location.js";
+import { storeCodeCaches } from "./runtime-twin.js";
 
 /** How long the plugin's close() may take before the worker reports closed anyway. */
 const CLOSE_GRACE_MS = 2_000;
@@ -164,6 +165,7 @@ export async function serve(task: InstanceTask, channel: WorkerChannel): Promise
     const created = await def.create(parsed.config, ctx);
     impl = checkImplementation(created, task);
     send({ t: "ready", secrets, methods: Object.keys(impl).filter((k) => typeof impl![k] === "function") });
+    storeCodeCaches();
   } catch (err) {
     channel.end({ t: "init-failed", secrets, error: initErrorToWire(err, task) });
     return;

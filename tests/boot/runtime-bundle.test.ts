@@ -6,6 +6,7 @@
  * loaded there gets a working `z` and `definePlugin`.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z as zod } from "zod";
@@ -85,6 +86,44 @@ describe("the bundled worker runtime", () => {
       z.config(z.locales.en());
       zod.config(zod.locales.en());
     }
+  });
+
+  it("has a CommonJS twin of patchbay/plugin (src/worker/runtime-twin.ts) with the same exports and the same z", async () => {
+    const bundled = authoringAliases()["patchbay/plugin"];
+    const twin = bundled.replace(/\.js$/, ".cjs");
+    const text = readFileSync(twin, "utf8");
+    // Run as a script, where an import() would have no loader to go to.
+    expect(text).not.toMatch(/\bimport\(/);
+    expect(/[^\x00-\x7f]/.test(text)).toBe(false);
+    const es = (await import(pathToFileURL(bundled).href)) as Record<string, unknown> & { z: typeof zod };
+    const cjs = createRequire(import.meta.url)(twin) as Record<string, unknown> & { z: typeof zod };
+    expect(Object.keys(cjs).sort()).toEqual(Object.keys(es).sort());
+    expect(Object.keys(cjs.z).sort()).toEqual(Object.keys(zod).sort());
+    expect(cjs.z.string().safeParse(1).error?.issues[0].message).toBe(
+      es.z.string().safeParse(1).error?.issues[0].message,
+    );
+  });
+
+  it("keeps zod's namespaces as they were when written as literals of getters (scripts/namespace-getters.mjs)", async () => {
+    const bundled = authoringAliases()["patchbay/plugin"];
+    const es = ((await import(pathToFileURL(bundled).href)) as { z: typeof zod }).z;
+    const cjs = (createRequire(import.meta.url)(bundled.replace(/\.js$/, ".cjs")) as { z: typeof zod }).z;
+    for (const z of [es, cjs]) {
+      for (const [ours, theirs] of [
+        [z, zod],
+        [z.core, zod.core],
+        [z.iso, zod.iso],
+        [z.coerce, zod.coerce],
+        [z.core.util, zod.core.util],
+        [z.core.regexes, zod.core.regexes],
+      ] as [object, object][]) {
+        expect(Object.keys(ours)).toEqual(Object.keys(theirs));
+        expect(Object.prototype.toString.call(ours)).toBe("[object Module]");
+      }
+      expect(z.core.$ZodObject).toBeTypeOf("function");
+      expect(z.iso.datetime().safeParse("2020-01-01T00:00:00Z").success).toBe(true);
+    }
+    expect(readFileSync(bundled.replace(/\.js$/, ".cjs"), "utf8")).not.toContain("__exportAll({");
   });
 
   it("is ASCII only (scripts/ascii-only.mjs), and its escaped strings say what zod's own say", async () => {

@@ -1,20 +1,20 @@
 /**
- * Boot starts as many instances at once as there are cores, MCP connectors first: their health
+ * Boot starts two instances per core at once (startLanes), MCP connectors first: their health
  * checks wait on a server (a child process or a remote), which then boots while the rest start.
  */
 import { readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost } from "../../src/index.js";
+import { startLanes } from "../../src/host/start-lanes.js";
 import { cleanupTempDirs, FIXTURE_PLUGINS, ROOT, tempDir } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
 
 describe("boot's start order", () => {
-  it("starts an MCP connector among the first, behind more instances than there are cores", async () => {
+  it("starts an MCP connector among the first, behind more instances than there are lanes", async () => {
     const log = path.join(tempDir(), "started.log");
-    const lanes = os.availableParallelism();
+    const lanes = startLanes();
     // localModels come before mcpConnectors in the registry, so without the rule the MCP connector starts last.
     const models = Object.fromEntries(
       Array.from({ length: lanes + 2 }, (_, i) => [
