@@ -28,11 +28,12 @@ export const REASON_WAIT_MS = 1_000;
 /**
  * A worker thread's young generation, in MiB. V8 sizes it as for a main thread (up to 32 MiB of
  * semi-spaces, filled under load and never returned), while an instance's thread mostly relays
- * short-lived messages: measured on `serve --http` fronting server-everything, 8 MiB takes ~30 MiB
- * off each thread's resident memory with no slower calls. A plugin that keeps much alive still
- * has maxMemoryMb of old generation for it.
+ * short-lived messages. 3 MiB holds its semi-spaces at V8's starting size, as `serve` holds every
+ * thread's with --semi-space-growth-factor=1 (bin/patchbay.mjs), so an embedder's instances cost
+ * what serve's do: ~0.9 MiB less per idle instance than with 8, the calls as fast (npm run bench,
+ * "calls"). A plugin that keeps much alive still has maxMemoryMb of old generation for it.
  */
-export const YOUNG_GENERATION_MB = 8;
+export const YOUNG_GENERATION_MB = 3;
 
 /** How long stopping a worker may take before we stop waiting for it. */
 export const STOP_TIMEOUT_MS = 3_000;

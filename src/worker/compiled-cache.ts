@@ -86,7 +86,7 @@ export async function importCompiled(opts: CompiledOptions): Promise<Record<stri
   }
   const aliases = [...external.values()].filter((v): v is AliasModule => v instanceof AliasModule);
   const twins = aliases.map((a) => twinOf(a.target));
-  if (twins.every((t) => t !== null)) aliases.forEach((a, i) => (a.twin = twins[i]));
+  if (twins.every((t) => t !== null)) for (const [i, a] of aliases.entries()) a.twin = twins[i];
   await importAliases(opts.entryPath, units, external, opts);
   return evaluate(units.get(opts.entryPath)!, units, external, opts);
 }
