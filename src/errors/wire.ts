@@ -18,6 +18,8 @@ export interface WireError {
 export function toWire(err: unknown): WireError {
   if (err instanceof PatchbayError)
     return { code: err.code, message: err.message, hint: err.hint, data: err.data, retryable: isRetryable(err.code) };
+  const copy = fromAnotherCopy(err);
+  if (copy) return copy;
   const message = err instanceof Error ? err.message : String(err);
   return { code: "PB_ERR_INTERNAL", message, hint: CATALOGUE.PB_ERR_INTERNAL.hint, data: {}, retryable: false };
 }
@@ -25,4 +27,23 @@ export function toWire(err: unknown): WireError {
 export function fromWire(wire: WireError): PatchbayError {
   const code = isErrorCode(wire.code) ? wire.code : "PB_ERR_INTERNAL";
   return new PatchbayError(code, wire.message, wire.data ?? {}, wire.hint);
+}
+
+/**
+ * A PatchbayError made by another copy of the class: a plugin's `patchbay/plugin` is its own bundle
+ * (loaded with the plugin, not with the worker), so `instanceof` cannot see its errors. Recognised
+ * by name and a catalogue code; hint and data are taken only when they have the wire's shape.
+ */
+function fromAnotherCopy(err: unknown): WireError | null {
+  if (!(err instanceof Error) || err.name !== "PatchbayError") return null;
+  const { code, hint, data } = err as Error & { code?: unknown; hint?: unknown; data?: unknown };
+  if (!isErrorCode(code)) return null;
+  const plain = data !== null && typeof data === "object" && !Array.isArray(data);
+  return {
+    code,
+    message: err.message,
+    hint: typeof hint === "string" ? hint : CATALOGUE[code].hint,
+    data: plain ? (data as ErrorData) : {},
+    retryable: isRetryable(code),
+  };
 }

@@ -78,6 +78,27 @@ describe("error model", () => {
     expect(toWire(forged).retryable).toBe(false);
   });
 
+  it("keeps the code of a PatchbayError made by another copy of the class, and only wire-shaped hint and data", () => {
+    class PatchbayError extends Error {
+      name = "PatchbayError";
+      code = "PB_ERR_ADAPTER_MANIFEST_INVALID";
+      hint: unknown = "fix the key";
+      data: unknown = { key: "guards" };
+    }
+    expect(toWire(new PatchbayError("bad manifest"))).toEqual({
+      code: "PB_ERR_ADAPTER_MANIFEST_INVALID",
+      message: "bad manifest",
+      hint: "fix the key",
+      data: { key: "guards" },
+      retryable: false,
+    });
+    const odd = Object.assign(new PatchbayError("odd"), { hint: 42, data: ["x"] });
+    expect(toWire(odd)).toMatchObject({ code: "PB_ERR_ADAPTER_MANIFEST_INVALID", data: {} });
+    expect(typeof toWire(odd).hint).toBe("string");
+    const unknownCode = Object.assign(new PatchbayError("x"), { code: "PB_ERR_MADE_UP" });
+    expect(toWire(unknownCode).code).toBe("PB_ERR_INTERNAL");
+  });
+
   it("gives an optional instance's failed health check a hint that does not tell it to become optional", async () => {
     const server = await listen();
     const port = (server.address() as net.AddressInfo).port;
