@@ -80,7 +80,7 @@ describe("error model", () => {
 
   it("keeps the code of a PatchbayError made by another copy of the class, and only wire-shaped hint and data", () => {
     class PatchbayError extends Error {
-      name = "PatchbayError";
+      override name = "PatchbayError";
       code = "PB_ERR_ADAPTER_MANIFEST_INVALID";
       hint: unknown = "fix the key";
       data: unknown = { key: "guards" };
