@@ -5,9 +5,10 @@
  * runtime (entry, serve loop, "patchbay/plugin" with zod: ~0.12 s of CPU each) on the idle core,
  * and the first instances start in it as if that had already been done.
  *
- * bin/patchbay.mjs starts them for `patchbay boot`, for a `serve --mcp` its head start answered, and
- * for `serve --http` only those that start a server (see there why not for every `serve`), from this module as tsc wrote
- * it (the CLI bundle keeps it out, so both hold the same instance: scripts/bundle-cli.mjs).
+ * bin/patchbay.mjs starts them for `patchbay boot`, for a `serve --mcp` its head start answered,
+ * and for `serve --http` only those that start a server (see there why not for every `serve`),
+ * from this module as tsc wrote it (the CLI bundle keeps it out, so both hold the same instance:
+ * scripts/bundle-cli.mjs).
  *
  * A warm thread is started with an empty environment and the default heap limit: an instance
  * takes one only when its heap limit is that default, and its serve task carries the environment
