@@ -2,7 +2,8 @@
 # The package as users get it: packs it (prepack builds dist/), lints the tarball (publint, attw),
 # then on each supported Node line installs the tarball into a new, empty project outside the
 # repository and uses it from there as an adopter would: init, plugin new for every kind,
-# plugin test, the adopter's own vitest, boot, serve --mcp driven by the MCP SDK's client,
+# plugin test, the adopter's own vitest, boot, serve --mcp driven by the MCP SDK's client, two
+# serve --http replicas sharing their sessions in PostgreSQL (when .ci/postgres.sh started it),
 # createHost from "patchbay-host" in a strict-tsc'd TypeScript program, strict tsc of the project
 # from the root tsconfig init wrote and of a scaffolded plugin, and require() from CommonJS. Prints a
 # table of what ran; exits non-zero when anything failed, so CI fails when the outside path breaks.
@@ -109,6 +110,12 @@ for NODE_LINE in $NODES; do
     step "npx vitest run plugins/ (adopter's vitest)" npx --no-install vitest run plugins/
     step "npx patchbay boot" npx --no-install patchbay boot
     step "serve --mcp + SDK client: list, call" node "$HERE/mcp-client.mjs"
+    # docs/deployment.md's shared sessions, from the installed package (pg is its dependency).
+    if [ -n "${PATCHBAY_TEST_PG_URL:-}" ]; then
+      step "serve --http x2 on gateway.state: a session on either" node "$HERE/shared-sessions.mjs"
+    else
+      log "node $NODE_LINE: shared sessions: skipped, PATCHBAY_TEST_PG_URL is not set (.ci/postgres.sh)"
+    fi
     cp "$HERE/embed.mts" "$HERE/tsconfig.embed.json" .
     if [ "$full" = 1 ]; then
       # The adopter's root tsconfig.json, as init wrote it: every plugin, from the root.
