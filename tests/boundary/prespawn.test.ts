@@ -34,6 +34,17 @@ const alive = (pid: number) => {
   }
 };
 
+/**
+ * A saved spawn unlike the instance's (re-signed, as only the key allows): a shell that writes its
+ * pid to `file` at once and then waits. The instance kills it as soon as its mcp-remote looks, which
+ * under load can come before a Node server has run a line; a shell has written its pid by then.
+ */
+const unlikeSpec = (saved: PrespawnSpec, file: string): PrespawnSpec => ({
+  ...saved,
+  command: "sh",
+  args: ["-c", 'echo $$ >> "$0"; exec sleep 60', file],
+});
+
 describe("prespawn orders from catalog.json", () => {
   it("are read only when their code holds under the key and the stamp", () => {
     const saved = savedPrespawns(key, "stamp", [spec]);
@@ -202,14 +213,20 @@ describe("serve --mcp", () => {
     // That it was started ahead shows when the saved one differs (re-signed, as only the key allows):
     // the start runs it, the instance kills it and spawns its own.
     const file = path.join(dir, ".patchbay", "catalog.json");
+    const ahead = path.join(dir, "ahead-pids");
     const catalog = JSON.parse(readFileSync(file, "utf8"));
     const keyNow = Buffer.from(readFileSync(path.join(dir, ".patchbay", "catalog.key"), "utf8").trim(), "hex");
-    const other = [{ ...catalog.front.prespawn.specs[0], args: [server, pidFile, "--other"] }];
+    const other = [unlikeSpec(catalog.front.prespawn.specs[0], ahead)];
     catalog.front.prespawn = savedPrespawns(keyNow, catalog.front.stamp, other);
     writeFileSync(file, JSON.stringify(catalog));
     await start();
-    await until(() => pids(pidFile).every((pid) => !alive(pid)), 10_000, "the third start's servers to stop");
-    expect(pids(pidFile)).toHaveLength(4);
+    await until(
+      () => [...pids(pidFile), ...pids(ahead)].every((pid) => !alive(pid)),
+      10_000,
+      "the third start's servers to stop",
+    );
+    expect(pids(ahead)).toHaveLength(1);
+    expect(pids(pidFile)).toHaveLength(3);
   });
 });
 
@@ -250,15 +267,18 @@ describe("serve --http", () => {
     const file = path.join(dir, ".patchbay", "catalog.json");
     const catalog = JSON.parse(readFileSync(file, "utf8"));
     const keyNow = Buffer.from(readFileSync(path.join(dir, ".patchbay", "catalog.key"), "utf8").trim(), "hex");
-    const other = [{ ...catalog.front.prespawn.specs[0], args: [server, pidFile, "--other"] }];
+    const ahead = path.join(dir, "ahead-pids");
+    const other = [unlikeSpec(catalog.front.prespawn.specs[0], ahead)];
     catalog.front.prespawn = savedPrespawns(keyNow, catalog.front.stamp, other);
     writeFileSync(file, JSON.stringify(catalog));
     await start();
-    await stopped(4, "the third start's servers to stop");
+    await stopped(3, "the third start's own server to stop");
+    await until(() => pids(ahead).length === 1 && !alive(pids(ahead)[0]), 10_000, "the server started ahead to stop");
     // A catalog.json whose code does not hold (written without the key) starts nothing ahead.
     catalog.front.prespawn = { ...catalog.front.prespawn, mac: "0".repeat(64) };
     writeFileSync(file, JSON.stringify(catalog));
     await start();
-    await stopped(5, "the fourth start's server to stop");
+    await stopped(4, "the fourth start's server to stop");
+    expect(pids(ahead)).toHaveLength(1);
   });
 });
