@@ -11,6 +11,10 @@
  * the server can reach the client between requests (list_changed, resource subscriptions);
  * behind a balancer, requests must stick to the session's replica.
  * Stateless (--stateless, http-stateless.ts): no sessions, any replica answers any request.
+ *
+ * serve.ts imports this module only for --http: the SDK's HTTP transport brings @hono/node-server,
+ * whose module body reads the global Request, Response and Headers, and that loads undici and
+ * Node's web streams: CPU a `serve --mcp` would spend before its client's first call.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -10,7 +10,7 @@ import { STDIO_MAX_LINE } from "./front-lines.js";
 import { takeFront } from "./stdio-front.js";
 import { StdioLaneTransport } from "./stdio-lane.js";
 import { Gateway } from "./gateway.js";
-import { startHttpGateway, type HttpGateway } from "./http.js";
+import type { HttpGateway } from "./http.js";
 import { startControl, type ControlServer } from "./control.js";
 import { loadToken, stateDir, type Token } from "./state-dir.js";
 import { ClientRegistry } from "./clients/registry.js";
@@ -77,8 +77,7 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let shared: GatewayState | null = null;
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
-  let tracer: CallTracer | null = null;
-  let audit: AuditTrail | null = null;
+  let [tracer, audit]: [CallTracer | null, AuditTrail | null] = [null, null];
   let stdioClosed: Promise<void> = new Promise(() => undefined);
   const status = (): StatusDocument => ({
     pid: process.pid,
@@ -189,7 +188,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
         refusals: refusals.list(),
         clients: clientsNow(),
       }));
-      http = await startHttpGateway(gateway, {
+      // Imported for --http alone: http.ts says what its load costs a process that serves only stdio.
+      http = await (await import("./http.js")).startHttpGateway(gateway, {
         ...opts.http,
         clients,
         shared: shared.sessions ?? undefined,
