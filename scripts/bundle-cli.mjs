@@ -20,6 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { bundleOutput } from "./bundle-output.mjs";
+import { lazySdkSchemas } from "./lazy-sdk-schemas.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = path.join(root, "dist");
@@ -40,6 +41,7 @@ await build({
     return !path.isAbsolute(id) && OWN_FILES.test(id);
   },
   makeAbsoluteExternalsRelative: true,
+  plugins: [lazySdkSchemas()],
   logLevel: "warn",
   output: bundleOutput(out),
 });

@@ -26,6 +26,7 @@ import { asciiOnly } from "./ascii-only.mjs";
 import { namespaceGettersPlugin } from "./namespace-getters.mjs";
 import { bundleOutput } from "./bundle-output.mjs";
 import { lazyZodLocales } from "./lazy-zod-locales.mjs";
+import { lazySdkSchemas } from "./lazy-sdk-schemas.mjs";
 import { BUNDLED_SDK_MODULES } from "../dist/paths.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -108,7 +109,7 @@ await build({
   },
   platform: "node",
   external,
-  plugins: [lazyZodLocales(), clientWithoutAjv(), namespaceGettersPlugin(), asciiOnly()],
+  plugins: [lazyZodLocales(), lazySdkSchemas(), clientWithoutAjv(), namespaceGettersPlugin(), asciiOnly()],
   logLevel: "warn",
   output: bundleOutput(out),
 });
