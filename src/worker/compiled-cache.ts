@@ -220,16 +220,20 @@ function compiled(dir: string, file: string, opts: CompiledOptions): string {
   return code;
 }
 
-/** The specifiers babel's CommonJS output requires (it always writes require("...") with double quotes). */
+/**
+ * The specifiers babel's CommonJS output requires (it always writes require("...") with double
+ * quotes). Its printer may break a line inside the parentheses (a dynamic import() in an array:
+ * `jitiImport(\n "./a.js")`), so white space is allowed there.
+ */
 function requires(code: string): string[] {
-  return [...code.matchAll(/\b(?:require|jitiImport)\("((?:[^"\\]|\\.)*)"\)/g)].map(
+  return [...code.matchAll(/\b(?:require|jitiImport)\(\s*"((?:[^"\\]|\\.)*)"\s*\)/g)].map(
     (m) => JSON.parse(`"${m[1]}"`) as string,
   );
 }
 
 /** What a file requires as it runs: its static imports, not its dynamic import()s. */
 function staticRequires(code: string): string[] {
-  return [...code.matchAll(/\brequire\("((?:[^"\\]|\\.)*)"\)/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+  return [...code.matchAll(/\brequire\(\s*"((?:[^"\\]|\\.)*)"\s*\)/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
 }
 
 /** A relative import of the plugin's own files; null when it leaves the plugin folder or is not found. */

@@ -95,6 +95,29 @@ describe("the compiled plugin cache", () => {
     expect(readFileSync(path.join(folder, entry), "utf8")).not.toContain("tampered");
   });
 
+  it("links import()s that babel prints with a line break inside the parentheses", async () => {
+    const p = plugin("one");
+    writeFileSync(path.join(p.dir, "src", "half.ts"), `export const HALF: string = "o";\n`);
+    writeFileSync(path.join(p.dir, "src", "other-half.ts"), `export const OTHER: string = "ne";\n`);
+    const source = [
+      `import { definePlugin, z } from "patchbay/plugin";`,
+      `export default definePlugin({ kind: "mcp", config: z.object({}), create: () => ({`,
+      `  health_check: async () => true, list_tools: async () => [{ name: "v" }],`,
+      `  call: async () => {`,
+      `    const [{ HALF }, other] = await Promise.all([`,
+      `      import("./half.js"),`,
+      `      Math.random() < 2 ? import("./other-half.js") : null,`,
+      `    ]);`,
+      `    return { version: HALF + other!.OTHER };`,
+      `  } }) });`,
+    ].join("\n");
+    writeFileSync(p.entry, source);
+    const printed = createJiti(import.meta.url).transform({ source, filename: p.entry, ts: true, retainLines: true });
+    expect(printed, "the shape this guards: a line break after jitiImport(").toMatch(/jitiImport\(\s*\n/);
+    expect(await versionOf(await loader(p).load())).toEqual({ version: "one" });
+    expect(await versionOf(await loader(p).load())).toEqual({ version: "one" });
+  });
+
   it("leaves a plugin that imports a package of its own to jiti", async () => {
     const p = plugin("one");
     writeFileSync(
