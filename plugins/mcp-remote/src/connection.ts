@@ -24,9 +24,9 @@
  * file so that a change to one step is read against the rest.
  */
 import { createInterface } from "node:readline";
-import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   PromptListChangedNotificationSchema,
@@ -35,7 +35,6 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { PluginContext, ToolDescriptor } from "patchbay/plugin";
 import { unavailable } from "patchbay/plugin";
-import { boundedFetch } from "./bounded-fetch.js";
 import { TraceHeaders } from "./trace.js";
 import { LogBudget } from "./budget.js";
 import { type ChildServer, startServer } from "./child-server.js";
@@ -45,7 +44,7 @@ import { clientCapabilities, installHandlers } from "./client-features.js";
 import type { McpRemoteConfig } from "./config.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
 import { ConnectionLostError, classifyLoss } from "./loss.js";
-import { AuthCodeProvider, makeAuthProvider } from "./oauth.js";
+import type { HttpLink } from "./http-link.js";
 import { hostChecksOutput } from "./output-validation.js";
 import { type CallAbort, callAborted, RequestSignals } from "./request-signal.js";
 
@@ -118,13 +117,16 @@ export class Connection {
   /**
    * @param early a stdio server already started for this connection (at create(), before the SDK
    * loaded): the first session adopts it; later sessions start their own.
+   * @param http the Streamable HTTP side (http-link.ts), loaded only for a `url` server.
    */
   constructor(
     private readonly cfg: ConnectionConfig,
     private readonly ctx: PluginContext,
     private early: ChildServer | null = null,
+    private readonly http: HttpLink | null = null,
   ) {
-    this.auth = cfg.url ? makeAuthProvider(cfg, ctx) : undefined;
+    if (cfg.url && !http) throw new Error("mcp-remote: a url server's connection needs http-link.ts");
+    this.auth = cfg.url ? http!.makeAuthProvider(cfg, ctx) : undefined;
     this.asks = new ClientRequestBudget(cfg.client_requests, ctx, () => this.target);
   }
 
@@ -164,9 +166,10 @@ export class Connection {
       } catch (err) {
         if (
           attempt === 0 &&
-          err instanceof UnauthorizedError &&
-          this.auth instanceof AuthCodeProvider &&
-          session.transport instanceof StreamableHTTPClientTransport
+          this.http &&
+          err instanceof this.http.UnauthorizedError &&
+          this.auth instanceof this.http.AuthCodeProvider &&
+          session.transport instanceof this.http.StreamableHTTPClientTransport
         ) {
           // Step-up: the server asked for more scope (403 insufficient_scope) and refused the request; authorize, then send it again.
           this.ctx.log.info("the server asks for more authorization; waiting for it", {
@@ -179,7 +182,7 @@ export class Connection {
         // A JSON answer past the bound (bounded-fetch.ts) fails only its request: the session stays.
         if (err instanceof Error && TOO_BIG.test(err.message))
           throw new Error(`${what}: ${this.target} sent a message larger than 10 MiB, which mcp-remote does not read`);
-        const loss = callAborted(caller) ? "none" : classifyLoss(err, session);
+        const loss = callAborted(caller) ? "none" : classifyLoss(err, session, this.http?.StreamableHTTPError);
         if (loss === "none") throw err;
         this.drop(session);
         const retry = attempt === 0 && !callAborted(caller) && (loss === "not-sent" || idempotent);
@@ -207,7 +210,7 @@ export class Connection {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.auth instanceof AuthCodeProvider) this.auth.close();
+    if (this.http && this.auth instanceof this.http.AuthCodeProvider) this.auth.close();
     const pending = this.opening;
     const current = this.session;
     this.session = null;
@@ -244,11 +247,17 @@ export class Connection {
   }
 
   private async open(): Promise<Session> {
-    if (this.auth instanceof AuthCodeProvider) await this.auth.start();
+    const http = this.http;
+    if (http && this.auth instanceof http.AuthCodeProvider) await this.auth.start();
     try {
       return await this.openOnce();
     } catch (err) {
-      if (!(this.auth instanceof AuthCodeProvider) || !((err as Error).cause instanceof UnauthorizedError)) throw err;
+      if (
+        !http ||
+        !(this.auth instanceof http.AuthCodeProvider) ||
+        !((err as Error).cause instanceof http.UnauthorizedError)
+      )
+        throw err;
       // The SDK sent the operator to the authorization server; the redirect brings a code back. The
       // transport that got the 401 finishes: it knows the resource metadata URL the server named.
       const code = await this.auth.waitForCode(this.cfg.connect_timeout_ms);
@@ -329,12 +338,12 @@ export class Connection {
   }
 
   private makeTransport(): Transport {
-    if (this.cfg.url) {
+    if (this.cfg.url && this.http) {
       const authProvider = this.auth;
-      return (this.lastHttp = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
+      return (this.lastHttp = new this.http.StreamableHTTPClientTransport(new URL(this.cfg.url), {
         requestInit: { headers: this.cfg.headers ?? {} },
         // One message at most 10 MiB, as over stdio (bounded-fetch.ts).
-        fetch: this.traceHeaders.wrap(boundedFetch()),
+        fetch: this.traceHeaders.wrap(this.http.boundedFetch()),
         ...(authProvider ? { authProvider } : {}),
         // A reconnect of a broken stream is tried soon and given up soon: a dead server must fail calls quickly.
         reconnectionOptions: {
@@ -380,7 +389,7 @@ export class Connection {
   private async shutdown(session: Session): Promise<void> {
     session.lost = true;
     const transport = session.transport;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+    if (this.http && transport instanceof this.http.StreamableHTTPClientTransport && transport.sessionId) {
       // Polite: tell the server the session is over, but never wait long for a server that is gone.
       await bounded(transport.terminateSession(), 1_000, new AbortController().signal, "terminating the session").catch(
         () => {},

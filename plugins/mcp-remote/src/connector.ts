@@ -19,6 +19,7 @@ import type {
 import type { ChildServer } from "./child-server.js";
 import type { McpRemoteConfig } from "./config.js";
 import { Connection, type RequestOpts, type Session } from "./connection.js";
+import type { HttpLink } from "./http-link.js";
 import { ChildTransport } from "./child-transport.js";
 import { callToolResultShape } from "./fast-shapes.js";
 import { ProgressRelay } from "./progress.js";
@@ -42,8 +43,13 @@ function offers(client: Client, what: "tools" | "resources" | "prompts"): boolea
   return client.getServerCapabilities()?.[what] !== undefined;
 }
 
-export function createConnector(cfg: McpRemoteConfig, ctx: PluginContext, early: ChildServer | null): McpConnector {
-  const connection = new Connection(cfg, ctx, early);
+export function createConnector(
+  cfg: McpRemoteConfig,
+  ctx: PluginContext,
+  early: ChildServer | null,
+  http: HttpLink | null,
+): McpConnector {
+  const connection = new Connection(cfg, ctx, early, http);
   // The plugin is defined with callContext "sync": every method reads its call here, before its first await.
   const thisCall = (): CallHandle => ctx.currentCall?.() ?? callOf(ctx);
   const target = () => connection.target;

@@ -22,8 +22,11 @@ export default definePlugin({
       ? startServer({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env })
       : null;
     try {
-      const { createConnector } = await import("./connector.js");
-      return createConnector(cfg, ctx, early);
+      const [{ createConnector }, http] = await Promise.all([
+        import("./connector.js"),
+        cfg.url ? import("./http-link.js") : null,
+      ]);
+      return createConnector(cfg, ctx, early, http);
     } catch (err) {
       early?.proc.kill("SIGKILL"); // create() failed: nothing will ever close this server
       throw err;

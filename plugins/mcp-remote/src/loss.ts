@@ -4,7 +4,7 @@
  * run there ("maybe-sent": only idempotent requests are retried). Connection.run() decides
  * retries from this.
  */
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 /** A request in flight lost its connection; it may have run on the server. */
@@ -18,11 +18,14 @@ export interface SessionState {
   broken: AbortController;
 }
 
-/** For a request the caller did not cancel (a cancelled one is "none", decided by the caller). */
-export function classifyLoss(err: unknown, session: SessionState): Loss {
+/**
+ * For a request the caller did not cancel (a cancelled one is "none", decided by the caller).
+ * `httpError`: the SDK's StreamableHTTPError class, for a `url` server (a stdio one never meets it).
+ */
+export function classifyLoss(err: unknown, session: SessionState, httpError?: typeof StreamableHTTPError): Loss {
   if (err instanceof ConnectionLostError || session.broken.signal.aborted) return "maybe-sent";
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return "none";
-  if (err instanceof StreamableHTTPError) {
+  if (httpError && err instanceof httpError) {
     const status = err.code ?? 0;
     // 404 is the spec's "unknown session" (server restarted); SDK-example servers answer 400 "No valid session ID".
     if (status === 404 || (status === 400 && /session/i.test(err.message))) return "not-sent";
