@@ -83,6 +83,7 @@ await build({
           : null,
       load: (id) => (id.startsWith("\0demo-mcp-stand-in:") ? STAND_INS[id.slice("\0demo-mcp-stand-in:".length)] : null),
     },
+    lazySdkSchemas(),
   ],
   logLevel: "warn",
   output: bundleOutput(servers, "[name].mjs"),

@@ -1,5 +1,5 @@
-// A rolldown plugin for the CLI's and the worker runtime's bundles (bundle-cli.mjs,
-// bundle-runtime.mjs): the MCP SDK's types.js builds its ~170 zod schemas when it is imported,
+// A rolldown plugin for the CLI's, the demo server's and the worker runtime's bundles
+// (bundle-cli.mjs, bundle-runtime.mjs): the MCP SDK's types.js builds its ~170 zod schemas when it is imported,
 // and a process that imports the SDK imports it: on Node 20 that was the largest share of the
 // CPU a `serve` spends before its client's first call, on the host's thread and again in each
 // instance's (zod 4 builds a schema eagerly; most of them are never used by a given process).

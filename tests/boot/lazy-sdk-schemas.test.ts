@@ -40,7 +40,7 @@ const SAMPLES: unknown[] = [
 ];
 
 describe("the SDK's schemas in the bundles, built on first use", () => {
-  it("are stand-ins in the runtime's and the CLI's bundles", () => {
+  it("are stand-ins in the runtime's, the CLI's and the demo server's bundles", () => {
     const standIns = (dir: string) =>
       readdirSync(dir, { recursive: true })
         .filter((f) => String(f).endsWith(".js"))
@@ -50,6 +50,7 @@ describe("the SDK's schemas in the bundles, built on first use", () => {
         );
     expect(standIns(path.join(root, "dist", "runtime"))).toBeGreaterThanOrEqual(150);
     expect(standIns(path.join(root, "dist", "cli-bundle"))).toBeGreaterThanOrEqual(150);
+    expect(standIns(path.join(root, "dist", "servers"))).toBeGreaterThanOrEqual(150);
   });
 
   it("parse every sample as the SDK's own schemas do", () => {
