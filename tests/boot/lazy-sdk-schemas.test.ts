@@ -43,7 +43,7 @@ describe("the SDK's schemas in the bundles, built on first use", () => {
   it("are stand-ins in the runtime's, the CLI's and the demo server's bundles", () => {
     const standIns = (dir: string) =>
       readdirSync(dir, { recursive: true })
-        .filter((f) => String(f).endsWith(".js"))
+        .filter((f) => /\.m?js$/.test(String(f)))
         .reduce(
           (n, f) => n + (readFileSync(path.join(dir, String(f)), "utf8").match(/lazySchema\(\(\) =>/g)?.length ?? 0),
           0,
