@@ -77,7 +77,8 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
   let shared: GatewayState | null = null;
   let control: ControlServer | null = null;
   let metricsListener: MetricsListener | null = null;
-  let [tracer, audit]: [CallTracer | null, AuditTrail | null] = [null, null];
+  let tracer: CallTracer | null = null;
+  let audit: AuditTrail | null = null;
   let stdioClosed: Promise<void> = new Promise(() => undefined);
   const status = (): StatusDocument => ({
     pid: process.pid,
@@ -188,7 +189,6 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
         refusals: refusals.list(),
         clients: clientsNow(),
       }));
-      // Imported for --http alone: http.ts says what its load costs a process that serves only stdio.
       http = await (await import("./http.js")).startHttpGateway(gateway, {
         ...opts.http,
         clients,

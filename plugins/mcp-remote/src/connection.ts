@@ -45,6 +45,7 @@ import type { McpRemoteConfig } from "./config.js";
 import { AFTER_DEADLINE_MS, bounded, deadlineError, requestTimeout } from "./deadlines.js";
 import { ConnectionLostError, classifyLoss } from "./loss.js";
 import type { HttpLink } from "./http-link.js";
+import type { AuthCodeProvider } from "./oauth.js";
 import { hostChecksOutput } from "./output-validation.js";
 import { type CallAbort, callAborted, RequestSignals } from "./request-signal.js";
 
@@ -109,6 +110,8 @@ export class Connection {
   private closed = false;
   /** One per connection: it holds the OAuth state (tokens, registration) across sessions. */
   private readonly auth: OAuthClientProvider | undefined;
+  /** The auth when it is the authorization-code flow, which waits for the operator's redirect. */
+  private readonly codeFlow: AuthCodeProvider | null;
   /** What the server may ask of us (sampling, elicitation, roots), across sessions. */
   readonly asks: ClientRequestBudget;
   /** Runs for every session once it is connected (resource subscriptions renew themselves here). */
@@ -126,7 +129,8 @@ export class Connection {
     private readonly http: HttpLink | null = null,
   ) {
     if (cfg.url && !http) throw new Error("mcp-remote: a url server's connection needs http-link.ts");
-    this.auth = cfg.url ? http!.makeAuthProvider(cfg, ctx) : undefined;
+    this.auth = cfg.url && http ? http.makeAuthProvider(cfg, ctx) : undefined;
+    this.codeFlow = http && this.auth instanceof http.AuthCodeProvider ? this.auth : null;
     this.asks = new ClientRequestBudget(cfg.client_requests, ctx, () => this.target);
   }
 
@@ -166,9 +170,9 @@ export class Connection {
       } catch (err) {
         if (
           attempt === 0 &&
+          this.codeFlow &&
           this.http &&
           err instanceof this.http.UnauthorizedError &&
-          this.auth instanceof this.http.AuthCodeProvider &&
           session.transport instanceof this.http.StreamableHTTPClientTransport
         ) {
           // Step-up: the server asked for more scope (403 insufficient_scope) and refused the request; authorize, then send it again.
@@ -176,7 +180,7 @@ export class Connection {
             target: this.target,
             during: what,
           });
-          await session.transport.finishAuth(await this.auth.waitForCode(Math.max(1, deadline - Date.now())));
+          await session.transport.finishAuth(await this.codeFlow.waitForCode(Math.max(1, deadline - Date.now())));
           continue;
         }
         // A JSON answer past the bound (bounded-fetch.ts) fails only its request: the session stays.
@@ -210,7 +214,7 @@ export class Connection {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.http && this.auth instanceof this.http.AuthCodeProvider) this.auth.close();
+    this.codeFlow?.close();
     const pending = this.opening;
     const current = this.session;
     this.session = null;
@@ -247,20 +251,15 @@ export class Connection {
   }
 
   private async open(): Promise<Session> {
-    const http = this.http;
-    if (http && this.auth instanceof http.AuthCodeProvider) await this.auth.start();
+    const codeFlow = this.codeFlow;
+    if (codeFlow) await codeFlow.start();
     try {
       return await this.openOnce();
     } catch (err) {
-      if (
-        !http ||
-        !(this.auth instanceof http.AuthCodeProvider) ||
-        !((err as Error).cause instanceof http.UnauthorizedError)
-      )
-        throw err;
+      if (!codeFlow || !this.http || !((err as Error).cause instanceof this.http.UnauthorizedError)) throw err;
       // The SDK sent the operator to the authorization server; the redirect brings a code back. The
       // transport that got the 401 finishes: it knows the resource metadata URL the server named.
-      const code = await this.auth.waitForCode(this.cfg.connect_timeout_ms);
+      const code = await codeFlow.waitForCode(this.cfg.connect_timeout_ms);
       await this.lastHttp!.finishAuth(code);
       return this.openOnce();
     }
