@@ -57,8 +57,9 @@ if (process.argv[2] === "hook") {
 // When it did, the client no longer waits for this thread but for the boot: the threads the last
 // boot of this config started are warmed on the other cores while this one loads the CLI (measured:
 // a first tools/call ~30 ms sooner on 2 cores), one core left to the CLI and the upstream servers.
-// The first of those threads start the stdio servers that boot's mcp-remote instances spawned,
-// before anything else (src/spawn/prespawn.ts): the first call waits for such a server's own start.
+// The stdio servers that boot's mcp-remote instances spawned start first, from this thread, and the
+// first of those threads take them (src/spawn/held-server.ts): the first call waits for such a
+// server's own start.
 if (process.argv[2] === "serve" && process.argv.includes("--mcp")) {
   const front = await import(new URL("../dist/gateway/stdio-front.js", import.meta.url).href);
   const quieted = front.startFront(process.argv.slice(2));
@@ -69,7 +70,12 @@ if (process.argv[2] === "serve" && process.argv.includes("--mcp")) {
   // Those that start a server start now: the client's lists are answered in the meantime, and
   // each millisecond waited for them is one more before the server the first call needs is up.
   const early = Math.min(orders.length, cores);
-  if (early > 0) (await threads()).prestartThreads(early, orders);
+  if (early > 0) {
+    const held = (await import(new URL("../dist/spawn/held-server.js", import.meta.url).href)).holdServers(
+      orders.slice(0, early),
+    );
+    (await threads()).prestartThreads(early, orders, held);
+  }
   const rest = Math.min(await quieted, cores) - early;
   if (rest > 0) (await threads()).prestartThreads(rest);
 }

@@ -39,6 +39,21 @@ export interface WarmTask {
   warm: string;
   /** A stdio server the thread starts first, for the instance expected to take it (worker/prespawn.ts). */
   spawn?: PrespawnOrder;
+  /** That server, spawned already by the host's thread: the thread takes its stdio (spawn/held-server.ts). */
+  held?: HeldHandover;
+}
+
+/**
+ * A server the host's thread spawned for a warm thread: its pid, the host's ends of its stdio
+ * (descriptor numbers; the thread opens its own ends of the same pipes), and the port on which
+ * the host tells its exit and the thread asks for a signal or says it took its ends.
+ */
+export interface HeldHandover {
+  pid: number;
+  stdin: number;
+  stdout: number;
+  stderr: number;
+  port: MessagePort;
 }
 
 /**

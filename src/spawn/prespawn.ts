@@ -3,10 +3,12 @@
  * `serve --mcp` waits for the upstream server's own start (~150 ms for a Node server), and that
  * start used to begin only once the CLI had loaded the config and the instance's thread had
  * loaded mcp-remote (~190 ms after the spawn). When the head start answered from the last boot
- * of the same config (its stamp checked), the warm thread meant for an instance spawns what that
- * boot gave mcp-remote to spawn before it loads anything else (worker/prespawn.ts), and mcp-remote
- * adopts the child only when it would spawn exactly that: the same command, arguments, folder
- * and environment (plugins/mcp-remote/src/child-server.ts). Anything else is killed unused.
+ * of the same config (its stamp checked), the host's thread spawns what that boot gave mcp-remote
+ * to spawn as soon as it has read it, and the warm thread meant for that instance takes the
+ * server's stdio (held-server.ts; where that is not possible, the thread spawns it before it loads
+ * anything else, worker/prespawn.ts). mcp-remote adopts the child only when it would spawn exactly
+ * that: the same command, arguments, folder and environment (plugins/mcp-remote/src/child-server.ts).
+ * Anything else is killed unused.
  *
  * Only the bundled mcp-remote, in a thread, with a `command` and no `env` of its own: the
  * configured environment holds secrets, and catalog.json keeps no secret. Here: what a boot

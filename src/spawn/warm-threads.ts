@@ -19,14 +19,19 @@ import { Tinypool } from "tinypool";
 import type { InstanceTask, PrespawnOrder, PrespawnSpec, WarmTask } from "../contract/rpc.js";
 import { authoringAliases, workerEntryPath } from "../paths.js";
 import { DEFAULTS } from "../config/defaults.js";
+import { type HeldServer, holdServers } from "./held-server.js";
 import { killPrespawned, prespawnSpecOf } from "./prespawn.js";
 import { sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB } from "./runtime.js";
 
-/** A thread not taken yet; `instance`: the one it started a server for (prespawn.ts), whose pid it reported. */
+/**
+ * A thread not taken yet; `instance`: the one a server was started for (prespawn.ts), by this
+ * thread (`held`, held-server.ts) or by the warm thread, whose pid it reported.
+ */
 interface Idle {
   pool: Tinypool;
   instance?: string;
   pid?: number;
+  held?: HeldServer;
 }
 
 const idle: Idle[] = [];
@@ -58,30 +63,46 @@ export function threadPoolOptions(env: Record<string, string>, maxMemoryMb: numb
 
 /**
  * Starts `count` threads that load the worker runtime and wait for an instance; the first ones
- * start a server each from `orders` first, for the instance it names (prespawn.ts).
+ * each get a server from `orders`, for the instance it names (prespawn.ts), spawned from this
+ * thread at once (held-server.ts) or, where that is not possible, by the warm thread first.
  */
-export function prestartThreads(count: number, orders: readonly PrespawnOrder[] = []): void {
+export function prestartThreads(
+  count: number,
+  orders: readonly PrespawnOrder[] = [],
+  held: readonly (HeldServer | null)[] = holdServers(orders.slice(0, count)),
+): void {
   for (let i = 0; i < count; i++) {
     const pool = new Tinypool(threadPoolOptions({}, DEFAULTS.max_memory_mb));
     const order = orders[i];
-    const entry: Idle = { pool, instance: order?.instance };
+    const entry: Idle = { pool, instance: order?.instance, held: held[i] ?? undefined, pid: held[i]?.handover.pid };
     // A thread that fails to warm up while idle is dropped: the instance that would have taken it
     // starts a thread of its own. Once taken, the pool is the instance's, and so is reporting it.
-    const task: WarmTask = { warm: authoringAliases()["patchbay/plugin"], ...(order ? { spawn: order } : {}) };
-    pool.run(task).then(
+    const handover = held[i]?.handover;
+    const task: WarmTask = {
+      warm: authoringAliases()["patchbay/plugin"],
+      ...(order ? { spawn: order } : {}),
+      ...(handover ? { held: handover } : {}),
+    };
+    pool.run(task, handover ? { transferList: [handover.port] } : {}).then(
       (pid: unknown) => {
-        if (typeof pid === "number") entry.pid = pid;
+        if (typeof pid === "number" && !entry.held) entry.pid = pid;
       },
       () => {
         const at = idle.indexOf(entry);
         if (at < 0) return;
         idle.splice(at, 1);
-        killPrespawned(entry.pid);
+        dropServer(entry);
         void pool.destroy().catch(() => undefined);
       },
     );
     idle.push(entry);
   }
+}
+
+/** Ends the server started for a thread no instance took. */
+function dropServer(entry: Idle): void {
+  if (entry.held) entry.held.release();
+  else killPrespawned(entry.pid);
 }
 
 /**
@@ -118,6 +139,6 @@ export function defaultThreadsStarted(): number {
 /** Stops the warm threads no instance took. */
 export async function releaseWarmThreads(): Promise<void> {
   const left = idle.splice(0);
-  for (const w of left) killPrespawned(w.pid);
+  for (const w of left) dropServer(w);
   await Promise.race([Promise.all(left.map((w) => w.pool.destroy().catch(() => undefined))), sleep(STOP_TIMEOUT_MS)]);
 }

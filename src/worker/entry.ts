@@ -18,17 +18,18 @@ import type {
 import { serve as serveOn } from "./serve.js";
 import { ResultOutbox, unsendableResult } from "./outbox.js";
 import { enableCompileCache } from "./compile-cache.js";
-import { dropPrespawned, prespawn, prespawnedFor } from "./prespawn.js";
+import { adoptHeld, dropPrespawned, prespawn, prespawnedFor } from "./prespawn.js";
 import { allowRuntimeTwins, importModule, noteImported } from "./runtime-twin.js";
 
 export default async function serve(task: ServeTask | WarmTask): Promise<number | undefined> {
   if (isMainThread) throw new Error("worker/entry must run inside a worker thread");
   enableCompileCache();
   allowRuntimeTwins();
-  // A thread started ahead of its instance starts that instance's server when told to (first:
-  // it is what the first call waits for), loads what every plugin imports, then waits for it.
+  // A thread started ahead of its instance starts that instance's server when told to, or takes the
+  // one the host's thread started for it (first: it is what the first call waits for), loads what
+  // every plugin imports, then waits for it.
   if ("warm" in task) {
-    const pid = task.spawn ? prespawn(task.spawn) : undefined;
+    const pid = task.spawn ? (task.held ? adoptHeld(task.spawn, task.held) : prespawn(task.spawn)) : undefined;
     await importModule(pathToFileURL(task.warm).href);
     noteImported(task.warm);
     return pid;

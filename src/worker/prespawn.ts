@@ -1,13 +1,15 @@
 /**
  * The thread's side of a server started ahead of its instance (spawn/prespawn.ts says why): a
- * warm thread spawns it before it loads anything else and leaves it where mcp-remote looks for it
+ * warm thread takes the one the host's thread spawned for it (held-process.ts), or spawns it
+ * before it loads anything else, and leaves it where mcp-remote looks for it
  * (plugins/mcp-remote/src/child-server.ts, which takes it only when it would spawn exactly the
  * same). Whatever the instance does not take by the end of its create() is killed, and so is a
  * server started for another instance than the one that took the thread.
  */
 import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import type { PrespawnOrder } from "../contract/rpc.js";
+import type { HeldHandover, PrespawnOrder } from "../contract/rpc.js";
+import { HeldProcess } from "./held-process.js";
 
 /**
  * node:child_process only when a server is spawned here: it brings net, dgram and their bindings,
@@ -51,6 +53,36 @@ export function prespawn(order: PrespawnOrder): number | undefined {
   proc.on("error", () => {});
   proc.stdin?.on("error", () => {});
   slot[SLOT] = { instance: order.instance, file, args: order.args, cwd: order.cwd, env: order.env, proc, spawned };
+  return proc.pid;
+}
+
+/**
+ * Takes the server the host's thread spawned for `order` (spawn/held-server.ts) and leaves it where
+ * prespawn() would; returns its pid, or undefined when it is gone already (then its instance
+ * spawns its own, as without a head start).
+ */
+export function adoptHeld(order: PrespawnOrder, held: HeldHandover): number | undefined {
+  let proc: HeldProcess;
+  try {
+    proc = new HeldProcess(held);
+  } catch {
+    held.port.postMessage({ t: "kill", signal: "SIGKILL" });
+    held.port.close();
+    return undefined;
+  }
+  const file = order.command === "node" ? process.execPath : order.command;
+  // The ChildProcess's part that mcp-remote uses (held-process.ts).
+  const asChild = proc as unknown as ChildProcess;
+  const spawned = Promise.resolve();
+  slot[SLOT] = {
+    instance: order.instance,
+    file,
+    args: order.args,
+    cwd: order.cwd,
+    env: order.env,
+    proc: asChild,
+    spawned,
+  };
   return proc.pid;
 }
 

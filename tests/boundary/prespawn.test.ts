@@ -4,7 +4,7 @@
  * other case (another command, no instance taking the thread), and recorded only for the bundled
  * mcp-remote without an environment of its own (its values are secrets). Real threads, a real host.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import path from "node:path";
@@ -122,6 +122,8 @@ describe("a server started ahead of its instance", () => {
       expect(await host.mcp("a").call("echo", { text: "hi" })).toMatchObject({ content: [{ text: "hi" }] });
       expect(pids(pidFile)).toHaveLength(1); // the instance spawned nothing of its own
       expect(alive(pids(pidFile)[0])).toBe(true);
+      // Spawned by this thread on FIFOs its instance's thread took (spawn/held-server.ts).
+      expect(readlinkSync(`/proc/${pids(pidFile)[0]}/fd/0`)).toMatch(/patchbay-stdio-/);
     } finally {
       await host.close();
     }
