@@ -6,14 +6,15 @@
  * host's thread spawns it at once, and the thread takes over its stdio later.
  *
  * Node cannot hand a child's pipes to another thread: they are libuv handles of this thread's
- * loop, and the descriptors are UNIX sockets, which no other open can reach. So the server's stdio
- * are named pipes (FIFOs, in a private folder removed at once): the host keeps its ends as bare
- * descriptors (no handle, nothing reads them), the thread opens its own ends of the same pipes
- * through /proc/self/fd and says so, and only then does the host close its own (until then the
- * server never sees its stdin end or its stdout lose its reader). Each thread closes only the
- * descriptors it opened, so none is ever closed twice. The server's exit is reaped here, where
- * it was spawned, and told to the thread; the thread asks here for a signal, so nothing signals
- * a pid that may already be another process's.
+ * loop. So the server's stdio are named pipes (FIFOs, in a private folder removed at once), and
+ * this thread keeps its ends as bare descriptors (no handle, nothing reads them) until the thread
+ * asks for them; who owns them is decided here, on one thread: handed over (the thread's sockets
+ * close them from then on) or closed here (released before the thread asked), never both, so no
+ * descriptor is closed twice. They are opened here, not in the thread: Node closes at a thread's
+ * exit whatever fs.open gave that thread, which a socket over it has closed already, and a
+ * number closed twice may be another thread's by then (seen: libuv's signal pipe, an abort).
+ * The server's exit is reaped here, where it was spawned, and told to the thread; the thread asks
+ * here for a signal, so nothing signals a pid that may already be another process's.
  *
  * Where any of this is not possible (not Linux, no mkfifo, the spawn failing at once) nothing is
  * held and the thread spawns the server itself, as before (worker/prespawn.ts).
@@ -57,8 +58,9 @@ export function holdServer(order: PrespawnOrder): HeldServer | null {
     childProcess().execFileSync("mkfifo", ["-m", "600", stdin, stdout, stderr], { stdio: "ignore" });
     const { O_RDONLY, O_WRONLY, O_NONBLOCK } = constants;
     // The server's ends are blocking, as a pipe's are (many programs fail reading a non-blocking
-    // stdin); the host's are non-blocking. A FIFO's end opens without waiting only while the other
-    // end is open, hence the order, and the brief reader that lets the host's writing end open first.
+    // stdin); the host's are non-blocking, as a socket over them needs. A FIFO's end opens without
+    // waiting only while the other end is open, hence the order, and the brief reader that lets the
+    // host's writing end open first.
     const opener = openSync(stdin, O_RDONLY | O_NONBLOCK);
     ours.push(openSync(stdin, O_WRONLY | O_NONBLOCK));
     theirs.push(openSync(stdin, O_RDONLY));
@@ -92,23 +94,28 @@ export function holdServer(order: PrespawnOrder): HeldServer | null {
 
 function handOver(proc: ChildProcess, pid: number, ours: number[]): HeldServer {
   const { port1: here, port2: there } = new MessageChannel();
-  let kept = true;
+  let owned = true;
   const closeOurs = () => {
-    if (!kept) return;
-    kept = false;
+    if (!owned) return;
+    owned = false;
     for (const fd of ours) closeSync(fd);
   };
   const exited = () => proc.exitCode !== null || proc.signalCode !== null;
   const release = () => {
     closeOurs();
     if (!exited()) proc.kill("SIGKILL");
+    // A thread still to ask learns it from its queue (a port closed before its other end was
+    // transferred tells that end nothing).
+    here.postMessage({ t: "gone" });
     here.close();
   };
-  // The thread's messages are checked like any other: it asks for one of a few signals, or says it took its ends.
+  // The thread's messages are checked like any other: it asks for the descriptors, or for one of a few signals.
   here.on("message", (msg: unknown) => {
     const m = msg as { t?: unknown; signal?: unknown } | null;
-    if (m?.t === "took") closeOurs();
-    else if (m?.t === "kill" && typeof m.signal === "string" && SIGNALS.has(m.signal) && !exited())
+    if (m?.t === "take") {
+      here.postMessage({ t: owned ? "yours" : "gone" });
+      owned = false;
+    } else if (m?.t === "kill" && typeof m.signal === "string" && SIGNALS.has(m.signal) && !exited())
       proc.kill(m.signal as NodeJS.Signals);
   });
   // Its thread ended (the instance stopped, or never came): nothing will close this server any more.

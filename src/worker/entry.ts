@@ -32,7 +32,7 @@ export default async function serve(task: ServeTask | WarmTask): Promise<number 
     const pid = task.spawn ? (task.held ? adoptHeld(task.spawn, task.held) : prespawn(task.spawn)) : undefined;
     await importModule(pathToFileURL(task.warm).href);
     noteImported(task.warm);
-    return pid;
+    return await pid;
   }
   const { port, env, ...rest } = task;
   if (prespawnedFor() && !prespawnedFor(rest.instance)) dropPrespawned();

@@ -58,20 +58,14 @@ export function prespawn(order: PrespawnOrder): number | undefined {
 
 /**
  * Takes the server the host's thread spawned for `order` (spawn/held-server.ts) and leaves it where
- * prespawn() would; returns its pid, or undefined when it is gone already (then its instance
- * spawns its own, as without a head start).
+ * prespawn() would; resolves to its pid, or undefined when the host had let it go (then its
+ * instance spawns its own, as without a head start).
  */
-export function adoptHeld(order: PrespawnOrder, held: HeldHandover): number | undefined {
-  let proc: HeldProcess;
-  try {
-    proc = new HeldProcess(held);
-  } catch {
-    held.port.postMessage({ t: "kill", signal: "SIGKILL" });
-    held.port.close();
-    return undefined;
-  }
+export async function adoptHeld(order: PrespawnOrder, held: HeldHandover): Promise<number | undefined> {
+  const proc = await HeldProcess.take(held);
+  if (!proc) return undefined;
   const file = order.command === "node" ? process.execPath : order.command;
-  // The ChildProcess's part that mcp-remote uses (held-process.ts).
+  // The part of a ChildProcess that mcp-remote uses (held-process.ts).
   const asChild = proc as unknown as ChildProcess;
   const spawned = Promise.resolve();
   slot[SLOT] = {

@@ -1,8 +1,9 @@
 /**
  * A stdio server the host's thread spawns for a warm thread (src/spawn/held-server.ts): its stdio
- * are FIFOs a real worker thread takes over (src/worker/held-process.ts, from dist/ as the runtime
- * runs it), its exit is told to that thread, the thread's signals are asked of the host and only
- * a few are granted, and the server never outlives the thread that took it or the host's release.
+ * are FIFOs whose host ends a real worker thread takes over (src/worker/held-process.ts, from dist/
+ * as the runtime runs it) unless the host let them go first, its exit is told to that thread, the
+ * thread's signals are asked of the host and only a few are granted, each descriptor is closed
+ * once, and the server never outlives the thread that took it or the host's release.
  */
 import { readdirSync, readlinkSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -51,8 +52,9 @@ function inThread(held: HeldServer, script: string): { result: Promise<unknown>;
   const worker = new Worker(
     `import { workerData, parentPort } from "node:worker_threads";
      const { HeldProcess } = await import(workerData.module);
-     const proc = new HeldProcess(workerData.held);
+     const proc = await HeldProcess.take(workerData.held);
      const done = (value) => parentPort.postMessage(value);
+     if (!proc) done("gone");
      ${script}`,
     {
       eval: true,
@@ -91,7 +93,7 @@ describe("a server held by the host's thread", () => {
       ],
       pid,
     });
-    // The host closed its ends once the thread had its own, and the thread closed its own at the close.
+    // The thread's sockets closed the ends handed over to it.
     await until(() => fifoEnds().length === 0, 10_000, "every end of the FIFOs to be closed");
   });
 
@@ -136,6 +138,30 @@ describe("a server held by the host's thread", () => {
     held.release();
     await until(() => !alive(held.handover.pid), 10_000, "the unused server to be killed");
     expect(fifoEnds()).toHaveLength(0);
+  });
+
+  it("is not handed to a thread that asks after the host let it go", async () => {
+    const held = holdServer(order("exec sleep 60")) as HeldServer;
+    held.release();
+    const { result } = inThread(held, `done("took");`);
+    expect(await result).toBe("gone");
+    expect(alive(held.handover.pid)).toBe(false);
+    expect(fifoEnds()).toHaveLength(0);
+  });
+
+  it("closes each descriptor once, however many threads come and go (Node closes a thread's fs descriptors at its exit)", async () => {
+    // A descriptor closed twice may be another thread's by then; libuv aborts when it was its signal pipe.
+    for (let i = 0; i < 20; i++) {
+      const held = holdServer(order('read line; echo "$line"; exit 0')) as HeldServer;
+      const { result } = inThread(
+        held,
+        `let out = ""; proc.stdout.on("data", (d) => (out += d)); proc.on("close", () => done(out)); proc.stdin.write("${i}\\n");`,
+      );
+      expect(await result).toBe(`${i}\n`);
+      // Something else this thread does meanwhile with descriptors and children: a spawnSync's own loop and pipes.
+      await import("node:child_process").then((cp) => cp.execFileSync("true"));
+    }
+    await until(() => fifoEnds().length === 0, 10_000, "every end of the FIFOs to be closed");
   });
 
   it("is not held when its spawn fails at once (the thread spawns it and reports why), and leaks nothing", () => {
