@@ -140,6 +140,19 @@ describe("a server held by the host's thread", () => {
     expect(fifoEnds()).toHaveLength(0);
   });
 
+  it("that ended before its thread asked is handed over ended: its exit is known at once, then it closes", async () => {
+    const held = holdServer(order("echo bye; exit 5")) as HeldServer;
+    await until(() => !alive(held.handover.pid), 10_000, "the server to end");
+    const { result } = inThread(
+      held,
+      `const at = [proc.exitCode, proc.signalCode]; let out = "";
+       proc.stdout.on("data", (d) => (out += d));
+       proc.on("close", (code) => done({ at, code, out }));`,
+    );
+    expect(await result).toEqual({ at: [5, null], code: 5, out: "bye\n" });
+    await until(() => fifoEnds().length === 0, 10_000, "every end of the FIFOs to be closed");
+  });
+
   it("is not handed to a thread that asks after the host let it go", async () => {
     const held = holdServer(order("exec sleep 60")) as HeldServer;
     held.release();
