@@ -131,8 +131,12 @@ async function link(
         queue.push(dep);
       } else if (Object.hasOwn(opts.aliases, spec)) {
         if (!external.has(spec)) external.set(spec, new AliasModule(opts.aliases[spec]!));
-      } else if (spec.startsWith("node:") || BUILTINS.has(spec)) {
-        external.set(spec, nodeRequire(spec));
+      } else if (BUILTINS.has(spec.replace(/^node:/, ""))) {
+        // Required when the importing file runs, as a package is: a built-in that only a path not
+        // taken reaches (mcp-remote's OAuth, node:http, for a stdio server) is never loaded.
+        if (!external.has(spec)) external.set(spec, new NativePackage(spec));
+      } else if (spec.startsWith("node:")) {
+        external.set(spec, nodeRequire(spec)); // an unknown built-in throws here: jiti reports it
       } else if (isNativeModule(spec, opts.nativeModules)) {
         // Resolved now (a missing package leaves the plugin to jiti, which reports it), required
         // when the importing file runs, in the plugin's own order.
@@ -179,7 +183,7 @@ function evaluate(
   return module.exports;
 }
 
-/** A package a plugin imports, loaded the first time a file of the plugin requires it. */
+/** A package or built-in a plugin imports, loaded the first time a file of the plugin requires it. */
 class NativePackage {
   constructor(private readonly resolved: string) {}
   load(): unknown {

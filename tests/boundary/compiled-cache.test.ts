@@ -118,6 +118,30 @@ describe("the compiled plugin cache", () => {
     expect(await versionOf(await loader(p).load())).toEqual({ version: "one" });
   });
 
+  it("requires a built-in only when a file importing it runs, not when the plugin is linked", async () => {
+    // A built-in this test process has no other reason to load (vitest does not).
+    const { moduleLoadList } = process as unknown as { moduleLoadList: string[] };
+    const loaded = () => moduleLoadList.includes("NativeModule trace_events");
+    expect(loaded(), "the premise: nothing loaded it yet").toBe(false);
+    const p = plugin("one");
+    writeFileSync(
+      path.join(p.dir, "src", "tracing.ts"),
+      `import { getEnabledCategories } from "node:trace_events";\nexport const VERSION = typeof getEnabledCategories;\n`,
+    );
+    const source = [
+      `import { definePlugin, z } from "patchbay/plugin";`,
+      `export default definePlugin({ kind: "mcp", config: z.object({}), create: () => ({`,
+      `  health_check: async () => true, list_tools: async () => [{ name: "v" }],`,
+      `  call: async () => ({ version: (await import("./tracing.js")).VERSION }) }) });`,
+    ].join("\n");
+    writeFileSync(p.entry, source);
+    const exports = await loader(p).load();
+    expect(exports).not.toBeNull();
+    expect(loaded()).toBe(false);
+    expect(await versionOf(exports)).toEqual({ version: "function" });
+    expect(loaded()).toBe(true);
+  });
+
   it("leaves a plugin that imports a package of its own to jiti", async () => {
     const p = plugin("one");
     writeFileSync(
