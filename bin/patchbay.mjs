@@ -70,18 +70,13 @@ if (process.argv[2] === "serve" && process.argv.includes("--mcp")) {
   // Those that start a server start now: the client's lists are answered in the meantime, and
   // each millisecond waited for them is one more before the server the first call needs is up.
   const early = Math.min(orders.length, cores);
-  if (early > 0) {
-    const held = (await import(new URL("../dist/spawn/held-server.js", import.meta.url).href)).holdServers(
-      orders.slice(0, early),
-    );
-    (await threads()).prestartThreads(early, orders, held);
-  }
+  if (early > 0) (await threads()).prestartThreads(early, orders);
   const rest = Math.min(await quieted, cores) - early;
   if (rest > 0) (await threads()).prestartThreads(rest);
 }
 // `serve --http` has no head start, but the first tools/call of a client waits for the same
 // upstream start: the stdio servers the last boot of this config spawned (checked as above) start
-// now from a thread each, and nothing else is warmed (warm threads alone took CPU from the CLI's
+// now, each taken by a thread of its own, and nothing else is warmed (warm threads alone took CPU from the CLI's
 // load and moved no first call sooner over HTTP).
 else if (process.argv[2] === "serve" && process.argv.includes("--http")) {
   const front = await import(new URL("../dist/gateway/stdio-front.js", import.meta.url).href);

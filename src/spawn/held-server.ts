@@ -40,11 +40,6 @@ export interface HeldServer {
   release(): void;
 }
 
-/** Every server before any thread: a thread's start takes this thread's CPU the servers wait for. */
-export function holdServers(orders: readonly PrespawnOrder[]): (HeldServer | null)[] {
-  return orders.map((order) => holdServer(order));
-}
-
 /** Spawns `order`'s server from this thread with its stdio held for a thread to take, or null (see above). */
 export function holdServer(order: PrespawnOrder): HeldServer | null {
   if (process.platform !== "linux") return null;
