@@ -40,17 +40,31 @@ export interface HeldServer {
   release(): void;
 }
 
-/** Spawns `order`'s server from this thread with its stdio held for a thread to take, or null (see above). */
-export function holdServer(order: PrespawnOrder): HeldServer | null {
-  if (process.platform !== "linux") return null;
-  const ours: number[] = [];
-  const theirs: number[] = [];
-  let proc: ChildProcess;
+/**
+ * Spawns each order's server from this thread with its stdio held for a thread to take; null for
+ * one where that cannot be done (see above).
+ */
+export function holdServers(orders: readonly PrespawnOrder[]): (HeldServer | null)[] {
+  if (process.platform !== "linux" || orders.length === 0) return orders.map(() => null);
   let dir: string | undefined;
   try {
     dir = mkdtempSync(path.join(tmpdir(), "patchbay-stdio-"));
-    const [stdin, stdout, stderr] = ["stdin", "stdout", "stderr"].map((name) => path.join(dir as string, name));
-    childProcess().execFileSync("mkfifo", ["-m", "600", stdin, stdout, stderr], { stdio: "ignore" });
+    const fifos = orders.map((_, i) => ["stdin", "stdout", "stderr"].map((end) => path.join(dir!, `${i}.${end}`)));
+    // One mkfifo for all: each is a process's start on this thread (~8 ms on a 2-core machine).
+    childProcess().execFileSync("mkfifo", ["-m", "600", ...fifos.flat()], { stdio: "ignore" });
+    return orders.map((order, i) => spawnOn(order, fifos[i]));
+  } catch {
+    return orders.map(() => null);
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function spawnOn(order: PrespawnOrder, [stdin, stdout, stderr]: string[]): HeldServer | null {
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  let proc: ChildProcess;
+  try {
     const { O_RDONLY, O_WRONLY, O_NONBLOCK } = constants;
     // The server's ends are blocking, as a pipe's are (many programs fail reading a non-blocking
     // stdin); the host's are non-blocking, as a socket over them needs. A FIFO's end opens without
@@ -78,7 +92,6 @@ export function holdServer(order: PrespawnOrder): HeldServer | null {
     return null;
   } finally {
     for (const fd of theirs) closeSync(fd);
-    if (dir) rmSync(dir, { recursive: true, force: true });
   }
   if (proc.pid === undefined) {
     for (const fd of ours) closeSync(fd);

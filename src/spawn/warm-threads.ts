@@ -19,7 +19,7 @@ import { Tinypool } from "tinypool";
 import type { InstanceTask, PrespawnOrder, PrespawnSpec, WarmTask } from "../contract/rpc.js";
 import { authoringAliases, workerEntryPath } from "../paths.js";
 import { DEFAULTS } from "../config/defaults.js";
-import { type HeldServer, holdServer } from "./held-server.js";
+import { type HeldServer, holdServers } from "./held-server.js";
 import { killPrespawned, prespawnSpecOf } from "./prespawn.js";
 import { sleep, STOP_TIMEOUT_MS, YOUNG_GENERATION_MB } from "./runtime.js";
 
@@ -68,7 +68,7 @@ export function threadPoolOptions(env: Record<string, string>, maxMemoryMb: numb
  */
 export function prestartThreads(count: number, orders: readonly PrespawnOrder[] = []): void {
   // Every server before any thread: a thread's start takes this thread's CPU the servers wait for.
-  const held = orders.slice(0, count).map((order) => holdServer(order));
+  const held = holdServers(orders.slice(0, count));
   for (let i = 0; i < count; i++) {
     const pool = new Tinypool(threadPoolOptions({}, DEFAULTS.max_memory_mb));
     const order = orders[i];

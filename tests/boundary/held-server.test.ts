@@ -10,7 +10,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PrespawnOrder } from "../../src/contract/rpc.js";
-import { type HeldServer, holdServer } from "../../src/spawn/held-server.js";
+import { type HeldServer, holdServers } from "../../src/spawn/held-server.js";
 import { cleanupTempDirs, ROOT, tempDir, until } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -42,6 +42,7 @@ const fifoEnds = () =>
     }
   });
 
+const holdServer = (o: PrespawnOrder) => holdServers([o])[0];
 const heldProcess = path.join(ROOT, "dist", "worker", "held-process.js");
 
 /**
@@ -174,6 +175,20 @@ describe("a server held by the host's thread", () => {
       // Something else this thread does meanwhile with descriptors and children: a spawnSync's own loop and pipes.
       await import("node:child_process").then((cp) => cp.execFileSync("true"));
     }
+    await until(() => fifoEnds().length === 0, 10_000, "every end of the FIFOs to be closed");
+  });
+
+  it("holds several at once, each on FIFOs of its own, each taken by its own thread", async () => {
+    const held = holdServers([order('read x; echo "a$x"'), order('read x; echo "b$x"')]) as HeldServer[];
+    expect(held.map((h) => h !== null)).toEqual([true, true]);
+    const outs = held.map(
+      (h) =>
+        inThread(
+          h,
+          `let out = ""; proc.stdout.on("data", (d) => (out += d)); proc.on("close", () => done(out)); proc.stdin.write("1\\n");`,
+        ).result,
+    );
+    expect(await Promise.all(outs)).toEqual(["a1\n", "b1\n"]);
     await until(() => fifoEnds().length === 0, 10_000, "every end of the FIFOs to be closed");
   });
 
