@@ -45,8 +45,8 @@ export interface WarmTask {
 
 /**
  * A server the host's thread spawned for a warm thread: its pid, the host's ends of its stdio
- * (descriptor numbers; the thread opens its own ends of the same pipes), and the port on which
- * the host tells its exit and the thread asks for a signal or says it took its ends.
+ * (descriptor numbers, the thread's only once it has asked for them and the host said so), and
+ * the port on which the thread asks for them or for a signal and the host tells the server's exit.
  */
 export interface HeldHandover {
   pid: number;
