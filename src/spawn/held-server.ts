@@ -109,9 +109,13 @@ function handOver(proc: ChildProcess, pid: number, ours: number[]): HeldServer {
     for (const fd of ours) closeSync(fd);
   };
   const exited = () => proc.exitCode !== null || proc.signalCode !== null;
-  const release = () => {
+  // No thread will close this server any more: its thread is gone, or was let go unused.
+  const end = () => {
     closeOurs();
     if (!exited()) proc.kill("SIGKILL");
+  };
+  const release = () => {
+    end();
     // A thread still to ask learns it from its queue (a port closed before its other end was
     // transferred tells that end nothing).
     here.postMessage({ t: "gone" });
@@ -126,11 +130,8 @@ function handOver(proc: ChildProcess, pid: number, ours: number[]): HeldServer {
     } else if (m?.t === "kill" && typeof m.signal === "string" && SIGNALS.has(m.signal) && !exited())
       proc.kill(m.signal as NodeJS.Signals);
   });
-  // Its thread ended (the instance stopped, or never came): nothing will close this server any more.
-  here.on("close", () => {
-    closeOurs();
-    if (!exited()) proc.kill("SIGKILL");
-  });
+  // Its thread ended (the instance stopped, or never came).
+  here.on("close", end);
   proc.once("exit", (code, signal) => here.postMessage({ t: "exit", code, signal }));
   // Neither keeps the host running: the thread that took the server keeps it alive as long as needed.
   proc.unref();

@@ -72,7 +72,7 @@ export function prestartThreads(count: number, orders: readonly PrespawnOrder[] 
   for (let i = 0; i < count; i++) {
     const pool = new Tinypool(threadPoolOptions({}, DEFAULTS.max_memory_mb));
     const order = orders[i];
-    const entry: Idle = { pool, instance: order?.instance, held: held[i] ?? undefined, pid: held[i]?.handover.pid };
+    const entry: Idle = { pool, instance: order?.instance, held: held[i] ?? undefined };
     // A thread that fails to warm up while idle is dropped: the instance that would have taken it
     // starts a thread of its own. Once taken, the pool is the instance's, and so is reporting it.
     const handover = held[i]?.handover;
@@ -83,7 +83,7 @@ export function prestartThreads(count: number, orders: readonly PrespawnOrder[] 
     };
     pool.run(task, handover ? { transferList: [handover.port] } : {}).then(
       (pid: unknown) => {
-        if (typeof pid === "number" && !entry.held) entry.pid = pid;
+        if (typeof pid === "number") entry.pid = pid;
       },
       () => {
         const at = idle.indexOf(entry);

@@ -36,9 +36,7 @@ const slot = globalThis as { [SLOT]?: Prespawned };
 
 /** Spawns `order` as mcp-remote would (child-server.ts); returns its pid (undefined when the spawn failed at once). */
 export function prespawn(order: PrespawnOrder): number | undefined {
-  // "node" means this Node, as in mcp-remote.
-  const file = order.command === "node" ? process.execPath : order.command;
-  const proc = childProcess().spawn(file, order.args, {
+  const proc = childProcess().spawn(programOf(order), order.args, {
     env: order.env,
     cwd: order.cwd,
     stdio: ["pipe", "pipe", "pipe"],
@@ -52,7 +50,7 @@ export function prespawn(order: PrespawnOrder): number | undefined {
   spawned.catch(() => {}); // read by mcp-remote when it adopts the child
   proc.on("error", () => {});
   proc.stdin?.on("error", () => {});
-  slot[SLOT] = { instance: order.instance, file, args: order.args, cwd: order.cwd, env: order.env, proc, spawned };
+  leave(order, proc, spawned);
   return proc.pid;
 }
 
@@ -64,20 +62,17 @@ export function prespawn(order: PrespawnOrder): number | undefined {
 export async function adoptHeld(order: PrespawnOrder, held: HeldHandover): Promise<number | undefined> {
   const proc = await HeldProcess.take(held);
   if (!proc) return undefined;
-  const file = order.command === "node" ? process.execPath : order.command;
-  // The part of a ChildProcess that mcp-remote uses (held-process.ts).
-  const asChild = proc as unknown as ChildProcess;
-  const spawned = Promise.resolve();
-  slot[SLOT] = {
-    instance: order.instance,
-    file,
-    args: order.args,
-    cwd: order.cwd,
-    env: order.env,
-    proc: asChild,
-    spawned,
-  };
+  // The part of a ChildProcess that mcp-remote uses (held-process.ts); it runs already.
+  leave(order, proc as unknown as ChildProcess, Promise.resolve());
   return proc.pid;
+}
+
+/** "node" means this Node, as in mcp-remote. */
+const programOf = (order: PrespawnOrder): string => (order.command === "node" ? process.execPath : order.command);
+
+function leave(order: PrespawnOrder, proc: ChildProcess, spawned: Promise<void>): void {
+  const { instance, args, cwd, env } = order;
+  slot[SLOT] = { instance, file: programOf(order), args, cwd, env, proc, spawned };
 }
 
 /** A server is waiting in this thread for `instance` (or for any instance, without one). */
