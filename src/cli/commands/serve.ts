@@ -112,6 +112,7 @@ export async function serveCommand(args: ParsedArgs, io: Output): Promise<ExitCo
   try {
     serving = await (early ?? startServingLater(host, options));
     await serving.ready();
+    (await import("../tier-up.js")).tierUpSooner();
   } catch (err) {
     await closeEarly();
     await host.close();
