@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startCluster } from "./scale-out.mjs";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "watched-resources-server.mjs");
@@ -100,6 +100,10 @@ export async function watchingClient(url, token, seen) {
     const client = new Client({ name: "scale-watcher", version: "1.0.0" });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) =>
       seen.updates.push({ uri: n.params.uri, at: performance.now() }),
+    );
+    // A subscription the gateway could not carry on is ended with a warning in the log stream.
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) =>
+      (seen.logs ??= []).push(String(n.params.data).slice(0, 300)),
     );
     client.onerror = (err) => {
       const why = String(err?.message ?? err).slice(0, 60);

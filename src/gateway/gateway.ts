@@ -58,7 +58,10 @@ export class Gateway {
   private readonly subscriptions: Subscriptions;
   private readonly routes: PassthroughRoutes;
 
-  constructor(host: Host, opts: GatewayOptions) {
+  constructor(
+    private readonly host: Host,
+    opts: GatewayOptions,
+  ) {
     this.boot = new BootView(host, opts.expose, { stateDir: opts.stateDir ?? null, holdMs: opts.holdMs });
     this.subscriptions = new Subscriptions(host, (level, message, to) => {
       for (const s of to)
@@ -155,6 +158,11 @@ export class Gateway {
   /** Lets go of `server`'s subscriptions to `uri` (its client unsubscribed through another replica). */
   releaseSubscription(server: Server, uri: string): Promise<void> {
     return this.subscriptions.unsubscribe(server, uri);
+  }
+
+  /** The instances this gateway's host runs (what it can hold a subscription on). */
+  instanceIds(): string[] {
+    return this.host.instanceIds();
   }
 
   /** Ends the sessions of callers no longer configured (a revoked client): their next request is refused anyway. */

@@ -215,26 +215,41 @@ export class SessionStore {
     );
   }
 
-  /** The replicas named as holders of subscriptions, other than `me` (null: released by a replica that stopped). */
-  async holders(me: string): Promise<(string | null)[]> {
+  /**
+   * The replicas named as holders of subscriptions on `instances`, other than `me` (null: released
+   * by a replica that stopped).
+   */
+  async holders(me: string, instances: string[]): Promise<(string | null)[]> {
     const { rows } = await this.pool.query<{ holder: string | null }>(
-      `SELECT DISTINCT holder FROM ${S}.session_subscriptions WHERE holder IS DISTINCT FROM $1`,
-      [me],
+      `SELECT DISTINCT holder FROM ${S}.session_subscriptions WHERE holder IS DISTINCT FROM $1 AND instance = ANY($2)`,
+      [me, instances],
     );
     return rows.map((r) => r.holder);
   }
 
   /**
-   * Takes over the subscriptions of replicas that are gone (and those released): each row goes to
-   * exactly one claimant, since the update re-checks its holder under the row lock.
+   * Takes over the subscriptions on `instances` of replicas that are gone (and those released):
+   * each row goes to exactly one claimant, since the update re-checks its holder under the row lock.
+   * Only on instances the claimant runs: a replica of another configuration on the same database
+   * (or one a rollout has not reached) leaves them to a replica that can hold them.
    */
-  async claim(me: string, gone: string[]): Promise<HeldSubscription[]> {
+  async claim(me: string, gone: string[], instances: string[]): Promise<HeldSubscription[]> {
     const { rows } = await this.pool.query<{ session_id: string; instance: string; uri: string }>(
-      `UPDATE ${S}.session_subscriptions SET holder = $1 WHERE holder IS NULL OR holder = ANY($2)
+      `UPDATE ${S}.session_subscriptions SET holder = $1
+       WHERE (holder IS NULL OR holder = ANY($2)) AND instance = ANY($3)
        RETURNING session_id, instance, uri`,
-      [me, gone],
+      [me, gone, instances],
     );
     return rows.map((r) => ({ session: r.session_id, instance: r.instance, uri: r.uri }));
+  }
+
+  /** Hands back one subscription `me` claimed but could not carry on: the next round, on any replica, claims it. */
+  async letGo(me: string, row: HeldSubscription): Promise<void> {
+    await this.pool.query(
+      `UPDATE ${S}.session_subscriptions SET holder = NULL
+       WHERE session_id = $1 AND instance = $2 AND uri = $3 AND holder = $4`,
+      [row.session, row.instance, row.uri, me],
+    );
   }
 
   /** A replica stopping lets go of what it held: the others claim it at once. */
