@@ -4,8 +4,9 @@
  * is claimed by exactly one replica that runs its instance (store.ts; a gateway of another
  * configuration sharing the database, which would refuse it, leaves it alone), subscribed on that
  * replica's instance, and its client is told the resource updated: nobody watched it between the
- * death and the claim, so a change then would otherwise go unheard. A subscription its instance refuses here ends, and the
- * client is told so in its log stream rather than left waiting for updates that will not come.
+ * death and the claim, so a change then would otherwise go unheard. A subscription its instance
+ * refuses here ends, and the client is told so in its log stream rather than left waiting for
+ * updates that will not come.
  * One that fails on the way for another reason (the database slow to answer under load, the
  * session's copy not built) is handed back for the next round: claimed and never held, it would
  * be nobody's, and its client would hear of no change again. Each row is carried on by itself,
