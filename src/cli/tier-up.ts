@@ -9,8 +9,7 @@
  * start ~25% slower with it set from the start). Node 24 (V8 13) is left as it is: Maglev compiles
  * that path within ~200 calls by itself, and a TurboFan count lowered at run time did not hold
  * there reliably (a test function reached TurboFan by 2,500 calls in 2 of 5 runs). Nor is a V8
- * this does not know, which
- * would print an error for a flag it lacks.
+ * this does not know, which would print an error for a flag it lacks.
  * The flags are the process's, so the instances' threads, started before or after, read them too.
  */
 import v8 from "node:v8";
