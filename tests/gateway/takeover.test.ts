@@ -23,7 +23,6 @@ interface Row extends HeldSubscription {
 function memoryStore(rows: Row[]): TakeoverStore {
   const record = (id: string): SessionRecord => ({ id, binding: "b", client: "c", init: {}, logLevel: null, seq: 0 });
   return {
-    pool: null as never,
     holders: async (me, instances) => [
       ...new Set(rows.filter((r) => r.holder !== me && instances.includes(r.instance)).map((r) => r.holder)),
     ],

@@ -263,6 +263,7 @@ export class SharedSessions {
         callerFor: (binding) => this.registry.callerFor(binding),
         copyOf: (record, caller) => this.copies.get(record.id) ?? this.adopt(record, caller),
         end: (id) => this.end(id),
+        live: () => SessionBus.live(this.store.pool),
       });
     } finally {
       this.claiming = false;

@@ -14,12 +14,11 @@
  */
 import type { Caller } from "../clients/caller.js";
 import type { Gateway } from "../gateway.js";
-import { SessionBus } from "./bus.js";
 import type { SharedCopy } from "./copy.js";
 import type { HeldSubscription, SessionRecord, SessionStore } from "./store.js";
 
 /** What takeover asks of the store (store.ts). */
-export type TakeoverStore = Pick<SessionStore, "pool" | "holders" | "claim" | "letGo" | "get" | "unsubscribed">;
+export type TakeoverStore = Pick<SessionStore, "holders" | "claim" | "letGo" | "get" | "unsubscribed">;
 
 export interface TakeoverDeps {
   store: TakeoverStore;
@@ -28,15 +27,15 @@ export interface TakeoverDeps {
   callerFor(binding: string): Caller | null;
   copyOf(record: SessionRecord, caller: Caller): SharedCopy | Promise<SharedCopy>;
   end(id: string): Promise<void>;
-  /** The replicas alive now (bus.ts: their listening connections). */
-  live?(): Promise<Set<string>>;
+  /** The replicas alive now (bus.ts `SessionBus.live`: their listening connections). */
+  live(): Promise<Set<string>>;
 }
 
 export async function claimOrphans(deps: TakeoverDeps): Promise<void> {
   const instances = deps.gateway.instanceIds();
   const holders = await deps.store.holders(deps.replica, instances);
   if (holders.length === 0) return;
-  const live = await (deps.live ? deps.live() : SessionBus.live(deps.store.pool));
+  const live = await deps.live();
   const gone = holders.filter((h): h is string => h !== null && !live.has(h));
   if (gone.length === 0 && !holders.includes(null)) return;
   for (const row of await deps.store.claim(deps.replica, gone, instances))
