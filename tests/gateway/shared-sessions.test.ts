@@ -3,7 +3,10 @@
  * `serve --http` replicas on one PostgreSQL, with requests sent to whichever replica the test
  * picks, as a round-robin balancer would. The HAProxy kill scenario is scale-out-shared.test.ts.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionStore } from "../../src/gateway/shared-sessions/store.js";
+import { openSharedState, STATE_SCHEMA } from "../../src/gateway/state/postgres.js";
 import { cleanupTempDirs } from "../helpers.js";
 import type { HttpServe } from "./_gateway.js";
 import { tcpProxy } from "./_pg-relay.js";
@@ -130,6 +133,37 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("with more sessions than a replica keeps copies of, each holding a GET stream there, a new session still works on every replica; idle copies give way once the streams end", async () => {
+    const [a, b] = replicas;
+    const held: string[] = [];
+    // One past the copies a replica keeps (256), opened a few at a time as clients would.
+    for (let i = 0; i < 257; i += 16)
+      held.push(...(await Promise.all(Array.from({ length: Math.min(16, 257 - i) }, () => initialize(a)))));
+    const streams = await Promise.all(held.map((s) => openStream(a, s)));
+    try {
+      expect(streams.every((s) => s.status === 200)).toBe(true);
+      const fresh = await initialize(a);
+      for (const r of [a, b, a]) {
+        const list = await post(r, fresh, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+        expect(list.status, JSON.stringify(list.body)).toBe(200);
+      }
+    } finally {
+      for (const s of streams) s.close();
+    }
+    const sessionsOf = async () => {
+      const res = await fetch(`${a.base}/status`, { headers: { Authorization: `Bearer ${a.token}` } });
+      return ((await res.json()) as { httpSessions: { open: number; evicted: number } }).httpSessions;
+    };
+    // Closed streams leave copies that hold nothing: new sessions drop the oldest of them, back to the bound.
+    await eventually(async () => {
+      await initialize(a);
+      const { open, evicted } = await sessionsOf();
+      return evicted > 0 && open <= 256;
+    }, 15_000);
+    // A dropped copy was only this replica's: its session goes on, rebuilt on its next request.
+    expect((await post(a, held[0], { jsonrpc: "2.0", id: 3, method: "tools/list" })).status).toBe(200);
+  }, 90_000);
+
   it("a replica SIGKILLed while holding a subscription: a survivor carries it on and the client hears of changes", async () => {
     const [a, , c] = replicas;
     const session = await initialize(a);
@@ -185,4 +219,40 @@ describe.skipIf(!PG)("stateful sessions while gateway.state's PostgreSQL is away
       await Promise.all(replicas.map((r) => r.stop()));
     }
   }, 120_000);
+});
+
+describe.skipIf(!PG)("a replica starting after every replica was down", () => {
+  it("ends the sessions left idle past the limit before it would carry on their subscriptions", async () => {
+    const state = await openSharedState(PG!);
+    const stale = randomUUID();
+    try {
+      await SessionStore.open(state);
+      const init = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "gone", version: "1" } };
+      await state.pool.query(
+        `INSERT INTO ${STATE_SCHEMA}.sessions (id, binding, client, init, seen)
+         VALUES ($1, 'operator', 'operator', $2, now() - interval '2 hours')`,
+        [stale, JSON.stringify(init)],
+      );
+      // Held by a replica long gone: without the ending, the new replica would claim it within a second.
+      await state.pool.query(
+        `INSERT INTO ${STATE_SCHEMA}.session_subscriptions (session_id, instance, uri, holder)
+         VALUES ($1, 'mcpConnectors/w', 'watch://stale', $2)`,
+        [stale, randomUUID()],
+      );
+      const { replicas } = await startReplicas(PG!, 1);
+      try {
+        const left = await state.pool.query(`SELECT 1 FROM ${STATE_SCHEMA}.sessions WHERE id = $1`, [stale]);
+        expect(left.rowCount).toBe(0);
+        const status = await fetch(`${replicas[0].base}/status`, {
+          headers: { Authorization: `Bearer ${replicas[0].token}` },
+        });
+        expect(((await status.json()) as { httpSessions: { open: number } }).httpSessions.open).toBe(0);
+      } finally {
+        await replicas[0].stop();
+      }
+    } finally {
+      await state.pool.query(`DELETE FROM ${STATE_SCHEMA}.sessions WHERE id = $1`, [stale]).catch(() => undefined);
+      await state.close();
+    }
+  }, 60_000);
 });

@@ -29,6 +29,14 @@ export type { SharedCopy } from "./copy.js";
 export const SHARED_IDLE_MS = 30 * 60_000;
 /** Local copies kept at most; beyond, the least recently used that holds nothing is dropped. */
 const MAX_COPIES = 256;
+/**
+ * A copy built or used this recently is never the one dropped: it may be on its way to the request
+ * it was made or found for (between an await's end and that request entering it), and dropping it
+ * there would close the session's transport under its own first request, which then fails and ends
+ * the session. With every older copy holding something (256 clients each keeping a GET stream), the
+ * newest copy would otherwise be the only one left to drop.
+ */
+const SETTLE_MS = 1_000;
 /** How often a replica looks for subscriptions whose holder is gone. */
 const CLAIM_EVERY_MS = 1_000;
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -75,6 +83,8 @@ export class SharedSessions {
         subscribed: (server, instance, uri) => sessions.subscribed(server, instance, uri),
         unsubscribed: (server, uri) => sessions.unsubscribed(server, uri),
       };
+      // Sessions left idle while no replica ran end now, before the first claim would carry on their subscriptions.
+      await store.expire(idleMs).catch(() => undefined);
       sessions.every(Math.min(10_000, idleMs / 4), () => sessions.flushTouches());
       sessions.every(Math.min(60_000, idleMs / 2), () => sessions.store.expire(idleMs));
       sessions.every(CLAIM_EVERY_MS, () => sessions.claim());
@@ -190,17 +200,19 @@ export class SharedSessions {
     const { server, transport } = copy;
     await server.connect(transport);
     if (replay) transport.replayInitialize(record.init, record.logLevel);
+    copy.lastSeen = Date.now();
     this.copies.set(id, copy);
     this.byServer.set(server, copy);
     this.makeRoom();
     return copy;
   }
 
-  /** Drops the least recently used copies that hold nothing (no request, stream or subscription). */
+  /** Drops the least recently used copies that hold nothing (no request, stream or subscription) and are settled. */
   private makeRoom(): void {
+    const settled = Date.now() - SETTLE_MS;
     for (const [, c] of this.copies) {
       if (this.copies.size <= MAX_COPIES) return;
-      if (c.open > 0 || c.stream || c.held.size > 0) continue;
+      if (c.open > 0 || c.stream || c.held.size > 0 || c.lastSeen > settled) continue;
       this.evicted++;
       void c.transport.close().catch(() => undefined);
     }
