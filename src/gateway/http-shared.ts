@@ -14,7 +14,7 @@ import { jsonRpcError, reject, SESSION_NOT_FOUND } from "./http-replies.js";
 import { cancelledId } from "./http-requests.js";
 import { withdrawOnHangup } from "./http-session-transport.js";
 import { answerAlone, readJson, wantsOwnStream } from "./http-stateless.js";
-import type { SharedCopy, SharedSessions } from "./shared-sessions/sessions.js";
+import { MAX_COPIES, type SharedCopy, SessionsBusy, type SharedSessions } from "./shared-sessions/sessions.js";
 
 export function sharedSessionHandler(
   gateway: Gateway,
@@ -29,6 +29,7 @@ export function sharedSessionHandler(
     try {
       found = await sessions.session(id, caller);
     } catch (err) {
+      if (err instanceof SessionsBusy) return busy(res);
       return unavailable(res, sessions.describe(err));
     }
     if (found === null)
@@ -98,6 +99,7 @@ export function sharedSessionHandler(
     try {
       copy = await sessions.create(caller, parsed.params as Record<string, unknown>);
     } catch (err) {
+      if (err instanceof SessionsBusy) return busy(res);
       return unavailable(res, sessions.describe(err));
     }
     res.once("finish", () => {
@@ -106,6 +108,17 @@ export function sharedSessionHandler(
     res.once("close", sessions.enter(copy));
     await withdrawOnHangup(copy.transport, req, res, parsed);
   };
+}
+
+/** This replica keeps no more busy copies; another replica may have room, so the client retries (anywhere). */
+function busy(res: ServerResponse): void {
+  res.setHeader("Retry-After", "1");
+  jsonRpcError(
+    res,
+    503,
+    -32000,
+    `Too many busy sessions on this replica (${MAX_COPIES}, each with a request, GET stream or subscription open); retry shortly.`,
+  );
 }
 
 /** The session's state could not be read or written: worth a retry, never a reason to start over. */

@@ -133,20 +133,45 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
     expect(bad.status).toBe(400);
   });
 
-  it("with more sessions than a replica keeps copies of, each holding a GET stream there, a new session still works on every replica; idle copies give way once the streams end", async () => {
+  it("a replica keeps at most 256 busy session copies: new sessions made in a burst beside 255 streams all work, the 256th stream turns new ones away with a 503 another replica does not give, and idle copies give way once the streams end", async () => {
     const [a, b] = replicas;
-    const held: string[] = [];
-    // One past the copies a replica keeps (256), opened a few at a time as clients would.
-    for (let i = 0; i < 257; i += 16)
-      held.push(...(await Promise.all(Array.from({ length: Math.min(16, 257 - i) }, () => initialize(a)))));
+    const opened = async (n: number) => {
+      const ids: string[] = [];
+      // Opened a few at a time, as clients would.
+      for (let i = 0; i < n; i += 16)
+        ids.push(...(await Promise.all(Array.from({ length: Math.min(16, n - i) }, () => initialize(a)))));
+      return ids;
+    };
+    const works = async (r: HttpServe, session: string) => {
+      const list = await post(r, session, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+      expect(list.status, JSON.stringify(list.body)).toBe(200);
+    };
+    const held = await opened(255);
     const streams = await Promise.all(held.map((s) => openStream(a, s)));
     try {
       expect(streams.every((s) => s.status === 200)).toBe(true);
-      const fresh = await initialize(a);
-      for (const r of [a, b, a]) {
-        const list = await post(r, fresh, { jsonrpc: "2.0", id: 2, method: "tools/list" });
-        expect(list.status, JSON.stringify(list.body)).toBe(200);
-      }
+      // The burst's copies are the only ones holding nothing: none may close another under its first request.
+      const burst = await Promise.all(Array.from({ length: 8 }, () => initialize(a)));
+      for (const session of burst) for (const r of [a, b, a]) await works(r, session);
+      streams.push(await openStream(a, burst[0]));
+      const refused = await fetch(a.url, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${a.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "late", version: "1" } },
+        }),
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(await refused.text()).toContain("Too many busy sessions on this replica (256");
+      await works(b, await initialize(b));
     } finally {
       for (const s of streams) s.close();
     }
@@ -161,7 +186,7 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
       return evicted > 0 && open <= 256;
     }, 15_000);
     // A dropped copy was only this replica's: its session goes on, rebuilt on its next request.
-    expect((await post(a, held[0], { jsonrpc: "2.0", id: 3, method: "tools/list" })).status).toBe(200);
+    await works(a, held[0]);
   }, 90_000);
 
   it("a replica SIGKILLed while holding a subscription: a survivor carries it on and the client hears of changes", async () => {

@@ -2,7 +2,7 @@
  * One replica's copy of a shared session: an SDK server for the session's caller and a transport
  * whose notifications go to gateway.state (the session's event store) rather than to a stream of
  * this process, since the client's GET stream may be held by another replica; and the client's GET
- * stream when this replica holds it.
+ * stream when this replica holds it. Also how many copies a replica keeps, and which it drops.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -14,6 +14,30 @@ import { SessionTransport } from "../http-session-transport.js";
 import { eventSeq, GET_STREAM, SessionEventStore } from "./event-store.js";
 import type { SessionRecord, SessionStore } from "./store.js";
 import { SessionStream } from "./stream.js";
+
+/**
+ * Local copies kept at most; beyond, the least recently used that holds nothing is dropped. When
+ * this many hold something (a request, a GET stream, a subscription), a session that would need
+ * one more is refused with SessionsBusy: clients that keep streams or subscriptions open in a loop
+ * cannot grow a replica's memory without bound.
+ */
+export const MAX_COPIES = 256;
+/**
+ * A copy built or used this recently is never the one dropped: it may be on its way to the request
+ * it was made or found for (between an await's end and that request entering it), and dropping it
+ * there would close the session's transport under its own first request, which then fails and ends
+ * the session. With every older copy holding something (256 clients each keeping a GET stream), the
+ * newest copy would otherwise be the only one left to drop.
+ */
+const SETTLE_MS = 1_000;
+/** Every copy this replica may keep holds something: the request is refused (503), to be retried. */
+export class SessionsBusy extends Error {
+  constructor() {
+    super(`every one of this replica's ${MAX_COPIES} session copies holds a request, stream or subscription`);
+  }
+}
+
+const holds = (c: SharedCopy): boolean => c.open > 0 || c.stream !== null || c.held.size > 0;
 
 export interface SharedCopy {
   id: string;
@@ -85,4 +109,29 @@ export async function openCopyStream(
   }
   copy.stream = stream;
   return true;
+}
+
+/** Throws SessionsBusy when every copy that `copies` may keep holds something. */
+export function roomForOneMore(copies: Map<string, SharedCopy>): void {
+  let busy = 0;
+  for (const c of copies.values()) if (holds(c)) busy++;
+  if (busy >= MAX_COPIES) throw new SessionsBusy();
+}
+
+/**
+ * Closes the least recently used copies (`copies` is kept in use order) that hold nothing and are
+ * settled, down to MAX_COPIES; their sessions go on (a later request builds a copy again). The
+ * number closed.
+ */
+export function makeRoom(copies: Map<string, SharedCopy>): number {
+  const settled = Date.now() - SETTLE_MS;
+  const excess = copies.size - MAX_COPIES;
+  const dropped: SharedCopy[] = [];
+  for (const c of copies.values()) {
+    if (dropped.length >= excess) break;
+    if (!holds(c) && c.lastSeen <= settled) dropped.push(c);
+  }
+  // Closed once chosen: a closing copy leaves `copies` (its onclose), which the loop must not see.
+  for (const c of dropped) void c.transport.close().catch(() => undefined);
+  return dropped.length;
 }

@@ -19,24 +19,14 @@ import type { ClientRegistry } from "../clients/registry.js";
 import type { Gateway } from "../gateway.js";
 import { openSharedState, type SharedState } from "../state/postgres.js";
 import { listenFailed, SessionBus, type BusMessage } from "./bus.js";
-import { makeCopy, openCopyStream, type SharedCopy } from "./copy.js";
+import { makeCopy, makeRoom, openCopyStream, roomForOneMore, type SharedCopy } from "./copy.js";
 import { SessionStore, type SessionRecord } from "./store.js";
 import { claimOrphans } from "./takeover.js";
 
-export type { SharedCopy } from "./copy.js";
+export { MAX_COPIES, SessionsBusy, type SharedCopy } from "./copy.js";
 
 /** A session no request touched for this long ends, on every replica (as in one process). */
 export const SHARED_IDLE_MS = 30 * 60_000;
-/** Local copies kept at most; beyond, the least recently used that holds nothing is dropped. */
-const MAX_COPIES = 256;
-/**
- * A copy built or used this recently is never the one dropped: it may be on its way to the request
- * it was made or found for (between an await's end and that request entering it), and dropping it
- * there would close the session's transport under its own first request, which then fails and ends
- * the session. With every older copy holding something (256 clients each keeping a GET stream), the
- * newest copy would otherwise be the only one left to drop.
- */
-const SETTLE_MS = 1_000;
 /** How often a replica looks for subscriptions whose holder is gone. */
 const CLAIM_EVERY_MS = 1_000;
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -126,6 +116,7 @@ export class SharedSessions {
 
   /** A new session for `caller`, recorded before its initialize is answered (its next request may go elsewhere). */
   async create(caller: Caller, init: Record<string, unknown>): Promise<SharedCopy> {
+    roomForOneMore(this.copies);
     const record: SessionRecord = {
       id: randomUUID(),
       binding: caller.binding,
@@ -183,6 +174,7 @@ export class SharedSessions {
   private adopt(record: SessionRecord, caller: Caller): Promise<SharedCopy> {
     let pending = this.adopting.get(record.id);
     if (!pending) {
+      roomForOneMore(this.copies);
       pending = this.build(record, caller, true).finally(() => this.adopting.delete(record.id));
       this.adopting.set(record.id, pending);
     }
@@ -203,19 +195,8 @@ export class SharedSessions {
     copy.lastSeen = Date.now();
     this.copies.set(id, copy);
     this.byServer.set(server, copy);
-    this.makeRoom();
+    this.evicted += makeRoom(this.copies);
     return copy;
-  }
-
-  /** Drops the least recently used copies that hold nothing (no request, stream or subscription) and are settled. */
-  private makeRoom(): void {
-    const settled = Date.now() - SETTLE_MS;
-    for (const [, c] of this.copies) {
-      if (this.copies.size <= MAX_COPIES) return;
-      if (c.open > 0 || c.stream || c.held.size > 0 || c.lastSeen > settled) continue;
-      this.evicted++;
-      void c.transport.close().catch(() => undefined);
-    }
   }
 
   private heard(m: BusMessage): void {
