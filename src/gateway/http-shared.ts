@@ -16,6 +16,9 @@ import { withdrawOnHangup } from "./http-session-transport.js";
 import { answerAlone, readJson, wantsOwnStream } from "./http-stateless.js";
 import { MAX_COPIES, type SharedCopy, SessionsBusy, type SharedSessions } from "./shared-sessions/sessions.js";
 
+/** An initialize's params are stored with its session and replayed on every replica that serves it; far above a client's. */
+const MAX_INIT_BYTES = 64 * 1024;
+
 export function sharedSessionHandler(
   gateway: Gateway,
   sessions: SharedSessions,
@@ -95,6 +98,13 @@ export function sharedSessionHandler(
     if (parsed === undefined) return;
     if (!isInitializeRequest(parsed))
       return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
+    if (Buffer.byteLength(JSON.stringify(parsed.params ?? {})) > MAX_INIT_BYTES)
+      return jsonRpcError(
+        res,
+        413,
+        -32000,
+        `Payload too large: with shared sessions, an initialize request's params are at most ${MAX_INIT_BYTES} bytes (they are kept with the session).`,
+      );
     let copy: SharedCopy;
     try {
       copy = await sessions.create(caller, parsed.params as Record<string, unknown>);

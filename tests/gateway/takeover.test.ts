@@ -10,7 +10,12 @@ import { describe, expect, it } from "vitest";
 import type { Caller } from "../../src/gateway/clients/caller.js";
 import type { Gateway } from "../../src/gateway/gateway.js";
 import type { SharedCopy } from "../../src/gateway/shared-sessions/copy.js";
-import { SessionStore, type HeldSubscription, type SessionRecord } from "../../src/gateway/shared-sessions/store.js";
+import {
+  CHANNEL,
+  SessionStore,
+  type HeldSubscription,
+  type SessionRecord,
+} from "../../src/gateway/shared-sessions/store.js";
 import { claimOrphans, type TakeoverDeps, type TakeoverStore } from "../../src/gateway/shared-sessions/takeover.js";
 import { openSharedState, STATE_SCHEMA } from "../../src/gateway/state/postgres.js";
 
@@ -125,7 +130,7 @@ describe.skipIf(!PG)("the hand-back in PostgreSQL", () => {
     const other = `takeover-other-${randomUUID()}`;
     const dead = `takeover-dead-${randomUUID()}`;
     try {
-      await store.create({ id: session, binding: "b", client: "c", init: {} });
+      await store.create({ id: session, binding: "b", client: "c", init: {} }, 64);
       await store.subscribed(session, "w", "file:///a", me);
       await store.subscribed(session, "w", "file:///b", me);
       await store.subscribed(session, "x", "file:///a", other);
@@ -153,6 +158,47 @@ describe.skipIf(!PG)("the hand-back in PostgreSQL", () => {
       ]);
     } finally {
       await store.end(session).catch(() => undefined);
+      await state.close();
+    }
+  });
+
+  it("keeps a caller's most recently used sessions and ends the rest, announced, leaving other callers' alone", async () => {
+    const state = await openSharedState(PG!);
+    const store = await SessionStore.open(state);
+    const listener = await state.pool.connect();
+    const ended: string[] = [];
+    listener.on("notification", (n) => n.payload?.startsWith("x ") && ended.push(n.payload.slice(2)));
+    await listener.query(`LISTEN ${CHANNEL}`);
+    const binding = `client:bound-${randomUUID()}`;
+    const other = `client:other-${randomUUID()}`;
+    const ids: string[] = Array.from({ length: 5 }, () => randomUUID());
+    const theirs = randomUUID();
+    try {
+      await store.create({ id: theirs, binding: other, client: "other", init: {} }, 3);
+      for (const [i, id] of ids.slice(0, 3).entries()) {
+        await store.create({ id, binding, client: "bound", init: {} }, 3);
+        // Distinct use times, oldest first: the order the bound goes by.
+        await store.pool.query(
+          `UPDATE ${STATE_SCHEMA}.sessions SET seen = now() - make_interval(secs => $2) WHERE id = $1`,
+          [id, 100 - i],
+        );
+      }
+      // The oldest was used again: the two next oldest end in turn as two more are opened.
+      await store.touch([ids[0]]);
+      await store.create({ id: ids[3], binding, client: "bound", init: {} }, 3);
+      await store.create({ id: ids[4], binding, client: "bound", init: {} }, 3);
+      const { rows } = await store.pool.query<{ id: string }>(
+        `SELECT id FROM ${STATE_SCHEMA}.sessions WHERE binding = $1`,
+        [binding],
+      );
+      expect(new Set(rows.map((r) => r.id))).toEqual(new Set([ids[0], ids[3], ids[4]]));
+      expect(await store.exists(theirs)).toBe(true);
+      await expect
+        .poll(() => ended.filter((id) => ids.includes(id) || id === theirs).sort())
+        .toEqual([ids[1], ids[2]].sort());
+    } finally {
+      listener.release();
+      await store.pool.query(`DELETE FROM ${STATE_SCHEMA}.sessions WHERE binding = ANY($1)`, [[binding, other]]);
       await state.close();
     }
   });

@@ -27,6 +27,8 @@ export { MAX_COPIES, SessionsBusy, type SharedCopy } from "./copy.js";
 
 /** A session no request touched for this long ends, on every replica (as in one process). */
 export const SHARED_IDLE_MS = 30 * 60_000;
+/** A caller's sessions kept at most, on all replicas together; its least recently used beyond end. */
+export const SESSIONS_PER_CALLER = 4_096;
 /** How often a replica looks for subscriptions whose holder is gone. */
 const CLAIM_EVERY_MS = 1_000;
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -125,7 +127,7 @@ export class SharedSessions {
       logLevel: null,
       seq: 0,
     };
-    await this.store.create(record);
+    await this.store.create(record, SESSIONS_PER_CALLER);
     return this.used(await this.build(record, caller, false));
   }
 

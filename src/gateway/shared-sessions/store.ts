@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS ${S}.session_events (
   message text NOT NULL,
   PRIMARY KEY (session_id, seq)
 );
+CREATE INDEX IF NOT EXISTS sessions_binding_seen ON ${S}.sessions (binding, seen);
 CREATE TABLE IF NOT EXISTS ${S}.session_subscriptions (
   session_id text NOT NULL REFERENCES ${S}.sessions (id) ON DELETE CASCADE,
   instance text NOT NULL,
@@ -74,7 +75,8 @@ export class SessionStore {
   private constructor(private readonly state: SharedState) {}
 
   static async open(state: SharedState): Promise<SessionStore> {
-    await migrate(state, "sessions", 1, DDL);
+    // 2: the (binding, seen) index that keeps a caller's sessions bounded cheaply (the DDL is idempotent).
+    await migrate(state, "sessions", 2, DDL);
     return new SessionStore(state);
   }
 
@@ -86,13 +88,30 @@ export class SessionStore {
     return this.state.describe(err);
   }
 
-  async create(rec: Omit<SessionRecord, "seq" | "logLevel">): Promise<void> {
+  /**
+   * Records a new session; beyond the `keep` most recently used of its caller's, the others end
+   * (everywhere, announced as any end is), so a client that initializes in a loop holds a bounded
+   * number of rows rather than filling the database until idle expiry.
+   */
+  async create(rec: Omit<SessionRecord, "seq" | "logLevel">, keep: number): Promise<void> {
     await this.pool.query(`INSERT INTO ${S}.sessions (id, binding, client, init) VALUES ($1, $2, $3, $4)`, [
       rec.id,
       rec.binding,
       rec.client,
       JSON.stringify(rec.init),
     ]);
+    // Rows another statement holds are skipped, never waited for: two of a caller's initializes at
+    // once (or a touch) would otherwise lock the same rows in two orders and deadlock. What is
+    // skipped, or a trim that fails, is trimmed by the caller's next initialize; the session is made.
+    await this.pool
+      .query(
+        `WITH d AS (DELETE FROM ${S}.sessions WHERE id IN (
+           SELECT id FROM ${S}.sessions WHERE binding = $1 AND id <> $2 ORDER BY seen DESC OFFSET $3
+           FOR UPDATE SKIP LOCKED) RETURNING id)
+         SELECT pg_notify('${CHANNEL}', 'x ' || id) FROM d`,
+        [rec.binding, rec.id, Math.max(0, keep - 1)],
+      )
+      .catch(() => undefined);
   }
 
   async get(id: string): Promise<SessionRecord | null> {
