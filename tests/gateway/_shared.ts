@@ -12,8 +12,16 @@ export const TOKEN = "shared-operator-token-0123456789";
 export const OTHER_TOKEN = "shared-other-client-token-0123456789";
 export const VERSION = "2025-11-25";
 
-/** `n` replicas of one gateway (stateful HTTP, gateway.state on `pgUrl`), watching one folder. */
-export async function startReplicas(pgUrl: string, n: number): Promise<{ replicas: HttpServe[]; watched: string }> {
+/**
+ * `n` replicas of one gateway (stateful HTTP, gateway.state on `pgUrl`), watching one folder. A test
+ * that counts what a replica holds names its own `instance`: replicas claim subscriptions other
+ * tests' killed replicas left on theirs.
+ */
+export async function startReplicas(
+  pgUrl: string,
+  n: number,
+  instance = "w",
+): Promise<{ replicas: HttpServe[]; watched: string }> {
   const watched = tempDir("pb-watched-");
   const replicas = await Promise.all(
     Array.from({ length: n }, () => {
@@ -22,11 +30,11 @@ export async function startReplicas(pgUrl: string, n: number): Promise<{ replica
       const { file } = writeConfig(
         {
           defaults: { timeout_ms: 10_000, health_interval_ms: 60_000 },
-          mcpConnectors: { w: { plugin: "fx-mcp-watch", config: { dir: watched } } },
+          mcpConnectors: { [instance]: { plugin: "fx-mcp-watch", config: { dir: watched } } },
           gateway: {
-            expose: { "mcpConnectors/w": true },
+            expose: { [`mcpConnectors/${instance}`]: true },
             state: { postgres: "${PG_URL}" },
-            clients: { other: { token: "${OTHER_TOKEN}", expose: { "mcpConnectors/w": true } } },
+            clients: { other: { token: "${OTHER_TOKEN}", expose: { [`mcpConnectors/${instance}`]: true } } },
           },
         },
         dir,

@@ -60,6 +60,23 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
     }
   });
 
+  it("an initialize whose params would be stored past 64 KiB is refused with a 413 and leaves no session; a large one under it works", async () => {
+    const [a, b] = replicas;
+    const init = (name: string) => ({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name, version: "1" } },
+    });
+    const big = await post(a, null, init("x".repeat(70_000)));
+    expect(big.status).toBe(413);
+    expect(big.session).toBeNull();
+    expect(JSON.stringify(big.body)).toContain("at most 65536 bytes");
+    const fine = await post(a, null, init("y".repeat(30_000)));
+    expect(fine.status).toBe(200);
+    expect((await post(b, fine.session, { jsonrpc: "2.0", id: 2, method: "tools/list" })).status).toBe(200);
+  });
+
   it("DELETE on one replica ends the session on all of them", async () => {
     const [a, b, c] = replicas;
     const session = await initialize(a);
@@ -133,62 +150,6 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
     expect(bad.status).toBe(400);
   });
 
-  it("a replica keeps at most 256 busy session copies: new sessions made in a burst beside 255 streams all work, the 256th stream turns new ones away with a 503 another replica does not give, and idle copies give way once the streams end", async () => {
-    const [a, b] = replicas;
-    const opened = async (n: number) => {
-      const ids: string[] = [];
-      // Opened a few at a time, as clients would.
-      for (let i = 0; i < n; i += 16)
-        ids.push(...(await Promise.all(Array.from({ length: Math.min(16, n - i) }, () => initialize(a)))));
-      return ids;
-    };
-    const works = async (r: HttpServe, session: string) => {
-      const list = await post(r, session, { jsonrpc: "2.0", id: 2, method: "tools/list" });
-      expect(list.status, JSON.stringify(list.body)).toBe(200);
-    };
-    const held = await opened(255);
-    const streams = await Promise.all(held.map((s) => openStream(a, s)));
-    try {
-      expect(streams.every((s) => s.status === 200)).toBe(true);
-      // The burst's copies are the only ones holding nothing: none may close another under its first request.
-      const burst = await Promise.all(Array.from({ length: 8 }, () => initialize(a)));
-      for (const session of burst) for (const r of [a, b, a]) await works(r, session);
-      streams.push(await openStream(a, burst[0]));
-      const refused = await fetch(a.url, {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${a.token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "late", version: "1" } },
-        }),
-      });
-      expect(refused.status).toBe(503);
-      expect(refused.headers.get("retry-after")).toBe("1");
-      expect(await refused.text()).toContain("Too many busy sessions on this replica (256");
-      await works(b, await initialize(b));
-    } finally {
-      for (const s of streams) s.close();
-    }
-    const sessionsOf = async () => {
-      const res = await fetch(`${a.base}/status`, { headers: { Authorization: `Bearer ${a.token}` } });
-      return ((await res.json()) as { httpSessions: { open: number; evicted: number } }).httpSessions;
-    };
-    // Closed streams leave copies that hold nothing: new sessions drop the oldest of them, back to the bound.
-    await eventually(async () => {
-      await initialize(a);
-      const { open, evicted } = await sessionsOf();
-      return evicted > 0 && open <= 256;
-    }, 15_000);
-    // A dropped copy was only this replica's: its session goes on, rebuilt on its next request.
-    await works(a, held[0]);
-  }, 90_000);
-
   it("a replica SIGKILLed while holding a subscription: a survivor carries it on and the client hears of changes", async () => {
     const [a, , c] = replicas;
     const session = await initialize(a);
@@ -205,6 +166,76 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
       stream.close();
     }
   });
+});
+
+describe.skipIf(!PG)("the session copies one replica keeps", () => {
+  it("a replica keeps at most 256 busy session copies: a burst of new sessions beside 250 streams never closes one under its first request, the 256th busy copy turns new sessions away with a 503 another replica does not give, and idle copies give way once the streams end", async () => {
+    // Replicas of its own, on an instance of its own: a copy another test left busy (a subscription
+    // a killed replica held, claimed at start) would change the count.
+    const { replicas } = await startReplicas(PG!, 2, "copies");
+    const [a, b] = replicas;
+    const initBody = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "burst", version: "1" } },
+    };
+    const works = async (r: HttpServe, session: string) => {
+      const list = await post(r, session, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+      expect(list.status, JSON.stringify(list.body)).toBe(200);
+    };
+    const streams: Awaited<ReturnType<typeof openStream>>[] = [];
+    const held: string[] = [];
+    const hold = async (session: string) => {
+      const stream = await openStream(a, session);
+      streams.push(stream);
+      expect(stream.status).toBe(200);
+      held.push(session);
+    };
+    try {
+      // Opened a few at a time, as clients would.
+      for (let i = 0; i < 250; i += 10)
+        await Promise.all(Array.from({ length: 10 }, async () => hold(await initialize(a))));
+      // Twelve at once: past 256 copies, the burst's own are the only ones holding nothing. Each is
+      // answered and then works everywhere, or is turned away by the bound; never closed under it.
+      const burst = await Promise.all(Array.from({ length: 12 }, () => post(a, null, initBody)));
+      expect(burst.map((r) => r.status).filter((s) => s !== 200 && s !== 503)).toEqual([]);
+      const made = burst.filter((r) => r.status === 200).map((r) => r.session as string);
+      expect(made.length).toBeGreaterThan(0);
+      for (const session of made) for (const r of [a, b, a]) await works(r, session);
+      for (const session of made.slice(0, 6)) await hold(session);
+      while (held.length < 256) await hold(await initialize(a));
+      const refused = await fetch(a.url, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${a.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(initBody),
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(await refused.text()).toContain("Too many busy sessions on this replica (256");
+      await works(b, await initialize(b));
+      for (const s of streams) s.close();
+      const sessionsOf = async () => {
+        const res = await fetch(`${a.base}/status`, { headers: { Authorization: `Bearer ${a.token}` } });
+        return ((await res.json()) as { httpSessions: { open: number; evicted: number } }).httpSessions;
+      };
+      // Closed streams leave copies that hold nothing: new sessions drop the oldest of them, back to the bound.
+      await eventually(async () => {
+        const more = await post(a, null, initBody);
+        const { open, evicted } = await sessionsOf();
+        return more.status === 200 && evicted > 0 && open <= 256;
+      }, 15_000);
+      // A dropped copy was only this replica's: its session goes on, rebuilt on its next request.
+      await works(a, held[0]);
+    } finally {
+      for (const s of streams) s.close();
+      await Promise.all(replicas.map((r) => r.stop()));
+    }
+  }, 120_000);
 });
 
 describe.skipIf(!PG)("stateful sessions while gateway.state's PostgreSQL is away", () => {

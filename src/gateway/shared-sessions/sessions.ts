@@ -105,9 +105,13 @@ export class SharedSessions {
       // another replica must be gone here the moment that replica answered, not a moment later.
       // With the database away, a session this replica holds goes on (its end, if any, is heard
       // when the channel reconnects): calls keep working, as those of clients without quotas do.
-      if (await this.store.exists(id).catch(() => true)) return this.used(local);
-      await local.transport.close();
-      return null;
+      if (!(await this.store.exists(id).catch(() => true))) {
+        await local.transport.close();
+        return null;
+      }
+      // Dropped to make room while the check was out: built again below, as on a replica without one
+      // (handing back the closed copy would fail this request and every later one here).
+      if (this.copies.get(id) === local) return this.used(local);
     }
     if (!SESSION_ID.test(id)) return null;
     const record = await this.store.get(id);
