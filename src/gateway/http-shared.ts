@@ -14,9 +14,15 @@ import { jsonRpcError, reject, SESSION_NOT_FOUND } from "./http-replies.js";
 import { cancelledId } from "./http-requests.js";
 import { withdrawOnHangup } from "./http-session-transport.js";
 import { answerAlone, readJson, wantsOwnStream } from "./http-stateless.js";
-import { MAX_COPIES, type SharedCopy, SessionsBusy, type SharedSessions } from "./shared-sessions/sessions.js";
+// The bound's values from copy.ts, not sessions.ts: that one loads the store and with it pg, which a
+// gateway without gateway.state never loads (serve's start, stdio's above all).
+import { MAX_COPIES, SessionsBusy, type SharedCopy } from "./shared-sessions/copy.js";
+import type { SharedSessions } from "./shared-sessions/sessions.js";
 
-/** An initialize's params are stored with its session and replayed on every replica that serves it; far above a client's. */
+/**
+ * An initialize's params are stored with its session and replayed on every replica that serves it;
+ * far above what a client sends.
+ */
 const MAX_INIT_BYTES = 64 * 1024;
 
 export function sharedSessionHandler(
