@@ -103,15 +103,11 @@ export class SessionStore {
     // Rows another statement holds are skipped, never waited for: two of a caller's initializes at
     // once (or a touch) would otherwise lock the same rows in two orders and deadlock. What is
     // skipped, or a trim that fails, is trimmed by the caller's next initialize; the session is made.
-    await this.pool
-      .query(
-        `WITH d AS (DELETE FROM ${S}.sessions WHERE id IN (
-           SELECT id FROM ${S}.sessions WHERE binding = $1 AND id <> $2 ORDER BY seen DESC OFFSET $3
-           FOR UPDATE SKIP LOCKED) RETURNING id)
-         SELECT pg_notify('${CHANNEL}', 'x ' || id) FROM d`,
-        [rec.binding, rec.id, Math.max(0, keep - 1)],
-      )
-      .catch(() => undefined);
+    await this.endWhere(
+      `id IN (SELECT id FROM ${S}.sessions WHERE binding = $1 AND id <> $2 ORDER BY seen DESC OFFSET $3
+              FOR UPDATE SKIP LOCKED)`,
+      [rec.binding, rec.id, Math.max(0, keep - 1)],
+    ).catch(() => undefined);
   }
 
   async get(id: string): Promise<SessionRecord | null> {
@@ -142,22 +138,12 @@ export class SessionStore {
 
   /** Ends a session everywhere; true when it existed. */
   async end(id: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `WITH d AS (DELETE FROM ${S}.sessions WHERE id = $1 RETURNING id)
-       SELECT pg_notify('${CHANNEL}', 'x ' || id) FROM d`,
-      [id],
-    );
-    return (rowCount ?? 0) > 0;
+    return (await this.endWhere("id = $1", [id])) > 0;
   }
 
   /** Sessions no request touched for `idleMs` end, on every replica at once. */
   async expire(idleMs: number): Promise<number> {
-    const { rowCount } = await this.pool.query(
-      `WITH d AS (DELETE FROM ${S}.sessions WHERE seen < now() - make_interval(secs => $1) RETURNING id)
-       SELECT pg_notify('${CHANNEL}', 'x ' || id) FROM d`,
-      [idleMs / 1000],
-    );
-    return rowCount ?? 0;
+    return this.endWhere("seen < now() - make_interval(secs => $1)", [idleMs / 1000]);
   }
 
   /** These sessions were used: their idle clock starts again. */
@@ -274,5 +260,19 @@ export class SessionStore {
   /** A replica stopping lets go of what it held: the others claim it at once. */
   async release(me: string): Promise<void> {
     await this.pool.query(`UPDATE ${S}.session_subscriptions SET holder = NULL WHERE holder = $1`, [me]);
+  }
+
+  /**
+   * Ends the sessions matching `where` (a condition on sessions' columns; `params` are its $n) and
+   * announces each end in the same statement, so every way a session ends is heard alike everywhere.
+   * How many ended.
+   */
+  private async endWhere(where: string, params: unknown[]): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `WITH d AS (DELETE FROM ${S}.sessions WHERE ${where} RETURNING id)
+       SELECT pg_notify('${CHANNEL}', 'x ' || id) FROM d`,
+      params,
+    );
+    return rowCount ?? 0;
   }
 }
