@@ -56,14 +56,20 @@ const headers = (session: string | null, token = TOKEN): Record<string, string> 
 export interface Reply {
   status: number;
   session: string | null;
-  body: { result?: { tools?: { name: string }[] }; error?: { code: unknown } } | null;
+  retryAfter: string | null;
+  body: { result?: { tools?: { name: string }[] }; error?: { code: unknown; message?: string } } | null;
 }
 
-/** One JSON-RPC POST to a replica; the reply's status, session header and body. */
+/** One JSON-RPC POST to a replica; the reply's status, session and Retry-After headers, and body. */
 export async function post(r: HttpServe, session: string | null, body: unknown, token = TOKEN): Promise<Reply> {
   const res = await fetch(r.url, { method: "POST", headers: headers(session, token), body: JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, session: res.headers.get("mcp-session-id"), body: text ? JSON.parse(text) : null };
+  return {
+    status: res.status,
+    session: res.headers.get("mcp-session-id"),
+    retryAfter: res.headers.get("retry-after"),
+    body: text ? JSON.parse(text) : null,
+  };
 }
 
 /** initialize + initialized on `r`; the new session's id. */

@@ -22,6 +22,12 @@ const call = (id: number, name: string, args: Record<string, unknown>) => ({
   params: { name, arguments: args },
 });
 
+/** What a replica's GET /status says of its HTTP sessions. */
+async function sessionsOf(r: HttpServe): Promise<{ mode: string; open: number; evicted: number }> {
+  const res = await fetch(`${r.base}/status`, { headers: { Authorization: `Bearer ${r.token}` } });
+  return ((await res.json()) as { httpSessions: { mode: string; open: number; evicted: number } }).httpSessions;
+}
+
 describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
   let replicas: HttpServe[];
   beforeAll(async () => {
@@ -41,8 +47,7 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
       expect(list.status).toBe(200);
       expect(list.body?.result?.tools?.map((t) => t.name)).toEqual(["w__bump"]);
     }
-    const status = await fetch(`${b.base}/status`, { headers: { Authorization: `Bearer ${b.token}` } });
-    expect(((await status.json()) as { httpSessions: unknown }).httpSessions).toMatchObject({ mode: "shared" });
+    expect((await sessionsOf(b)).mode).toBe("shared");
   });
 
   it("another client presenting the session's id is refused on every replica; an unknown id is a 404", async () => {
@@ -205,28 +210,16 @@ describe.skipIf(!PG)("the session copies one replica keeps", () => {
       for (const session of made) for (const r of [a, b, a]) await works(r, session);
       for (const session of made.slice(0, 6)) await hold(session);
       while (held.length < 256) await hold(await initialize(a));
-      const refused = await fetch(a.url, {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${a.token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify(initBody),
-      });
+      const refused = await post(a, null, initBody);
       expect(refused.status).toBe(503);
-      expect(refused.headers.get("retry-after")).toBe("1");
-      expect(await refused.text()).toContain("Too many busy sessions on this replica (256");
+      expect(refused.retryAfter).toBe("1");
+      expect(refused.body?.error?.message).toContain("Too many busy sessions on this replica (256");
       await works(b, await initialize(b));
       for (const s of streams) s.close();
-      const sessionsOf = async () => {
-        const res = await fetch(`${a.base}/status`, { headers: { Authorization: `Bearer ${a.token}` } });
-        return ((await res.json()) as { httpSessions: { open: number; evicted: number } }).httpSessions;
-      };
       // Closed streams leave copies that hold nothing: new sessions drop the oldest of them, back to the bound.
       await eventually(async () => {
         const more = await post(a, null, initBody);
-        const { open, evicted } = await sessionsOf();
+        const { open, evicted } = await sessionsOf(a);
         return more.status === 200 && evicted > 0 && open <= 256;
       }, 15_000);
       // A dropped copy was only this replica's: its session goes on, rebuilt on its next request.
@@ -250,21 +243,11 @@ describe.skipIf(!PG)("stateful sessions while gateway.state's PostgreSQL is away
       await relay.down();
       const held = await post(a, session, call(2, "w__bump", { name: "away" }));
       expect(held.status).toBe(200);
-      const res = await fetch(b.url, {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${b.token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-session-id": session,
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
-      });
+      const res = await post(b, session, { jsonrpc: "2.0", id: 3, method: "tools/list" });
       expect(res.status).toBe(503);
-      expect(res.headers.get("retry-after")).toBe("1");
-      const body = (await res.json()) as { error: { code: string; message: string } };
-      expect(body.error.code).toBe("PB_ERR_STATE_UNAVAILABLE");
-      expect(body.error.message).not.toContain(new URL(PG!).password);
+      expect(res.retryAfter).toBe("1");
+      expect(res.body?.error?.code).toBe("PB_ERR_STATE_UNAVAILABLE");
+      expect(res.body?.error?.message).not.toContain(new URL(PG!).password);
       await relay.up();
       await eventually(
         async () => (await post(b, session, { jsonrpc: "2.0", id: 4, method: "tools/list" })).status === 200,
@@ -292,17 +275,15 @@ describe.skipIf(!PG)("a replica starting after every replica was down", () => {
       // Held by a replica long gone: without the ending, the new replica would claim it within a second.
       await state.pool.query(
         `INSERT INTO ${STATE_SCHEMA}.session_subscriptions (session_id, instance, uri, holder)
-         VALUES ($1, 'mcpConnectors/w', 'watch://stale', $2)`,
+         VALUES ($1, 'mcpConnectors/stale', 'watch://stale', $2)`,
         [stale, randomUUID()],
       );
-      const { replicas } = await startReplicas(PG!, 1);
+      // An instance of its own: subscriptions other tests left on theirs would be claimed too.
+      const { replicas } = await startReplicas(PG!, 1, "stale");
       try {
         const left = await state.pool.query(`SELECT 1 FROM ${STATE_SCHEMA}.sessions WHERE id = $1`, [stale]);
         expect(left.rowCount).toBe(0);
-        const status = await fetch(`${replicas[0].base}/status`, {
-          headers: { Authorization: `Bearer ${replicas[0].token}` },
-        });
-        expect(((await status.json()) as { httpSessions: { open: number } }).httpSessions.open).toBe(0);
+        expect((await sessionsOf(replicas[0])).open).toBe(0);
       } finally {
         await replicas[0].stop();
       }
