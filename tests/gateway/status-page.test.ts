@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs } from "../helpers.js";
+import { cleanupTempDirs, waitFor } from "../helpers.js";
 import { gatewayConfig, startHttpServe, type HttpServe } from "./_gateway.js";
 
 afterAll(cleanupTempDirs);
@@ -72,6 +72,13 @@ describe("serve --http status page", () => {
       expect((await fetch(`${s.base}/%3Cscript%3Ex`, { headers: { authorization: `Bearer ${s.token}` } })).status).toBe(
         404,
       );
+      // The page shows the boot as it stands, and a loaded machine can still be booting here: wait for
+      // every instance to be up before reading its row.
+      await waitFor(async () => {
+        const res = await fetch(`${s.base}/status`, { headers: { authorization: `Bearer ${s.token}` } });
+        const st = (await res.json()) as { booting: boolean; instances: { healthy: boolean }[] };
+        if (st.booting || !st.instances.every((i) => i.healthy)) throw new Error("still booting");
+      });
       const page = await fetch(`${s.base}/`, { headers: { cookie } });
       const html = await page.text();
       const refusals = /<table id="refusals">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? "";
