@@ -23,8 +23,6 @@ import { makeCopy, makeRoom, openCopyStream, roomForOneMore, type SharedCopy } f
 import { SessionStore, type SessionRecord } from "./store.js";
 import { claimOrphans } from "./takeover.js";
 
-export { MAX_COPIES, SessionsBusy, type SharedCopy } from "./copy.js";
-
 /** A session no request touched for this long ends, on every replica (as in one process). */
 export const SHARED_IDLE_MS = 30 * 60_000;
 /** A caller's sessions kept at most, on all replicas together; its least recently used beyond end. */
