@@ -120,6 +120,29 @@ describe.skipIf(!PG)("stateful sessions kept in gateway.state", () => {
     }
   });
 
+  it("first requests of a session reaching a replica together make one copy there: the GET stream among them hears the session's notifications", async () => {
+    const [a, b] = replicas;
+    // A client's GET stream and its next POSTs leave at once and a balancer may send them all to a
+    // replica that has not served the session yet. Each looks the session up in the database; had
+    // the later lookups built copies of their own, the stream would sit on a copy nobody delivers to.
+    for (let round = 0; round < 4; round++) {
+      const session = await initialize(a);
+      const list = (id: number) => post(b, session, { jsonrpc: "2.0", id, method: "tools/list" });
+      const [stream, ...lists] = await Promise.all([openStream(b, session), list(2), list(3), list(4), list(5)]);
+      try {
+        expect(stream.status).toBe(200);
+        for (const reply of lists) expect(reply.status).toBe(200);
+        const uri = `watch://together-${round}`;
+        const sub = await post(a, session, { jsonrpc: "2.0", id: 6, method: "resources/subscribe", params: { uri } });
+        expect(sub.status).toBe(200);
+        expect((await post(a, session, call(7, "w__bump", { name: `together-${round}` }))).status).toBe(200);
+        await stream.next(updatedFor(uri));
+      } finally {
+        stream.close();
+      }
+    }
+  });
+
   it("a client resuming its stream on another replica with Last-Event-ID gets what it missed, once, in order", async () => {
     const [a, b] = replicas;
     const session = await initialize(a);

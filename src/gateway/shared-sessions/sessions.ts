@@ -175,7 +175,16 @@ export class SharedSessions {
     return copy;
   }
 
+  /**
+   * This replica's one copy of the session, built once. Requests that looked the session up
+   * together each arrive here after their own round trip, often after the first one's copy is
+   * built: a second copy would take the first's place in `copies`, and the GET stream or
+   * subscription the first holds would then go on unheard (notifications are delivered to the
+   * stream of the copy in `copies`) and never be closed with the session.
+   */
   private adopt(record: SessionRecord, caller: Caller): Promise<SharedCopy> {
+    const built = this.copies.get(record.id);
+    if (built) return Promise.resolve(built);
     let pending = this.adopting.get(record.id);
     if (!pending) {
       roomForOneMore(this.copies);
@@ -258,7 +267,7 @@ export class SharedSessions {
         replica: this.replica,
         gateway: this.gateway,
         callerFor: (binding) => this.registry.callerFor(binding),
-        copyOf: (record, caller) => this.copies.get(record.id) ?? this.adopt(record, caller),
+        copyOf: (record, caller) => this.adopt(record, caller),
         end: (id) => this.end(id),
         live: () => SessionBus.live(this.store.pool),
       });
