@@ -109,7 +109,7 @@ export async function watchingClient(url, token, seen) {
       (seen.logs ??= []).push(String(n.params.data).slice(0, 300)),
     );
     client.onerror = (err) => {
-      const why = String(err?.message ?? err).slice(0, 60);
+      const why = String(err?.message ?? err).slice(0, 240);
       seen.errors[why] = (seen.errors[why] ?? 0) + 1;
     };
     try {

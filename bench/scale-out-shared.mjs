@@ -77,7 +77,7 @@ export async function sharedKillRun(
             if (!result.isError) why = null;
             else why = String(result.content?.[0]?.text ?? "tool error").split("]")[0] + "]";
           } catch (err) {
-            why = String(err?.message ?? err).slice(0, 80);
+            why = String(err?.message ?? err).slice(0, 240);
             if (/timed out/i.test(why)) stats.timeouts++;
             if (is404(err)) {
               await all[c].close().catch(() => {});
@@ -113,6 +113,10 @@ export async function sharedKillRun(
   for (const t0 = performance.now(); performance.now() - t0 < NOTIFY_DEADLINE_MS; await sleep(50))
     if (names.every((_, c) => after(c))) break;
   const notifyMs = names.map((_, c) => (after(c) ? after(c).at - changedAt : Infinity));
+  // Each session ends with its run (DELETE), as a client done with it would: left open until idle
+  // expiry, the sessions of earlier runs and their subscriptions would pile up on the replicas that
+  // carry them on, and `kill N` would measure a cluster ever fuller of dead clients.
+  await Promise.all(all.map((client) => client.transport?.terminateSession().catch(() => {})));
   await Promise.all(all.map((client) => client.close().catch(() => {})));
   for (const name of names) rmSync(path.join(cluster.watchedDir, name), { force: true });
   const check = await verifyRun(pgUrl, cluster.table, run, stats.acked);
