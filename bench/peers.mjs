@@ -8,7 +8,8 @@
 // warm-up, sequential tools/call p50, calls/s with 64 in flight, and the gateway's resident memory
 // (its own processes, the upstream server excluded: every peer runs the same one). supergateway
 // runs with --stateful: its default (stateless) spawns a new server for every POST, which no one
-// would measure a call against.
+// would measure a call against. Beside them, measured the same way, the client's own ceiling on this
+// machine (bench/instant-http-server.mjs), and the CPU the client spends per call against each.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,6 +59,16 @@ function patchbaySpec(name, dir, isolation) {
 // is judged, and with the opt-in "isolation": "host" (docs/isolation.md), for what that trust
 // choice buys over HTTP.
 const PATCHBAYS = ["patchbay", "patchbay-host"];
+// Not a gateway: the ceiling the bench's client reaches on this machine (bench/instant-http-server.mjs),
+// measured in the warm rounds beside the others, never a goal's peer.
+const CEILING = "instant-http";
+const ceilingSpec = () => ({
+  name: CEILING,
+  tool: "echo",
+  headers: {},
+  argv: (port) => [path.join(root, "bench", "instant-http-server.mjs"), String(port)],
+  env: {},
+});
 
 /** mcp-hub's config (the mcpServers shape Claude Desktop reads): the one upstream, over stdio. */
 function hubConfig(dir) {
@@ -135,7 +146,7 @@ try {
   for (let i = 0; i < ROUNDS; i++) for (const s of specs) cold[s.name].push(await coldStart(s));
 
   const peers = [];
-  for (const s of specs) {
+  for (const s of [...specs, ceilingSpec()]) {
     const p = await launch(s);
     await firstCall(p);
     peers.push(p);
@@ -153,30 +164,43 @@ try {
   const seq = Object.fromEntries(specs.map((s) => [s.name, []]));
   const rate = Object.fromEntries(specs.map((s) => [s.name, []]));
   const cpu = Object.fromEntries(specs.map((s) => [s.name, []]));
+  // The bench's own CPU per call with 64 in flight: what each server's way of answering costs the
+  // client, which shares the two cores with it.
+  const clientCpu = Object.fromEntries(peers.map((p) => [p.spec.name, []]));
+  seq[CEILING] = [];
+  rate[CEILING] = [];
   for (let i = 0; i < ROUNDS; i++)
     for (const p of peers) {
       const before = gatewayCpu(p.child.pid);
       seq[p.spec.name].push(percentile(await sequential(p, SEQ), 50));
-      cpu[p.spec.name].push(((gatewayCpu(p.child.pid) - before) * 1e6) / (SEQ + 50));
+      cpu[p.spec.name]?.push(((gatewayCpu(p.child.pid) - before) * 1e6) / (SEQ + 50));
+      const mine = process.cpuUsage();
       rate[p.spec.name].push(await perSecond(p, SEQ * 2));
+      const used = process.cpuUsage(mine);
+      clientCpu[p.spec.name].push((used.user + used.system) / (SEQ * 2));
     }
   // After the load, at rest: the median of a few samples, as each runtime gives memory back at its own pace.
   const samples = Object.fromEntries(specs.map((s) => [s.name, []]));
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 300));
-    for (const p of peers) samples[p.spec.name].push(gatewayRss(p.child.pid));
+    for (const p of peers) if (p.spec.name !== CEILING) samples[p.spec.name].push(gatewayRss(p.child.pid));
   }
   const rss = Object.fromEntries(specs.map((s) => [s.name, median(samples[s.name])]));
   for (const p of peers) await p.stop();
 
   console.log("\nGateway vs peer gateways over HTTP (same server-everything upstream, interleaved)\n");
+  // CPU µs/call: the gateway's own processes, calls one by one; client µs @64: the bench's, 64 in flight.
+  const cell = (value, width, digits = 0) => (value === undefined ? "–" : value.toFixed(digits)).padStart(width);
   console.log(
-    `${"".padEnd(14)}${"cold start ms".padStart(15)}${"call p50 µs".padStart(13)}${"calls/s @64".padStart(13)}${"RSS MiB".padStart(10)}${"CPU µs/call".padStart(13)}`,
+    `${"".padEnd(14)}${"cold start ms".padStart(15)}${"call p50 µs".padStart(13)}${"calls/s @64".padStart(13)}${"RSS MiB".padStart(10)}${"CPU µs/call".padStart(13)}${"client µs @64".padStart(15)}`,
   );
-  for (const s of specs)
+  for (const name of [...specs.map((s) => s.name), CEILING])
     console.log(
-      `${s.name.padEnd(14)}${median(cold[s.name]).toFixed(0).padStart(15)}${median(seq[s.name]).toFixed(0).padStart(13)}${median(rate[s.name]).toFixed(0).padStart(13)}${rss[s.name].toFixed(1).padStart(10)}${median(cpu[s.name]).toFixed(0).padStart(13)}`,
+      `${name.padEnd(14)}${cell(cold[name] && median(cold[name]), 15)}${cell(median(seq[name]), 13)}${cell(median(rate[name]), 13)}${cell(rss[name], 10, 1)}${cell(cpu[name] && median(cpu[name]), 13)}${cell(median(clientCpu[name]), 15)}`,
     );
+  console.log(
+    `  (${CEILING}: bench/instant-http-server.mjs, answering at once with no upstream: what the client itself allows)`,
+  );
   const others = specs.filter((s) => !PATCHBAYS.includes(s.name)).map((s) => s.name);
   const best = (pick, by) => others.reduce((a, b) => (by(pick[b]) < by(pick[a]) ? b : a));
   const fastCold = best(cold, median);
@@ -206,6 +230,12 @@ try {
     `(vs ${fastRate})`,
   );
   figure("gateway RSS (× leanest peer)", rss.patchbay / rss[lean], 0.9, "×", `(vs ${lean})`);
+  figure(
+    "calls/s @64, the client's ceiling (instant server ÷ best peer)",
+    median(rate[CEILING]) / median(rate[fastRate]),
+    Infinity,
+    "×",
+  );
   figure(
     'cold start, "isolation": "host" (× fastest peer)',
     median(cold["patchbay-host"]) / median(cold[fastCold]),
