@@ -69,6 +69,7 @@ function registerResources(
     // withinQuota makes any failure the client's JSON-RPC error (a quota refusal stays as it is).
     const { uri } = req.params;
     const refuse = () => view.refuse(`resource ${uri.slice(0, 200)}`);
+    if (view.sees !== ALL && (await routes.outOfView(uri, view.sees))) throw protocolError(refuse());
     return (await withinQuota(view.admit, () =>
       audited("resource", uri, extra.sessionId, Buffer.byteLength(uri), (reached) =>
         routes.readResource(uri, view.sees, refuse, reached),

@@ -124,6 +124,18 @@ export class PassthroughRoutes {
   }
 
   /**
+   * Whether a caller seeing `sees` may not read `uri`: its owner is out of view, or no one owns it
+   * and no resource connector is in view. Asked before the caller's quota is taken, so that a
+   * refusal by policy is answered as one and costs nothing.
+   */
+  async outOfView(uri: string, sees: Sees): Promise<boolean> {
+    const owner = await this.ownerOf(uri);
+    if (owner) return !sees(owner);
+    const resources = this.current().resources;
+    return resources.length > 0 && !resources.some((c) => sees(c.id));
+  }
+
+  /**
    * Reads `uri` from its owner; `refuse` answers a caller whose view leaves the owner out.
    * `reached` hears each instance asked, just before it is (the audit trail names it).
    */

@@ -2,7 +2,7 @@
  * Quotas on the real `serve --http` (in memory: no gateway.state): a client past its calls per
  * minute or its concurrent calls gets -32004 PB_ERR_CLIENT_QUOTA naming it and the wait, the
  * refused call reaches no instance, and another client and the operator are not held back; a
- * cancelled call gives its slot back. A gateway.state that cannot be reached stops the start,
+ * cancelled call gives its slot back; a read the client's policy refuses takes no quota. A gateway.state that cannot be reached stops the start,
  * without printing its password.
  */
 import { spawn } from "node:child_process";
@@ -137,6 +137,32 @@ describe("client quotas over serve --http (in memory)", () => {
         expect(refused.code).toBe(-32004);
         expect(refused.data).toMatchObject({ code: "PB_ERR_CLIENT_QUOTA", client: "alpha" });
       }
+    } finally {
+      await alpha.close();
+      await s.stop();
+    }
+  }, 60_000);
+
+  it("answers a read outside the client's policy as forbidden, without taking its quota", async () => {
+    const clients = {
+      alpha: {
+        tokenSha256: sha(ALPHA),
+        expose: { "mcpConnectors/everything": ["echo"] },
+        limits: { callsPerMinute: 2 },
+      },
+    };
+    const s = await startHttpServe(everythingConfig({ gateway: { clients } }).file, env);
+    const alpha = await s.connect(ALPHA);
+    try {
+      const echoed = () => alpha.callTool({ name: "everything__echo", arguments: { message: "hi" } });
+      for (let i = 0; i < 3; i++) {
+        const refused = await outcome(alpha.readResource({ uri: "demo://resource/static/document/architecture.md" }));
+        if (refused === "ok") throw new Error("a resource outside the policy was read");
+        expect(refused.code).toBe(-32003);
+        expect(refused.data).toMatchObject({ code: "PB_ERR_CLIENT_FORBIDDEN", client: "alpha" });
+      }
+      // Both calls of its quota are still there.
+      expect([await outcome(echoed()), await outcome(echoed())]).toEqual(["ok", "ok"]);
     } finally {
       await alpha.close();
       await s.stop();
