@@ -6,8 +6,9 @@
  * trail stores it (`jq '.entries[]'` gives the lines back).
  */
 import { EXIT, pbError, type ExitCode } from "../../errors.js";
-import { loadConfig } from "../../config/load.js";
-import { resolveConfigPath } from "../../config/source.js";
+import path from "node:path";
+import { resolveConfigValue } from "../../config/load.js";
+import { readConfigFile, resolveConfigPath } from "../../config/source.js";
 import type { AuditEntry } from "../../gateway/clients/gate.js";
 import { readAuditFiles } from "../../gateway/audit/read.js";
 import { stateDir } from "../../gateway/state-dir.js";
@@ -35,17 +36,30 @@ export function parseSince(value: string, now = Date.now()): Date {
 
 type Row = AuditEntry & { replica?: string };
 
+/**
+ * The file's gateway.state, resolved and checked alone: reading the trail needs none of the
+ * connectors' or clients' secrets, which the shell an operator reads it from seldom has (a client
+ * token given as "${VAR}" would otherwise stop the reading).
+ */
+async function trailState(file: string): Promise<{ postgres: string } | null> {
+  const raw = await readConfigFile(file);
+  const gateway = raw && typeof raw === "object" ? (raw as { gateway?: unknown }).gateway : undefined;
+  const state = gateway && typeof gateway === "object" ? (gateway as { state?: unknown }).state : undefined;
+  if (state === undefined) return null;
+  const config = resolveConfigValue({ gateway: { state } }, { file, dir: path.dirname(file), env: process.env });
+  return config.gateway.state;
+}
+
 export async function auditCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
   const sinceFlag = flagString(args, "since");
   const since = sinceFlag === undefined ? undefined : parseSince(sinceFlag);
   const client = flagString(args, "client");
   const file = resolveConfigPath({ config: flagString(args, "config") }).file;
-  // Scoped: an instance's own problem (an unset ${VAR} of a connector) does not stop the reading.
-  const config = await loadConfig({ config: file, scoped: true });
+  const state = await trailState(file);
   let rows: Row[];
   let skipped = 0;
-  if (config.gateway.state) {
-    rows = await fromPostgres(config.gateway.state.postgres, { client, since });
+  if (state) {
+    rows = await fromPostgres(state.postgres, { client, since });
   } else {
     const read = await readAuditFiles(stateDir(file), { client, since });
     rows = read.entries;
@@ -56,7 +70,7 @@ export async function auditCommand(args: ParsedArgs, io: Output): Promise<ExitCo
       );
   }
   if (args.flags.json) {
-    const source = config.gateway.state ? "postgres" : "file";
+    const source = state ? "postgres" : "file";
     io.out(
       JSON.stringify({ source, client: client ?? null, since: since?.toISOString() ?? null, skipped, entries: rows }),
     );
