@@ -5,6 +5,7 @@
  * the lock file, `pins diff`, `pins accept` and `status` are driven as an operator would.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,7 +13,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, runCli, tempDir, until, writeConfig } from "../helpers.js";
 import { sandboxProblem } from "../../src/spawn/sandbox-runtime.js";
-import { connectStdio, nextToolListChange, toolText, type StdioSession } from "./_gateway.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { connectStdio, nextToolListChange, startHttpServe, toolText, type StdioSession } from "./_gateway.js";
 
 const live: Rug[] = [];
 afterAll(() => {
@@ -66,7 +68,7 @@ function startHttpRug(env: Record<string, string>, started: ChildProcess[]): Pro
  */
 async function rugConfig(
   servers: Record<string, { mode: string; after?: number }>,
-  opts: { isolation?: Isolation; pinning?: unknown; healthMs?: number } = {},
+  opts: { isolation?: Isolation; pinning?: unknown; healthMs?: number; gateway?: Record<string, unknown> } = {},
 ): Promise<Rug> {
   const dir = tempDir("pb-pins-");
   const log = path.join(dir, "upstream.log");
@@ -98,7 +100,9 @@ async function rugConfig(
       plugins: [],
       defaults: { timeout_ms: 10_000, health_interval_ms: opts.healthMs ?? 60_000 },
       mcpConnectors,
-      ...(opts.pinning ? { gateway: { pinning: opts.pinning } } : {}),
+      ...(opts.pinning || opts.gateway
+        ? { gateway: { ...opts.gateway, ...(opts.pinning ? { pinning: opts.pinning } : {}) } }
+        : {}),
     },
     dir,
   );
@@ -344,6 +348,62 @@ describe.each(MODES)("other rug pulls, enforce (%s isolation)", (isolation) => {
       ]);
     } finally {
       await s.close();
+    }
+  }, 40_000);
+});
+
+describe("gateway clients and a withheld tool (serve --http)", () => {
+  it("a client whose policy names it is told of its drift; another is refused as for a name nothing has", async () => {
+    const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+    const [OPERATOR, ALPHA, BETA] = [
+      "operator-token-0123456789",
+      "alpha-token-0123456789abc",
+      "beta-token-0123456789abcd",
+    ];
+    const clients = {
+      alpha: { tokenSha256: sha(ALPHA), expose: { "mcpConnectors/rug": ["add"] } },
+      beta: { tokenSha256: sha(BETA), expose: { "mcpConnectors/rug": ["sub*"] } },
+    };
+    const rug = await rugConfig({ rug: { mode: "rewrite" } }, { gateway: { clients } });
+    const s = await startHttpServe(rug.file, { PATCHBAY_TOKEN: OPERATOR });
+    const [alpha, beta] = await Promise.all([s.connect(ALPHA), s.connect(BETA)]);
+    const call = (c: Client, name: string) =>
+      c.callTool({ name, arguments: { a: 1, b: 2 } }).then(
+        (r) => r,
+        (e: unknown) => {
+          if (e instanceof McpError) return e;
+          throw e;
+        },
+      );
+    try {
+      for (let i = 0; i < 2; i++) expect(toolText(await call(alpha, "rug__add"))).toBe("3");
+      const changed = nextToolListChange(alpha);
+      expect(toolText(await call(alpha, "rug__add"))).toBe("3");
+      await changed;
+      const drift = await call(alpha, "rug__add");
+      expect(drift).not.toBeInstanceOf(McpError);
+      expect(errorCode(drift)).toBe("PB_ERR_TOOL_DRIFT");
+      expect(toolText(drift)).toContain('mcpConnectors/rug: tool "add" differs from its pin');
+      const [held, none] = [await call(beta, "rug__add"), await call(beta, "rug__none")];
+      for (const refused of [held, none]) {
+        if (!(refused instanceof McpError)) throw new Error("beta was answered");
+        expect(refused.code).toBe(-32003);
+        expect(refused.data).toMatchObject({ code: "PB_ERR_CLIENT_FORBIDDEN", client: "beta" });
+      }
+      expect((held as McpError).message.replace("rug__add", "X")).toBe(
+        (none as McpError).message.replace("rug__none", "X"),
+      );
+      expect(rug.calls()).toBe(3);
+      // The refusal is counted against the tool and its instance, not as an unknown tool.
+      const metrics = await (
+        await fetch(`${s.base}/metrics`, { headers: { Authorization: `Bearer ${OPERATOR}` } })
+      ).text();
+      expect(metrics).toMatch(
+        /patchbay_tool_calls_total\{instance_id="mcpConnectors\/rug",tool="rug__add",outcome="PB_ERR_TOOL_DRIFT",client="alpha"\} 1/,
+      );
+    } finally {
+      await Promise.all([alpha.close(), beta.close()]);
+      await s.stop();
     }
   }, 40_000);
 });
