@@ -322,6 +322,12 @@ export const CATALOGUE = Object.freeze({
     "Review it with `patchbay pins diff <instance>`; if the change is one you approve, `patchbay pins accept <instance> <name>` (the running serve takes it at once). Until then the gateway withholds it (pinning enforce) or flags it (warn).",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_TOOL_CHANGED: entry(
+    "the upstream changed a tool's definition after the gateway last read it; the call was not sent",
+    "Call it again: the gateway reads the upstream's tools again and checks them against connectors.lock.json first. Under pinning enforce a changed definition is then withheld (PB_ERR_TOOL_DRIFT) until `patchbay pins accept`.",
+    EXIT.UNHEALTHY,
+    true,
+  ),
   PB_ERR_TOOL_HIDDEN_TEXT: entry(
     "a definition carries text a person does not see but a model reads",
     "Look at it with `patchbay pins diff <instance>` (hidden characters shown as <U+XXXX>); accept it only if you understand why it is there: `patchbay pins accept <instance> <name> --allow-hidden-text`.",

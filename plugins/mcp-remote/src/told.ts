@@ -19,7 +19,7 @@ export class ToldDefinitions {
   }
 
   /**
-   * Throws when `tool` is not as the host was told. A plain error, not unavailable(): the server is up,
+   * Throws PB_ERR_TOOL_CHANGED when `tool` is not as the host was told. Not unavailable(): the server is up,
    * and the host must not withdraw the instance's other tools over one changed definition.
    */
   check(tool: string, listed: readonly ToolDescriptor[], target: string): void {
@@ -35,8 +35,23 @@ export class ToldDefinitions {
     if (!changed) return;
     this.ctx.listChanged?.("tools");
     if (mine !== undefined && mine === told.get(tool)) return;
-    throw new Error(
+    throw new ToolChanged(
       `tools/call "${tool}": ${target} now ${mine === undefined ? "lists no such tool" : "defines this tool otherwise"} than when the host last read its tools; not called. The host reads them again and checks them before the next call.`,
+      tool,
     );
+  }
+}
+
+/**
+ * PB_ERR_TOOL_CHANGED as the host reads a plugin's own copy of its error class (errors/wire.ts: by
+ * name and catalogue code), so the caller gets the code that says "call again" rather than a bug's.
+ */
+class ToolChanged extends Error {
+  override readonly name = "PatchbayError";
+  readonly code = "PB_ERR_TOOL_CHANGED";
+  readonly data: { tool: string };
+  constructor(message: string, tool: string) {
+    super(message);
+    this.data = { tool };
   }
 }
