@@ -19,8 +19,9 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
-export function reject(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
-  const err = pbError(code, message);
+/** An error body with its code's hint, or `hint` where the code's general one would point elsewhere. */
+export function reject(res: ServerResponse, status: number, code: ErrorCode, message: string, hint?: string): void {
+  const err = pbError(code, message, {}, hint);
   json(res, status, { error: { code, message, hint: err.hint } });
 }
 

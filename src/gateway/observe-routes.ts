@@ -21,6 +21,7 @@ export async function mayScrape(req: IncomingMessage, access: RouteAccess): Prom
     status: 403,
     code: "PB_ERR_CLIENT_FORBIDDEN",
     message: `Client "${verdict.id}" may not read /metrics: it has no metrics grant (gateway.clients.${verdict.id}.metrics).`,
+    hint: `The gateway's operator grants it: "metrics": true in gateway.clients.${verdict.id} of connectors.json (or \`patchbay client add ${verdict.id} --metrics\` for a new client).`,
   };
 }
 
@@ -30,7 +31,7 @@ export function observeRoutes(metrics: Metrics): ExtraRoutes {
     void mayScrape(req, access).then((verdict) => {
       if (isRefusal(verdict)) {
         if (verdict.challenge) res.setHeader("www-authenticate", verdict.challenge);
-        reject(res, verdict.status, verdict.code, verdict.message);
+        reject(res, verdict.status, verdict.code, verdict.message, verdict.hint);
       } else answerScrape(metrics, req, res);
     });
     return true;

@@ -96,14 +96,14 @@ export class ToolCalls {
     const { caller } = scope;
     if (!this.deps.live() && !this.deps.tools().has(name)) await this.deps.booted(signal);
     const entry = this.deps.tools().get(name);
-    // A tool its pins withhold is answered as such to a client whose policy names it (what the
-    // operator is told); to any other client it is a name like one that does not exist.
+    // A tool its pins withhold is answered as such to a client whose policy names it (as to the
+    // operator), reaching no instance, so no quota or audit; to others it is a name nothing has.
     const held = entry ? undefined : this.deps.withheld().get(name);
-    const sees = (instance: unknown, target: unknown) =>
-      caller.policy === null || caller.policy.seesTool(String(instance), String(target));
-    if (entry ? !sees(entry.route.instance, entry.route.target) : !held || !sees(held.data.instance, held.data.tool))
+    const [instance, target] = entry
+      ? [entry.route.instance, entry.route.target]
+      : [held?.data.instance, held?.data.tool];
+    if (caller.policy && (!(entry || held) || !caller.policy.seesTool(String(instance), String(target))))
       throw this.gate.refuse(caller, `tool "${clip(name)}"`);
-    // Reaches no instance: nothing to take from the quota or to audit.
     if (!entry) return this.keyed(name, args, onProgress, signal, meta, scope);
     const admitted = this.gate.admit(caller);
     const release = typeof admitted === "function" ? admitted : await admitted;
@@ -199,8 +199,7 @@ export class ToolCalls {
     }
     const route = before ?? this.deps.tools().get(name)?.route;
     const outcome = outcomeOf(result);
-    // A withheld tool is known, by name and instance: only a name no instance has is "unknown".
-    const held = route ? undefined : this.deps.withheld().get(name);
+    const held = route ? undefined : this.deps.withheld().get(name); // known, by name and instance
     const instance = route?.instance ?? (held ? String(held.data.instance) : "none");
     this.observer?.toolCall(
       instance,

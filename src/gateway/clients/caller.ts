@@ -29,6 +29,8 @@ export interface AuthRefusal {
   challenge?: string;
   /** Seconds until asking again is worthwhile (a 503: the authorization server is unreachable). */
   retryAfter?: number;
+  /** What to do, where the code's general hint would point elsewhere. */
+  hint?: string;
 }
 
 export const isRefusal = (v: Caller | AuthRefusal): v is AuthRefusal => "status" in v;
