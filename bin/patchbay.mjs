@@ -11,6 +11,13 @@ import { fileURLToPath } from "node:url";
 // most parsing and compiling. Older Node lacks the function: the CLI starts as before.
 module.enableCompileCache?.();
 
+// Every worker thread from the first (boot and serve start some before the CLI loads), so that the
+// CLI can end them before it exits (src/cli/threads-at-exit.ts).
+const threads = new Set();
+process.on("worker", (worker) => {
+  threads.add(worker);
+  worker.once("exit", () => threads.delete(worker));
+});
 const main = new URL("../dist/cli-bundle/main.js", import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
   process.stderr.write(
@@ -98,4 +105,4 @@ else if (process.argv[2] === "serve" && process.argv.includes("--http")) {
     (await import(new URL("../dist/spawn/warm-threads.js", import.meta.url).href)).prestartThreads(early, orders);
 }
 const { runMain } = await import(main.href);
-await runMain(process.argv.slice(2));
+await runMain(process.argv.slice(2), threads);

@@ -11,6 +11,7 @@ import { loadCommand } from "./command-loaders.js";
 import { groupOf } from "./commands.js";
 import { commandHelp, groupHelp, unknownCommand, usage } from "./help.js";
 import { errorDocument, renderError, type Output } from "./render.js";
+import { endThreads, trackThreads } from "./threads-at-exit.js";
 
 export { usage } from "./help.js";
 
@@ -54,7 +55,8 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
   }
 }
 
-export async function runMain(argv: readonly string[]): Promise<never> {
+/** `threads`: the worker threads started since bin/ began (trackThreads), ended before the exit. */
+export async function runMain(argv: readonly string[], threads = trackThreads()): Promise<never> {
   const scrubber = new Scrubber();
   const io: Output = {
     scrubber,
@@ -70,5 +72,6 @@ export async function runMain(argv: readonly string[]): Promise<never> {
   const code = await runCommand(argv, io);
   // Flush stdout before exiting: a piped --json document must arrive whole.
   await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  await endThreads(threads, io.err, code);
   process.exit(code);
 }

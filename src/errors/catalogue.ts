@@ -322,6 +322,11 @@ export const CATALOGUE = Object.freeze({
     "Review it with `patchbay pins diff <instance>`; if the change is one you approve, `patchbay pins accept <instance> <name>` (the running serve takes it at once). Until then the gateway withholds it (pinning enforce) or flags it (warn).",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_THREAD_STUCK: entry(
+    "a plugin's worker thread is stuck in native code and cannot be stopped",
+    "Look for the instance whose call or health check did not answer (its PB_ERR_HEALTH_TIMEOUT or PB_ERR_CALL_TIMEOUT above): its plugin is blocked in a synchronous native call (the file system, an addon). Fix that call, or run the instance with \"isolation\": \"process\", whose process can be killed.",
+    EXIT.UNHEALTHY,
+  ),
   PB_ERR_TOOL_CHANGED: entry(
     "the upstream changed a tool's definition after the gateway last read it; the call was not sent",
     "Call it again: the gateway reads the upstream's tools again and checks them against connectors.lock.json first. Under pinning enforce a changed definition is then withheld (PB_ERR_TOOL_DRIFT) until `patchbay pins accept`.",
