@@ -42,8 +42,12 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
     env: opts.env ?? process.env,
     scoped: true,
   });
-  // Names that say who failed are never censored, whatever a secret's value.
-  scrubber.protect(config.instances.flatMap((i) => [i.id, i.section, i.name, i.plugin]));
+  // Names that say who failed are never censored, whatever a secret's value; a plugin name that
+  // itself came from a ${VAR} is that variable's value, and is censored like any other.
+  const secret = new Set(config.secrets);
+  scrubber.protect(
+    config.instances.flatMap((i) => [i.id, i.section, i.name, ...(secret.has(i.plugin) ? [] : [i.plugin])]),
+  );
   scrubber.addAll(config.secrets);
 
   const discovery = scanPlugins(config.pluginDirs, bundledPluginsDir());

@@ -52,6 +52,16 @@ describe("patchbay CLI", () => {
     expect(r3.stderr).toContain("PB_ERR_PLUGIN_LOAD_FAILED");
   });
 
+  it("never prints a plugin name that came from a ${VAR}, in the report, --json or a call's error", async () => {
+    const { dir } = writeConfig({ mcpConnectors: { leaky: { plugin: "${FX_PLUGIN}" } } });
+    const env = { FX_PLUGIN: SECRET };
+    for (const args of [["boot"], ["boot", "--json"], ["call", "mcpConnectors/leaky", "list_tools"]]) {
+      const r = await runCli(args, { cwd: dir, env });
+      expect(r.stdout + r.stderr, args.join(" ")).toContain("PB_ERR_CONFIG_UNKNOWN_PLUGIN");
+      expect(r.stdout + r.stderr, args.join(" ")).not.toContain(SECRET);
+    }
+  });
+
   it("reports every missing environment variable at once with its pointer", async () => {
     const { dir } = writeConfig({
       mcpConnectors: { echo: { plugin: "fx-echo", config: { token: "${MISSING_ONE}", prefix: "${MISSING_TWO}" } } },
