@@ -15,8 +15,19 @@ const RPC_CODES: Partial<Record<string, number>> = {
   PB_ERR_CLIENT_QUOTA: RPC_CLIENT_QUOTA,
 };
 
-/** Upstream errors made into client answers here (plain Errors, to keep the upstream's message as sent). */
+/**
+ * Errors made into client answers here. Plain Errors with a code, not McpErrors: the SDK's McpError
+ * puts "MCP error <code>: " before its message, which the server then sends as the message (and a
+ * client's SDK adds its own again), where an answer's message is to start with its PB_ERR_* code,
+ * or be the upstream's as it sent it.
+ */
 const answers = new WeakSet<object>();
+
+function answer(code: number, message: string, data: Record<string, unknown>): McpError {
+  const err = Object.assign(new Error(message), { code, data });
+  answers.add(err);
+  return err as unknown as McpError;
+}
 
 /** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
 export function protocolError(err: unknown, rpcCode?: number, extra: Record<string, unknown> = {}): McpError {
@@ -25,17 +36,11 @@ export function protocolError(err: unknown, rpcCode?: number, extra: Record<stri
   if ((err instanceof McpError || answers.has(err as object)) && rpcCode === undefined) return err as McpError;
   const w = toWire(err);
   // The upstream server's own JSON-RPC error: its code and message, as it sent them.
-  if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number") {
-    const answer = Object.assign(new Error(String(w.data.rpcMessage ?? w.message)), {
-      code: w.data.rpcCode,
-      data: { code: w.code, hint: w.hint },
-    });
-    answers.add(answer);
-    return answer as unknown as McpError;
-  }
+  if (w.code === "PB_ERR_UPSTREAM_RPC" && typeof w.data.rpcCode === "number")
+    return answer(w.data.rpcCode, String(w.data.rpcMessage ?? w.message), { code: w.code, hint: w.hint });
   // A feature the upstream lacks reads to a client like a method it lacks.
   const code = rpcCode ?? RPC_CODES[w.code] ?? ErrorCode.InternalError;
   // A client's refusal names the client (its own id: never another's) for programs to read.
   const client = typeof w.data.client === "string" ? { client: w.data.client } : {};
-  return new McpError(code, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint, ...client, ...extra });
+  return answer(code, `[${w.code}] ${w.message}`, { code: w.code, hint: w.hint, ...client, ...extra });
 }

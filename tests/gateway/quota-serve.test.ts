@@ -160,6 +160,8 @@ describe("client quotas over serve --http (in memory)", () => {
         if (refused === "ok") throw new Error("a resource outside the policy was read");
         expect(refused.code).toBe(-32003);
         expect(refused.data).toMatchObject({ code: "PB_ERR_CLIENT_FORBIDDEN", client: "alpha" });
+        // The gateway's message starts with its code (the client's SDK adds the one prefix).
+        expect(refused.message).toMatch(/^MCP error -32003: \[PB_ERR_CLIENT_FORBIDDEN\] Client "alpha" may not use/);
       }
       // Both calls of its quota are still there.
       expect([await outcome(echoed()), await outcome(echoed())]).toEqual(["ok", "ok"]);
