@@ -247,7 +247,7 @@ export const COMMANDS: readonly CommandDecl[] = [
     examples: [
       "patchbay call mcpConnectors/files list_tools",
       'patchbay call mcpConnectors/files call read_file \'{"path":"README.md"}\'',
-      'patchbay call memoryStores/notes query \'{"text":"deploy"}\'',
+      'patchbay call memoryStores/notes query \'{"query":"deploy","limit":5,"mode":"fts"}\'',
     ],
   },
   {
@@ -277,7 +277,7 @@ export const COMMANDS: readonly CommandDecl[] = [
     args: "<name-or-path>",
     summary: "run the kind's conformance kit against the plugin, one row per claim",
     details: [
-      "The config comes from the first connectors.json instance of the plugin, else from its test.config.json.",
+      "The config is always the plugin's test.config.json, never a connectors.json instance's (the kit writes, and that store may be live).",
     ],
     flags: { json },
     examples: ["patchbay plugin test ./plugins/github-issues", "patchbay plugin test sqlite-memory --json"],
