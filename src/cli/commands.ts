@@ -172,7 +172,7 @@ export const COMMANDS: readonly CommandDecl[] = [
     args: "<id>",
     summary: "a new gateway client: prints its token once, writes only the token's SHA-256 to connectors.json",
     details: [
-      "Without --expose the client sees every instance the gateway exposes; a client never sees more than gateway.expose.",
+      "Without --expose the client gets every instance the file has now, each written as true (one added later is not in it until you add it); a client never sees more than gateway.expose.",
       "A running `patchbay serve --http` of this config takes the new client at once, with no restart.",
     ],
     flags: {
