@@ -94,11 +94,12 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const denied = hostAndOriginDenied(req.headers.host, req.headers.origin);
-    if (denied) return reject(res, 403, "PB_ERR_GATEWAY_HOST_DENIED", `Refused: ${denied}.`);
+    // Counted first: a request refused for its Host or Origin (DNS rebinding) is one an operator looks for.
     const pathname = requestPath(req.url ?? "/");
     const onAnswered = opts.onAnswered;
     if (onAnswered) res.once("finish", () => onAnswered(pathname, res.statusCode));
+    const denied = hostAndOriginDenied(req.headers.host, req.headers.origin);
+    if (denied) return reject(res, 403, "PB_ERR_GATEWAY_HOST_DENIED", `Refused: ${denied}.`);
     // RFC 9728: an MCP client reads where to sign in before it has a token.
     if (pathname.startsWith(RESOURCE_METADATA) && registry.oauth && req.method === "GET")
       return json(res, 200, registry.oauth.resourceMetadata(resourceUrl(req, opts.host, port)));

@@ -90,9 +90,10 @@ describe("serve --http GET /metrics", () => {
       });
       expect(foreign.status).toBe(403);
       expect(JSON.parse(foreign.body).error.code).toBe("PB_ERR_GATEWAY_HOST_DENIED");
-      // The refusals themselves are counted (by path and status), under the path asked for.
+      // The refusals themselves are counted (by path and status), under the path asked for: the
+      // missing and the wrong token, and the foreign Host.
       const m = await scrape(`${s.base}/metrics`, s.token);
-      expect(sum(m, "patchbay_http_requests_total", { path: "/metrics", status: "403" })).toBe(2);
+      expect(sum(m, "patchbay_http_requests_total", { path: "/metrics", status: "403" })).toBe(3);
     } finally {
       await s.stop();
     }
