@@ -1,7 +1,7 @@
 /**
- * An mcp tool's arguments checked against its input schema before anything crosses to the
- * instance (the upstream server checks again): a client's malformed call is answered here, in
- * the gateway's words, and costs the upstream nothing. Compiled validators are kept per tool name
+ * A tool's arguments checked before anything crosses to the instance: their size as JSON, then for
+ * an mcp tool its input schema (the upstream server checks again). A client's malformed call is
+ * answered here, in the gateway's words, and costs the upstream nothing. Compiled validators are kept per tool name
  * until the catalog changes (a tool of the same name may then have another schema).
  */
 import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -9,6 +9,21 @@ import { pbError, type PatchbayError } from "../errors.js";
 import type { CatalogTool } from "./catalog.js";
 
 type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string }) | null;
+
+/** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
+export const MAX_ARGS_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Their size as JSON, or null when they cannot be serialized: JSON.parse takes any depth, but
+ * JSON.stringify throws (RangeError) past a few thousand levels, which a 25 KB body reaches.
+ */
+function jsonSize(args: Record<string, unknown>): number | null {
+  try {
+    return Buffer.byteLength(JSON.stringify(args));
+  } catch {
+    return null;
+  }
+}
 
 export class ToolArgs {
   /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */
@@ -21,6 +36,16 @@ export class ToolArgs {
   }
 
   check(entry: CatalogTool, args: Record<string, unknown>): PatchbayError | null {
+    const { instance, target } = entry.route;
+    const size = jsonSize(args);
+    if (size === null || size > MAX_ARGS_BYTES)
+      return pbError(
+        "PB_ERR_CONTRACT_ARGS",
+        size === null
+          ? `${instance}: the arguments of "${target}" are nested too deeply to be sent.`
+          : `${instance}: the arguments of "${target}" are too large (${size} bytes; at most ${MAX_ARGS_BYTES}).`,
+        { instance, ...(size === null ? {} : { bytes: size }) },
+      );
     if (entry.kind !== "mcp") return null;
     let validate = this.validators.get(entry.tool.name);
     if (validate === undefined) {

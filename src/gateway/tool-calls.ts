@@ -22,9 +22,6 @@ import { ClientGate, type CallScope } from "./clients/gate.js";
 import { outcomeOfError, roundMs } from "./audit/requests.js";
 import { ToolArgs } from "./tool-args.js";
 
-/** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
-const MAX_ARGS_BYTES = 4 * 1024 * 1024;
-
 export interface ToolCallDeps {
   host: Host;
   /** The live catalog's tools (a new map after each refresh). */
@@ -248,16 +245,6 @@ export class ToolCalls {
       );
     }
     const { route } = entry;
-    const size = Buffer.byteLength(JSON.stringify(args));
-    if (size > MAX_ARGS_BYTES) {
-      return toolError(
-        pbError(
-          "PB_ERR_CONTRACT_ARGS",
-          `${route.instance}: the arguments of "${name}" are too large (${size} bytes; at most ${MAX_ARGS_BYTES}).`,
-          { instance: route.instance, bytes: size },
-        ),
-      );
-    }
     const invalid = this.args.check(entry, args);
     if (invalid) return toolError(invalid);
     const started = performance.now();

@@ -132,6 +132,23 @@ describe("serve --http fast path for tools/call", () => {
     expect(alone.status).toBe(415);
   });
 
+  it("refuses arguments nested deeper than can be sent as a coded tool error, alone and in a batch", async () => {
+    // JSON.parse takes any depth; JSON.stringify throws past a few thousand levels.
+    for (const depth of [10_000, 50_000]) {
+      const nested = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+      const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"gw__echo","arguments":{"text":"hi","deep":${nested}}}}`;
+      for (const sent of [body, `[${body}]`]) {
+        const r = await post(s.url, base, sent);
+        expect(r.status, `${depth} ${sent[0]}`).toBe(200);
+        const reply = JSON.parse(r.body) as { result?: { isError?: boolean; content: { text: string }[] } };
+        const result = Array.isArray(reply) ? reply[0].result : reply.result;
+        expect(result?.isError, `${depth}: ${r.body.slice(0, 200)}`).toBe(true);
+        expect(result?.content[0].text).toMatch(/^\[PB_ERR_CONTRACT_ARGS\] mcpConnectors\/gw: /);
+      }
+    }
+    expect(JSON.parse((await post(s.url, base, JSON.stringify(call(echo)))).body).result.content[0].text).toBe("hi");
+  });
+
   it("keeps the checks made before it: token, Host, Origin, session, body size, JSON", async () => {
     const body = JSON.stringify(call(echo));
     expect((await post(s.url, { ...base, authorization: "Bearer wrong" }, body)).status).toBe(403);
