@@ -2,7 +2,7 @@
  * The CLI's entry: parses the command line, runs one command, prints errors with their code
  * and hint, and is the only place that calls process.exit.
  */
-import { EXIT, isPatchbayError, type ExitCode } from "../errors.js";
+import { EXIT, isPatchbayError, pbError, type ExitCode } from "../errors.js";
 import { PLUGIN_API_VERSION } from "../contract/api-version.js";
 import { packageVersion } from "../paths.js";
 import { Scrubber } from "../secrets.js";
@@ -40,6 +40,14 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
       io.out(await commandHelp(decl));
       return EXIT.OK;
     }
+    // A word a command takes no argument for is a mistake (`doctor extra`), not something to ignore.
+    if (decl.args === undefined && line.positionals.length > 0)
+      throw pbError(
+        "PB_ERR_USAGE",
+        `patchbay ${decl.name} takes no arguments (got ${line.positionals.join(" ").slice(0, 200)}).`,
+        { command: decl.name },
+        `Run \`patchbay help ${decl.name}\` for its flags and examples.`,
+      );
     const { help: _help, ...rest } = flags;
     const run = await loadCommand(decl);
     return await run({ positionals: line.positionals, flags: rest }, io);

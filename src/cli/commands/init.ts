@@ -29,12 +29,6 @@ function starter(schema: string): Record<string, unknown> {
 }
 
 export async function initCommand(args: ParsedArgs, io: Output): Promise<ExitCode> {
-  if (args.positionals.length > 0)
-    throw pbError(
-      "PB_ERR_USAGE",
-      `patchbay init takes no arguments (got ${args.positionals.join(" ")}); run it in the folder to set up, or pass --config F.`,
-      {},
-    );
   const file = path.resolve(flagString(args, "config") ?? "connectors.json");
   const dir = path.dirname(file);
   const plugins = path.join(dir, "plugins");
