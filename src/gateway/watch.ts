@@ -3,7 +3,7 @@
  * rename is seen) and every plugin folder, and hands the debounced burst to the Reloader. Reloads
  * never overlap: changes during one run schedule exactly one more.
  */
-import { watch, type FSWatcher } from "node:fs";
+import { existsSync, watch, type FSWatcher } from "node:fs";
 import path from "node:path";
 import type { Host } from "../host/api.js";
 import { Reloader, type ReloadOutcome } from "../host/reload.js";
@@ -55,6 +55,8 @@ export function startWatching(
     }),
   );
   for (const dir of pluginDirs) {
+    // A folder that is not there has nothing to watch (doctor names it); making it needs a restart.
+    if (!existsSync(dir)) continue;
     try {
       watchers.push(
         watch(dir, { recursive: true }, (_event, name) => {

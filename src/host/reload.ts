@@ -122,6 +122,7 @@ export class Reloader {
                 { instance: inst.id },
               ),
               inst.id,
+              old !== null,
             ),
           );
           return;
@@ -135,6 +136,7 @@ export class Reloader {
                   instance: inst.id,
                 }),
               inst.id,
+              old !== null,
             ),
           );
           return;
@@ -159,7 +161,7 @@ export class Reloader {
         if (!entry.error) await checkHealth(entry, (e, m, a, o) => this.host.invoke(e, m, a, o));
         if (entry.error) {
           await entry.worker?.stop();
-          out.failures.push(failure(inst.id, entry.error, inst.id));
+          out.failures.push(failure(inst.id, entry.error, inst.id, old !== null));
           return;
         }
         entry.lastHealthAt = Date.now();
@@ -189,14 +191,16 @@ async function drainAndStop(old: InstanceEntry): Promise<void> {
   old.state = "stopped";
 }
 
-function failure(instance: string | null, cause: unknown, what: string): WireError {
+/** `running`: the instance was serving before the change (and keeps doing so); false: it was new. */
+function failure(instance: string | null, cause: unknown, what: string, running = instance !== null): WireError {
   const c = isWire(cause) ? cause : toWire(cause as PatchbayError);
+  const outcome =
+    instance === null ? "nothing changed" : running ? "the old instance keeps serving" : "it was not added";
   return toWire(
-    pbError(
-      "PB_ERR_RELOAD_FAILED",
-      `Reload of ${what} failed, ${instance ? "the old instance keeps serving" : "nothing changed"}: [${c.code}] ${c.message}`,
-      { instance, cause: c.code },
-    ),
+    pbError("PB_ERR_RELOAD_FAILED", `Reload of ${what} failed, ${outcome}: [${c.code}] ${c.message}`, {
+      instance,
+      cause: c.code,
+    }),
   );
 }
 

@@ -33,7 +33,7 @@ describe("serve --watch", () => {
     const file = path.join(dir, "connectors.json");
     const down = path.join(dir, "down");
     writeFileSync(down, "down");
-    const write = (labelA: string, extraA: Record<string, unknown> = {}) =>
+    const write = (labelA: string, extraA: Record<string, unknown> = {}, more: Record<string, unknown> = {}) =>
       writeFileSync(
         file,
         JSON.stringify({
@@ -42,6 +42,7 @@ describe("serve --watch", () => {
           mcpConnectors: {
             a: { plugin: "fx-gw-mcp", config: { label: labelA, ...extraA } },
             b: { plugin: "fx-gw-mcp", config: { label: "b" } },
+            ...more,
           },
         }),
       );
@@ -76,7 +77,9 @@ describe("serve --watch", () => {
       mark = s.stderr().length;
       write("a3", { health_file: down });
       const unhealthy = await waitForStderr(s, /reload done/, mark);
-      expect(unhealthy).toMatch(/PB_ERR_RELOAD_FAILED.*mcpConnectors\/a.*PB_ERR_HEALTH_FAILED/);
+      expect(unhealthy).toMatch(
+        /PB_ERR_RELOAD_FAILED.*Reload of mcpConnectors\/a failed, the old instance keeps serving.*PB_ERR_HEALTH_FAILED/,
+      );
       expect((await who("a__whoami")).label).toBe("a2");
 
       mark = s.stderr().length;
@@ -84,6 +87,12 @@ describe("serve --watch", () => {
       await waitForStderr(s, /reload done \(1 started/, mark);
       expect((await who("a__whoami")).label).toBe("a4");
       expect((await who("b__whoami")).worker).toBe(b1.worker);
+
+      // A new instance that fails its check had no old one to keep.
+      mark = s.stderr().length;
+      write("a4", {}, { c: { plugin: "fx-gw-mcp", config: { label: "c", health_file: down } } });
+      const added = await waitForStderr(s, /reload done/, mark);
+      expect(added).toMatch(/Reload of mcpConnectors\/c failed, it was not added: \[PB_ERR_HEALTH_FAILED\]/);
     } finally {
       await s.close();
     }
