@@ -11,7 +11,11 @@ import ltr from "semver/ranges/ltr.js";
 import validRange from "semver/ranges/valid.js";
 import satisfies from "semver/functions/satisfies.js";
 import { pbError, type PatchbayError } from "../errors.js";
-import { METHODS } from "../contract/kinds.js";
+import type { z } from "zod";
+import { KINDS, METHODS } from "../contract/kinds.js";
+import { suggest } from "../contract/suggest.js";
+import { toPointer } from "../config/issues.js";
+import { jsonErrorOffset, lineColumn } from "../config/json-position.js";
 import { CORE_QUERY_KEYS, ManifestSchema, PLUGIN_API_VERSION, type Manifest } from "../contract/manifest.js";
 
 export interface DiscoveredPlugin {
@@ -103,18 +107,18 @@ export function readManifest(
     error: pbError("PB_ERR_PLUGIN_MANIFEST_INVALID", `${manifestPath}: ${message}`, { file: manifestPath, ...data }),
   });
   let raw: unknown;
+  let text = "";
   try {
-    raw = JSON.parse(readFileSync(manifestPath, "utf8"));
+    text = readFileSync(manifestPath, "utf8");
+    raw = JSON.parse(text);
   } catch (err) {
-    return fail(`not valid JSON (${(err as Error).message})`);
+    const { line, column } = lineColumn(text, jsonErrorOffset(text));
+    return fail(`not valid JSON at line ${line}, column ${column} (${(err as Error).message})`, { line, column });
   }
   // jitless: each manifest is parsed once per boot, where zod's compiled fast path costs more to build than it saves.
-  const parsed = ManifestSchema.safeParse(raw, { jitless: true });
+  const parsed = ManifestSchema.safeParse(raw, { jitless: true, reportInput: true });
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({
-      pointer: "/" + i.path.map(String).join("/"),
-      message: i.message,
-    }));
+    const issues = manifestIssues(parsed.error.issues);
     return fail(issues.map((i) => `${i.pointer}: ${i.message}`).join("; "), { issues });
   }
   const manifest = parsed.data;
@@ -238,4 +242,32 @@ function resolveEntry(dir: string, manifest: Manifest): { path: string } | { err
   if (!realEntry.startsWith(realDir + path.sep))
     return escapes(`resolves through a symlink to ${realEntry}, outside the plugin folder`);
   return { path: realEntry };
+}
+
+/** plugin.json's problems in the words connectors.json's get: a misspelt key or kind gets its guess. */
+function manifestIssues(issues: readonly z.core.$ZodIssue[]): { pointer: string; message: string }[] {
+  return issues.flatMap((i) => {
+    const pointer = toPointer(i.path);
+    if (i.code === "unrecognized_keys")
+      return i.keys.map((key) => {
+        const known = i.path.length === 0 ? Object.keys(ManifestSchema.shape) : [];
+        const guess = suggest(key, known);
+        return {
+          pointer: toPointer([...i.path, key]),
+          message: `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
+        };
+      });
+    if ((i.code === "invalid_type" || i.code === "invalid_value") && i.input === undefined)
+      return [{ pointer, message: "is required" }];
+    if (i.code === "invalid_value" && i.path[0] === "kind" && typeof i.input === "string") {
+      const guess = suggest(i.input, KINDS);
+      return [
+        {
+          pointer,
+          message: `"${i.input}" is not a kind${guess ? ` (did you mean "${guess}"?)` : ""}; kinds: ${KINDS.join(", ")}`,
+        },
+      ];
+    }
+    return [{ pointer, message: i.message }];
+  });
 }

@@ -324,7 +324,7 @@ export const CATALOGUE = Object.freeze({
   ),
   PB_ERR_THREAD_STUCK: entry(
     "a plugin's worker thread is stuck in native code and cannot be stopped",
-    "Look for the instance whose call or health check did not answer (its PB_ERR_HEALTH_TIMEOUT or PB_ERR_CALL_TIMEOUT above): its plugin is blocked in a synchronous native call (the file system, an addon). Fix that call, or run the instance with \"isolation\": \"process\", whose process can be killed.",
+    'Look for the instance whose call or health check did not answer (its PB_ERR_HEALTH_TIMEOUT or PB_ERR_CALL_TIMEOUT above): its plugin is blocked in a synchronous native call (the file system, an addon). Fix that call, or run the instance with "isolation": "process", whose process can be killed.',
     EXIT.UNHEALTHY,
   ),
   PB_ERR_TOOL_CHANGED: entry(

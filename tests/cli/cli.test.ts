@@ -64,7 +64,12 @@ describe("patchbay CLI", () => {
 
   it("refuses a word a command takes no argument for, with exit 2", async () => {
     const { dir } = writeConfig(healthy);
-    for (const args of [["doctor", "extra"], ["boot", "extra"], ["list", "x"], ["init", "here"]]) {
+    for (const args of [
+      ["doctor", "extra"],
+      ["boot", "extra"],
+      ["list", "x"],
+      ["init", "here"],
+    ]) {
       const r = await runCli(args, { cwd: dir, env: { FX_TOKEN: SECRET } });
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toContain(`error PB_ERR_USAGE: patchbay ${args[0]} takes no arguments (got ${args[1]}).`);
