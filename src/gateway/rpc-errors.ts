@@ -16,17 +16,18 @@ const RPC_CODES: Partial<Record<string, number>> = {
 };
 
 /**
- * Errors made into client answers here. Plain Errors with a code, not McpErrors: the SDK's McpError
- * puts "MCP error <code>: " before its message, which the server then sends as the message (and a
- * client's SDK adds its own again), where an answer's message is to start with its PB_ERR_* code,
- * or be the upstream's as it sent it.
+ * Errors made into client answers here. The SDK's McpError puts "MCP error <code>: " before its
+ * message, which the server then sends as the message (and a client's SDK adds its own again);
+ * an answer's message is to start with its PB_ERR_* code, or be the upstream's as it sent it, so
+ * the message is set again after construction.
  */
 const answers = new WeakSet<object>();
 
 function answer(code: number, message: string, data: Record<string, unknown>): McpError {
-  const err = Object.assign(new Error(message), { code, data });
+  const err = new McpError(code, message, data);
+  err.message = message;
   answers.add(err);
-  return err as unknown as McpError;
+  return err;
 }
 
 /** A Patchbay failure as a JSON-RPC error: the code first in the text, code and hint in data. */
