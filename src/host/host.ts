@@ -227,9 +227,10 @@ function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
         : typeof err.data.file === "string"
           ? path.basename(path.dirname(err.data.file))
           : "";
+    // A duplicate fails the boot; the instances of that name fail with it rather than start from one copy.
     if (err.code === "PB_ERR_PLUGIN_DUPLICATE") fatal.push(err);
-    else if (used.has(name)) byPlugin.set(name, err);
-    else warnings.push(err);
+    if (used.has(name)) byPlugin.set(name, err);
+    else if (err.code !== "PB_ERR_PLUGIN_DUPLICATE") warnings.push(err);
   }
   return { fatal, warnings, byPlugin };
 }
