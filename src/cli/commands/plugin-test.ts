@@ -82,7 +82,7 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
   } else {
     const untouched =
       spared.length > 0
-        ? `\n        (not ${spared.join(", ")} from connectors.json: the kit writes, and that store is live)`
+        ? `\n        (not ${spared.join(", ")} from connectors.json: the kit calls and writes, and that instance is live)`
         : "";
     io.out(
       `${name}@${read.plugin.version} (${kind}) from ${shownPath(folder)}\nconfig: ${relativePaths(source)}, in a throwaway folder${untouched}\n`,
@@ -183,7 +183,7 @@ function requireConfig(
   if (fixture?.config) return fixture.config;
   throw pbError(
     "PB_ERR_PLUGIN_TEST_FIXTURE",
-    `No config to test "${name}" with: ${path.join(folder, FIXTURE_FILE)} ${fixture ? 'has no "config"' : "does not exist"}. plugin test never borrows a connectors.json instance's config: the kit writes, and that instance's store is live.`,
+    `No config to test "${name}" with: ${path.join(folder, FIXTURE_FILE)} ${fixture ? 'has no "config"' : "does not exist"}. plugin test never borrows a connectors.json instance's config: the kit calls and writes, and that instance is live.`,
     { plugin: name, folder },
     `Add a ${FIXTURE_FILE} to the plugin folder whose "config" the plugin accepts and points at a store the kit may write to (relative paths land in a throwaway folder).`,
   );
