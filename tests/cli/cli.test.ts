@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs, runCli, tempDir, writeConfig } from "../helpers.js";
+import { cleanupTempDirs, FIXTURE_PLUGINS, runCli, tempDir, writeConfig } from "../helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -176,6 +176,22 @@ describe("patchbay CLI", () => {
     expect(r.stdout.match(/fix: /g)?.length).toBeGreaterThanOrEqual(3);
     const json = await runCli(["doctor", "--json"], { cwd: dir });
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, exit: 2 });
+  });
+
+  it("doctor warns, and does not fail, for a broken plugin no instance uses", async () => {
+    const dir = tempDir();
+    const broken = path.join(dir, "more", "broken");
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(path.join(broken, "plugin.json"), '{ "name": "broken", "kind": "mpc" }');
+    writeConfig({ plugins: [FIXTURE_PLUGINS, "./more"], ...healthy }, dir);
+    const r = await runCli(["doctor"], { cwd: dir, env: { FX_TOKEN: SECRET } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^warn plugins: /m);
+    expect(r.stdout).toMatch(
+      /^warn plugin: .*broken\/plugin\.json: .*\/kind: "mpc" is not a kind \(did you mean "mcp"\?\)/m,
+    );
+    expect(r.stdout).not.toMatch(/^FAIL /m);
+    expect(r.stdout).toContain("doctor: everything required is healthy.");
   });
 
   it("serve stays up until SIGTERM, then shuts down cleanly", async () => {

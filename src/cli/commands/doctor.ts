@@ -39,18 +39,20 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   for (const dir of config.pluginDirsDeclared ? discovery.missingDirs : [])
     checks.push({
       check: "plugin folder",
-      ok: true,
-      detail: `warning: ${dir} does not exist (bundled plugins are still found)`,
+      ok: false,
+      warn: true,
+      detail: `${dir} does not exist (bundled plugins are still found)`,
       error: null,
     });
-  checks.push({
+  const plugins: Check = {
     check: "plugins",
     ok: discovery.errors.length === 0,
     detail: `${discovery.plugins.size} plugins discovered`,
     error: null,
-  });
-  for (const err of discovery.errors)
-    checks.push({ check: "plugin", ok: false, detail: err.message, error: toWire(err) });
+  };
+  checks.push(plugins);
+  // Each plugin's own problem: a warning when no instance uses the plugin (boot's report says the same).
+  const pluginChecks = checks.length;
   for (const w of trustWarnings(config, discovery))
     checks.push({ check: `${w.instance} trust`, ok: false, warn: true, detail: w.message, error: null });
 
@@ -64,6 +66,13 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   let report;
   try {
     report = host.report();
+    const warned = new Set(report.warnings.map((w) => w.message));
+    const own = discovery.errors.map((err) => {
+      const warn = warned.has(host.scrubber.scrub(err.message));
+      return { check: "plugin", ok: false, warn, detail: err.message, error: toWire(err) };
+    });
+    plugins.warn = own.every((c) => c.warn);
+    checks.splice(pluginChecks, 0, ...own);
     checks.push(...(await pinChecks(host)));
   } finally {
     await host.close();
