@@ -2,6 +2,7 @@
  * The CLI's entry: parses the command line, runs one command, prints errors with their code
  * and hint, and is the only place that calls process.exit.
  */
+import type { Worker } from "node:worker_threads";
 import { EXIT, isPatchbayError, pbError, type ExitCode } from "../errors.js";
 import { PLUGIN_API_VERSION } from "../contract/api-version.js";
 import { packageVersion } from "../paths.js";
@@ -11,7 +12,7 @@ import { loadCommand } from "./command-loaders.js";
 import { groupOf } from "./commands.js";
 import { commandHelp, groupHelp, unknownCommand, usage } from "./help.js";
 import { errorDocument, renderError, type Output } from "./render.js";
-import { endThreads, trackThreads } from "./threads-at-exit.js";
+import { endThreads } from "./threads-at-exit.js";
 
 export { usage } from "./help.js";
 
@@ -63,8 +64,8 @@ export async function runCommand(argv: readonly string[], io: Output): Promise<E
   }
 }
 
-/** `threads`: the worker threads started since bin/ began (trackThreads), ended before the exit. */
-export async function runMain(argv: readonly string[], threads = trackThreads()): Promise<never> {
+/** `threads`: the worker threads started since bin/ began and not exited yet, ended before the exit. */
+export async function runMain(argv: readonly string[], threads: Set<Worker>): Promise<never> {
   const scrubber = new Scrubber();
   const io: Output = {
     scrubber,

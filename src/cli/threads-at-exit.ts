@@ -12,17 +12,10 @@ import { renderError } from "./render.js";
 /** How long threads still running at exit get to stop once terminated. */
 const STOP_MS = 2_000;
 
-/** Every worker thread this thread starts from now on, until it exits. */
-export function trackThreads(): Set<Worker> {
-  const live = new Set<Worker>();
-  process.on("worker", (worker: Worker) => {
-    live.add(worker);
-    worker.once("exit", () => live.delete(worker));
-  });
-  return live;
-}
-
-/** Resolves once no tracked thread is left; never returns when one cannot be stopped. */
+/**
+ * Resolves once no thread of `live` is left; never returns when one cannot be stopped. `live` is
+ * kept by bin/patchbay.mjs from its first line, since boot and serve start threads before the CLI loads.
+ */
 export async function endThreads(live: Set<Worker>, err: (text: string) => void, code: number): Promise<void> {
   if (live.size === 0) return;
   const stopped = Promise.all([...live].map((w) => w.terminate().catch(() => undefined)));

@@ -7,23 +7,12 @@
 import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { pbError, type PatchbayError } from "../errors.js";
 import type { CatalogTool } from "./catalog.js";
+import { jsonSize } from "./tool-results.js";
 
 type Validator = ((input: unknown) => { valid: boolean; errorMessage?: string }) | null;
 
 /** A tool call's arguments may serialize to at most this many bytes (the HTTP body limit is the same). */
 export const MAX_ARGS_BYTES = 4 * 1024 * 1024;
-
-/**
- * Their size as JSON, or null when they cannot be serialized: JSON.parse takes any depth, but
- * JSON.stringify throws (RangeError) past a few thousand levels, which a 25 KB body reaches.
- */
-function jsonSize(args: Record<string, unknown>): number | null {
-  try {
-    return Buffer.byteLength(JSON.stringify(args));
-  } catch {
-    return null;
-  }
-}
 
 export class ToolArgs {
   /** Compiled input schemas by tool name (null: one Ajv cannot compile; the server decides). */

@@ -13,10 +13,18 @@ export function outcomeOf(result: CallToolResult): string {
 }
 
 export function jsonBytes(value: unknown): number {
+  return jsonSize(value) ?? 0;
+}
+
+/**
+ * `value`'s size as JSON, or null when it cannot be serialized: JSON.parse takes any depth, but
+ * JSON.stringify throws (RangeError) past a few thousand levels, which a 25 KB body reaches.
+ */
+export function jsonSize(value: unknown): number | null {
   try {
     return Buffer.byteLength(JSON.stringify(value) ?? "");
   } catch {
-    return 0;
+    return null;
   }
 }
 

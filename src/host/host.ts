@@ -208,7 +208,7 @@ function planGroups(toStart: InstanceEntry[], env: NodeJS.ProcessEnv): WorkerGro
 }
 
 /** Duplicate plugin names are always fatal; other discovery errors only matter to instances that use the plugin. */
-function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
+export function sortDiscoveryErrors(discovery: Discovery, config: ResolvedConfig) {
   const used = new Set(config.instances.map((i) => i.plugin));
   const fatal: PatchbayError[] = [];
   const warnings: PatchbayError[] = (config.pluginDirsDeclared ? discovery.missingDirs : []).map((d) =>

@@ -3,7 +3,7 @@
  * check with its fix. Exit codes as boot.
  */
 import { EXIT, toWire, type ExitCode, type WireError } from "../../errors.js";
-import { bootFailure, createHost } from "../../host/host.js";
+import { bootFailure, createHost, sortDiscoveryErrors } from "../../host/host.js";
 import { inspect } from "../../host/inspect.js";
 import { trustWarnings } from "../../registry/trust.js";
 import { adapterDoctor } from "../../adapter/doctor.js";
@@ -44,15 +44,17 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
       detail: `${dir} does not exist (bundled plugins are still found)`,
       error: null,
     });
-  const plugins: Check = {
+  // A plugin's own problem is a warning when no instance uses it, as boot sorts it.
+  const { warnings } = sortDiscoveryErrors(discovery, config);
+  checks.push({
     check: "plugins",
     ok: discovery.errors.length === 0,
+    warn: discovery.errors.every((err) => warnings.includes(err)),
     detail: `${discovery.plugins.size} plugins discovered`,
     error: null,
-  };
-  checks.push(plugins);
-  // Each plugin's own problem: a warning when no instance uses the plugin (boot's report says the same).
-  const pluginChecks = checks.length;
+  });
+  for (const err of discovery.errors)
+    checks.push({ check: "plugin", ok: false, warn: warnings.includes(err), detail: err.message, error: toWire(err) });
   for (const w of trustWarnings(config, discovery))
     checks.push({ check: `${w.instance} trust`, ok: false, warn: true, detail: w.message, error: null });
 
@@ -66,13 +68,6 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   let report;
   try {
     report = host.report();
-    const warned = new Set(report.warnings.map((w) => w.message));
-    const own = discovery.errors.map((err) => {
-      const warn = warned.has(host.scrubber.scrub(err.message));
-      return { check: "plugin", ok: false, warn, detail: err.message, error: toWire(err) };
-    });
-    plugins.warn = own.every((c) => c.warn);
-    checks.splice(pluginChecks, 0, ...own);
     checks.push(...(await pinChecks(host)));
   } finally {
     await host.close();
