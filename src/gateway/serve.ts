@@ -255,8 +255,15 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       health = live;
       if (opts.watch) {
         watcher = startWatching(host, async (o) => {
-          for (const id of [...o.restarted, ...o.added])
+          const degraded = new Set(o.degraded.map((e) => e.data.instance));
+          for (const id of [...o.restarted, ...o.added].filter((i) => !degraded.has(i)))
             opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
+          for (const e of o.degraded)
+            opts.say(
+              host.scrubber.scrub(
+                `patchbay: added ${e.data.instance} degraded (it is optional; its tools appear once its check passes): [${e.code}] ${e.message}`,
+              ),
+            );
           for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
           // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
           for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));

@@ -24,6 +24,11 @@ export interface ReloadOutcome {
   /** Instances restarted on a new worker. */
   restarted: string[];
   added: string[];
+  /**
+   * New optional instances added although their check failed, as boot adds them: degraded, their
+   * tools absent until a live check passes. (Also in `added`.)
+   */
+  degraded: WireError[];
   removed: string[];
   /** One PB_ERR_RELOAD_FAILED per instance (or for the whole file) that kept its old state. */
   failures: WireError[];
@@ -88,7 +93,7 @@ export class Reloader {
   }
 
   async reload(): Promise<ReloadOutcome> {
-    const out: ReloadOutcome = { restarted: [], added: [], removed: [], failures: [], config: null };
+    const out: ReloadOutcome = { restarted: [], added: [], degraded: [], removed: [], failures: [], config: null };
     let next: ResolvedConfig;
     try {
       next = await loadConfig({ config: this.config.file!, env: this.env });
@@ -158,11 +163,20 @@ export class Reloader {
           restarts: old ? (old.restarts ?? 0) + 1 : 0,
         };
         await startInstance(entry, this.host, registry, next, { env: this.env }, new WorkerGroups());
-        if (!entry.error) await checkHealth(entry, (e, m, a, o) => this.host.invoke(e, m, a, o));
-        if (entry.error) {
+        const started = entry.error === null;
+        if (started) await checkHealth(entry, (e, m, a, o) => this.host.invoke(e, m, a, o));
+        // A new optional instance that started but failed its check joins as boot would have added
+        // it: degraded, checked again by live health, its tools there once it passes. A running
+        // instance is never swapped for an unhealthy one, and one that did not start never heals.
+        const degraded = started && entry.error !== null && !old && !inst.required;
+        if (entry.error && !degraded) {
           await entry.worker?.stop();
           out.failures.push(failure(inst.id, entry.error, inst.id, old !== null));
           return;
+        }
+        if (degraded) {
+          entry.state = "degraded";
+          out.degraded.push(entry.error!);
         }
         entry.lastHealthAt = Date.now();
         this.stamps.set(inst.id, stamp);

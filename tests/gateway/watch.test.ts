@@ -93,6 +93,34 @@ describe("serve --watch", () => {
       write("a4", {}, { c: { plugin: "fx-gw-mcp", config: { label: "c", health_file: down } } });
       const added = await waitForStderr(s, /reload done/, mark);
       expect(added).toMatch(/Reload of mcpConnectors\/c failed, it was not added: \[PB_ERR_HEALTH_FAILED\]/);
+
+      // An optional one joins degraded, as boot adds it, and serves once its live check passes.
+      const dHealth = path.join(dir, "d-health");
+      writeFileSync(dHealth, "down");
+      mark = s.stderr().length;
+      write(
+        "a4",
+        {},
+        {
+          d: {
+            plugin: "fx-gw-mcp",
+            required: false,
+            health_interval_ms: 100,
+            config: { label: "d", health_file: dHealth },
+          },
+        },
+      );
+      const optional = await waitForStderr(s, /reload done/, mark);
+      expect(optional).toMatch(/added mcpConnectors\/d degraded \(it is optional.*\[PB_ERR_HEALTH_FAILED\]/);
+      expect(optional).toContain("(1 started, 0 removed, 0 failed)");
+      expect((await s.client.listTools()).tools.map((t) => t.name)).not.toContain("d__whoami");
+      mark = s.stderr().length;
+      writeFileSync(dHealth, "ok");
+      await waitForStderr(s, /mcpConnectors\/d is healthy again/, mark);
+      // The catalog refresh that follows is announced to clients with list_changed; poll for it.
+      while (!(await s.client.listTools()).tools.some((t) => t.name === "d__whoami"))
+        await new Promise((r) => setTimeout(r, 20));
+      expect((await who("d__whoami")).label).toBe("d");
     } finally {
       await s.close();
     }
