@@ -12,6 +12,7 @@ import { walkMarkedFields } from "./schema-walk.js";
 import { importCompiled } from "./compiled-cache.js";
 import { describeConfigIssues } from "./config-issues.js";
 import { enableSourceMaps, locate, pluginRelative, reasonOf } from "./plugin-location.js";
+import { suggest } from "../contract/suggest.js";
 
 const PLUGIN_BRAND = Symbol.for("patchbay.plugin");
 
@@ -91,7 +92,7 @@ export async function importDefinition(task: InstanceTask): Promise<LoadedDefini
       : pluginRelative(task.pluginDir, task.entryPath);
     throw pbError(
       "PB_ERR_PLUGIN_LOAD_FAILED",
-      `Plugin "${task.pluginName}" (${task.instance}) failed to load ${where}: ${reasonOf(err)}`,
+      `Plugin "${task.pluginName}" (${task.instance}) failed to load ${where}: ${unknownSubpath(reasonOf(err), task.aliases)}`,
       {
         instance: task.instance,
         plugin: task.pluginName,
@@ -174,4 +175,25 @@ export function parseInstanceConfig(
 function resolveConfigPath(base: string, value: string): string {
   if (value === "" || value.startsWith(":") || path.isAbsolute(value)) return value;
   return path.resolve(base, value);
+}
+
+/**
+ * jiti maps an alias by prefix, so a mistyped subpath ("patchbay/plugins") fails as a file under
+ * the alias's target (`…/dist/index.js/plugins`), a path that names neither the import nor the fix.
+ * Such a reason is said again as the import the plugin wrote, with the modules Patchbay provides.
+ */
+export function unknownSubpath(reason: string, aliases: Record<string, string>): string {
+  for (const [spec, target] of Object.entries(aliases)) {
+    const at = reason.indexOf(`${target}/`);
+    if (at < 0) continue;
+    const asked = `${spec}/${/^[^'"\s]+/.exec(reason.slice(at + target.length + 1))?.[0] ?? ""}`;
+    const provided = Object.keys(aliases).filter((a) => a === "patchbay" || a.startsWith("patchbay/"));
+    const guess = suggest(asked, provided);
+    return (
+      `Cannot find module "${asked}": Patchbay provides ${provided.map((p) => `"${p}"`).join(", ")}` +
+      (guess ? ` (did you mean "${guess}"?)` : "") +
+      "."
+    );
+  }
+  return reason;
 }

@@ -51,10 +51,15 @@ function project(): string {
       "",
     ].join("\n"),
   );
+  plugin("typo", 'import { definePlugin, z } from "patchbay/plugins";\nexport default definePlugin;\n');
   writeFileSync(
     path.join(cwd, "connectors.json"),
     JSON.stringify({
-      mcpConnectors: { b: { plugin: "bad" }, t: { plugin: "thrower", config: { token: "${TOKEN}" } } },
+      mcpConnectors: {
+        b: { plugin: "bad" },
+        t: { plugin: "thrower", config: { token: "${TOKEN}" } },
+        typo: { plugin: "typo" },
+      },
     }),
   );
   return cwd;
@@ -70,6 +75,17 @@ describe("plugin errors", () => {
     expect(r.stderr).toContain(`file: ${path.join("plugins", "bad", "src", "index.ts")}:3:17`);
     expect(r.stderr).toContain("> 3 | const x = { a: 1 b: 2 };");
     expect(r.stderr).toMatch(/\n\s+\|\s{17}\^/);
+  });
+
+  it("a mistyped patchbay/ import is named as written, with the modules Patchbay provides", async () => {
+    const cwd = project();
+    const r = await runCli(["call", "mcpConnectors/typo", "list_tools"], { cwd, env: { TOKEN: SECRET } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("PB_ERR_PLUGIN_LOAD_FAILED");
+    expect(r.stderr).toContain(
+      'Cannot find module "patchbay/plugins": Patchbay provides "patchbay/plugin", "patchbay/adapter", "patchbay/testing", "patchbay" (did you mean "patchbay/plugin"?).',
+    );
+    expect(r.stderr).not.toContain("index.js/plugins");
   });
 
   it("a throw shows the plugin's own .ts frames with --verbose only, relative and scrubbed", async () => {
