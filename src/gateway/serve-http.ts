@@ -67,8 +67,7 @@ export function clientRows(clients: ClientRegistry, usage: ClientUsage): PageCli
 }
 
 /** Clients that name more than the gateway exposes (clients/ceiling.ts): serve refuses to start. */
-export async function ceilingProblems(host: Host): Promise<PatchbayError[]> {
-  const g = host.config?.gateway;
+export async function ceilingProblems(host: Host, g = host.config?.gateway): Promise<PatchbayError[]> {
   const specs = [...(g?.clients ?? []), ...(g?.oauth?.clients ?? [])];
   if (!g || specs.length === 0) return [];
   const caps = await host.capabilities();

@@ -3,7 +3,8 @@
  * gateway's tool list, the control socket, and (with --watch) hot reload. One object so the CLI
  * can start it and close it in one place.
  */
-import { isPatchbayError, pbError } from "../errors.js";
+import { isPatchbayError, pbError, type PatchbayError } from "../errors.js";
+import type { ResolvedConfig } from "../config/types.js";
 import type { Host } from "../host/api.js";
 import type { LiveHealth } from "../registry/live-health.js";
 import { STDIO_MAX_LINE } from "./front-lines.js";
@@ -17,6 +18,7 @@ import { ClientRegistry } from "./clients/registry.js";
 import { startAuditTrail, type AuditTrail } from "./audit/trail.js";
 import { openGatewayState, type GatewayState } from "./state/gateway-state.js";
 import { ceilingProblems, clientRows, httpRoutes, metricsFor, noteRefusals, statusFor } from "./serve-http.js";
+import { invalidGateway, takeReload } from "./serve-reload.js";
 import { loadConfig } from "../config/load.js";
 import { startWatching, type Watcher } from "./watch.js";
 import { pinsStatus } from "./pins/report.js";
@@ -224,19 +226,20 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
     if (!file || !clients)
       throw pbError("PB_ERR_USAGE", "This serve has no HTTP gateway reading connectors.json: no clients to reload.");
     const config = await loadConfig({ config: file, env: opts.env ?? process.env });
+    const problems = await gatewayProblems(config.gateway);
+    if (problems.length > 0) throw invalidGateway(problems);
     return applyClients(config.gateway);
+  }
+
+  /** What a new gateway section names that serve cannot honour: more than expose offers, the operator's token. */
+  async function gatewayProblems(g: ResolvedConfig["gateway"]): Promise<PatchbayError[]> {
+    return [...(await ceilingProblems(host, g)), ...(clients?.operatorClashes(g) ?? [])];
   }
 
   async function ready(): Promise<void> {
     try {
       const problems = [...(await gateway.start()), ...(await ceilingProblems(host))];
-      if (problems.length > 0) {
-        throw pbError(
-          "PB_ERR_CONFIG_INVALID",
-          `The gateway section of connectors.json is invalid:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`,
-          { problems: problems.map((p) => p.data) },
-        );
-      }
+      if (problems.length > 0) throw invalidGateway(problems);
       const live = host.startLiveHealth(
         (change) => {
           // The health error may quote a plugin's log line: scrub before it reaches clients.
@@ -254,29 +257,9 @@ export async function startServing(host: Host, opts: ServeOptions): Promise<Serv
       );
       health = live;
       if (opts.watch) {
-        watcher = startWatching(host, async (o) => {
-          const degraded = new Set(o.degraded.map((e) => e.data.instance));
-          for (const id of [...o.restarted, ...o.added].filter((i) => !degraded.has(i)))
-            opts.say(`patchbay: reloaded ${id} (healthy on its new worker)`);
-          for (const e of o.degraded)
-            opts.say(
-              host.scrubber.scrub(
-                `patchbay: added ${e.data.instance} degraded (it is optional; its tools appear once its check passes): [${e.code}] ${e.message}`,
-              ),
-            );
-          for (const id of o.removed) opts.say(`patchbay: removed ${id}`);
-          // A reload may bring new ${VAR} secrets: the host's scrubber knows them, the CLI's copy does not.
-          for (const f of o.failures) opts.say(host.scrubber.scrub(`patchbay: [${f.code}] ${f.message}`));
-          if (o.config && o.failures.length === 0) {
-            gateway.setExpose(o.config.gateway.expose, o.config.gateway.pinning);
-            await applyClients(o.config.gateway);
-          }
-          live.sync();
-          await gateway.refresh();
-          opts.say(
-            `patchbay: reload done (${o.restarted.length + o.added.length} started, ${o.removed.length} removed, ${o.failures.length} failed).`,
-          );
-        });
+        watcher = startWatching(host, (o) =>
+          takeReload(o, { host, gateway, live, say: opts.say, applyClients, gatewayProblems }),
+        );
         opts.say("patchbay: watching connectors.json and the plugin folders for changes.");
       }
     } catch (err) {

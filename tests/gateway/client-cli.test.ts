@@ -74,6 +74,39 @@ describe("patchbay client", () => {
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 
+  it("add refuses a client given more than gateway.expose offers, which serve would refuse to start with", async () => {
+    const { file } = gatewayConfig({ gateway: { expose: { "memoryStores/primary": ["query"] } } });
+    const cwd = path.dirname(file);
+    const before = readFileSync(file, "utf8");
+    const r = await runCli(["client", "add", "over", "--expose", "memoryStores/primary=write"], { cwd });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("PB_ERR_CONFIG_INVALID");
+    expect(r.stderr).toContain("was not changed");
+    expect(r.stderr).toContain(
+      '/gateway/clients/over/expose/memoryStores~1primary: "write" is not exposed by the gateway',
+    );
+    expect(r.stderr).toContain("hint: Add the method to gateway.expose");
+    expect(readFileSync(file, "utf8")).toBe(before);
+    // Within the ceiling it is written.
+    const ok = await runCli(["client", "add", "under", "--expose", "memoryStores/primary=query"], { cwd });
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
+  it("serve refuses to start when a client's token is the operator's (it would call as the operator)", async () => {
+    const { file } = gatewayConfig({
+      gateway: { clients: { dup: { token: "${DUPT}", expose: { "mcpConnectors/gw": ["echo"] } } } },
+    });
+    const r = await runCli(["serve", "--http", "--port", "0"], {
+      cwd: path.dirname(file),
+      env: { PATCHBAY_TOKEN: OPERATOR, DUPT: OPERATOR },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("PB_ERR_CONFIG_INVALID");
+    expect(r.stderr).toContain(`/gateway/clients/dup: client "dup" has the operator's token`);
+    expect(r.stderr).toContain("hint: Give the client a token of its own");
+    expect(r.stdout + r.stderr).not.toContain(OPERATOR);
+  });
+
   it("a running serve --http takes an added client at once and refuses a revoked one in its open session", async () => {
     const { file } = gatewayConfig();
     const cwd = path.dirname(file);

@@ -126,6 +126,45 @@ describe("serve --watch", () => {
     }
   });
 
+  it("refuses a gateway section serve would not start with (a client beyond gateway.expose), keeping the one in force", async () => {
+    const dir = tempDir("pb-watch-ceiling-");
+    const file = path.join(dir, "connectors.json");
+    const write = (clientMethods: string[]) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          plugins: [FIXTURE_PLUGINS],
+          defaults: { health_interval_ms: 60_000 },
+          mcpConnectors: { a: { plugin: "fx-gw-mcp" } },
+          memoryStores: { primary: { plugin: "fx-health", config: { health: "true" } } },
+          gateway: {
+            expose: { "memoryStores/primary": ["query"] },
+            clients: { c: { tokenSha256: "a".repeat(64), expose: { "memoryStores/primary": clientMethods } } },
+          },
+        }),
+      );
+    write(["query"]);
+    const s = await connectStdio(file, ["--watch"]);
+    try {
+      await waitForStderr(s, /watching connectors\.json/, 0);
+      let mark = s.stderr().length;
+      write(["write"]);
+      const refused = await waitForStderr(s, /reload done/, mark);
+      expect(refused).toMatch(
+        /\[PB_ERR_RELOAD_FAILED\] Reload of connectors\.json's gateway section failed, the one in force stays: \[PB_ERR_CONFIG_INVALID\]/,
+      );
+      expect(refused).toContain(
+        '/gateway/clients/c/expose/memoryStores~1primary: "write" is not exposed by the gateway',
+      );
+      expect(refused).toContain("reload done (0 started, 0 removed, 1 failed)");
+      mark = s.stderr().length;
+      write(["query"]);
+      expect(await waitForStderr(s, /reload done/, mark)).toContain("reload done (0 started, 0 removed, 0 failed)");
+    } finally {
+      await s.close();
+    }
+  });
+
   it("restarts only the instances whose plugin folder changed", async () => {
     const dir = tempDir("pb-watch-plugin-");
     const plugins = path.join(dir, "plugins");

@@ -14,6 +14,9 @@ import { resolveConfigValue } from "../../config/load.js";
 import { parseConfigText, resolveConfigPath } from "../../config/source.js";
 import { EXIT, fromWire, pbError, type ExitCode, type WireError } from "../../errors.js";
 import { askServer } from "../../gateway/control.js";
+import { configCeilingErrors } from "../../gateway/clients/ceiling.js";
+import { scanPlugins } from "../../discovery/scan.js";
+import { bundledPluginsDir } from "../../paths.js";
 import { stateDir } from "../../gateway/state-dir.js";
 import { allowFlags, flagString, type ParsedArgs } from "../args.js";
 import type { Output } from "../render.js";
@@ -151,7 +154,16 @@ async function checkAndWrite(file: string, doc: Json): Promise<void> {
     get: (target, name) =>
       typeof name === "string" ? (target[name] ?? `unset-${name}-stand-in-for-checking`) : undefined,
   });
-  await resolveConfigValue(structuredClone(doc), { file, dir: path.dirname(file), env });
+  const config = resolveConfigValue(structuredClone(doc), { file, dir: path.dirname(file), env });
+  // serve refuses to start when a client names more than the gateway exposes: refused here instead.
+  const beyond = configCeilingErrors(config, scanPlugins(config.pluginDirs, bundledPluginsDir()));
+  if (beyond.length > 0)
+    throw pbError(
+      "PB_ERR_CONFIG_INVALID",
+      `${file} was not changed: serve would refuse to start with it.\n${beyond.map((e) => `  - ${e.message}`).join("\n")}`,
+      { file, problems: beyond.map((e) => e.data) },
+      beyond[0]!.hint,
+    );
   writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
 }
 

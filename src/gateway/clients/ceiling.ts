@@ -5,8 +5,9 @@
  * tools are the upstream's, and change while serving.)
  */
 import { pbError, type PatchbayError } from "../../errors.js";
-import type { ClientPolicySpec } from "../../config/types.js";
+import type { ClientPolicySpec, ResolvedConfig } from "../../config/types.js";
 import type { Kind } from "../../contract/kinds.js";
+import type { Discovery } from "../../discovery/scan.js";
 import { exposedMethods } from "../exposure.js";
 
 export interface CeilingEntry {
@@ -40,4 +41,17 @@ export function clientCeilingErrors(
       );
     }
   return errors;
+}
+
+/**
+ * The same check from the plugins' manifests, before anything starts: `patchbay client add` runs
+ * it before writing, so the file it leaves is one serve starts with.
+ */
+export function configCeilingErrors(config: ResolvedConfig, discovery: Discovery): PatchbayError[] {
+  const g = config.gateway;
+  const entries = config.instances.map((i) => {
+    const plugin = discovery.plugins.get(i.plugin);
+    return { id: i.id, kind: plugin?.kind ?? null, capabilities: plugin?.manifest.capabilities ?? [] };
+  });
+  return clientCeilingErrors(entries, g.expose, [...g.clients, ...(g.oauth?.clients ?? [])]);
 }

@@ -9,6 +9,7 @@
  */
 import crypto, { createHash, timingSafeEqual } from "node:crypto";
 import type { ResolvedGateway, ResolvedOAuthClient } from "../../config/types.js";
+import { pbError, type PatchbayError } from "../../errors.js";
 import { OPERATOR, type AuthRefusal, type Caller } from "./caller.js";
 import { ClientPolicy } from "./policy.js";
 import type { OAuthVerifier } from "./oauth.js";
@@ -43,6 +44,8 @@ export class ClientRegistry {
 
   /** The clients in force now (after a hot reload or `patchbay client add|revoke`). */
   async reload(gateway: Pick<ResolvedGateway, "clients" | "oauth">): Promise<void> {
+    const clash = this.operatorClashes(gateway)[0];
+    if (clash) throw clash;
     const byHash = new Map<string, Caller>();
     for (const c of gateway.clients)
       byHash.set(c.tokenSha256, { id: c.id, policy: new ClientPolicy(c), binding: `client:${c.id}` });
@@ -57,6 +60,24 @@ export class ClientRegistry {
     this.oauthSpecs = gateway.oauth?.clients ?? [];
     this.oauthClients = new Map(this.oauthSpecs.map((c) => [c.id, new ClientPolicy(c)]));
     this.byHash = byHash;
+  }
+
+  /**
+   * Clients whose token is the operator's: the operator's token is matched first, so such a client
+   * would call as the operator, past its expose and limits, and the trail would name the operator.
+   */
+  operatorClashes(gateway: Pick<ResolvedGateway, "clients">): PatchbayError[] {
+    const operator = this.operatorDigest.toString("hex");
+    return gateway.clients
+      .filter((c) => c.tokenSha256 === operator)
+      .map((c) =>
+        pbError(
+          "PB_ERR_CONFIG_INVALID",
+          `connectors.json ${c.pointer}: client "${c.id}" has the operator's token (this serve's PATCHBAY_TOKEN or .patchbay/token), so its calls would run as the operator, past its expose and limits.`,
+          { pointer: c.pointer, client: c.id },
+          "Give the client a token of its own (`patchbay client add` makes one), or leave the operator's token to the operator.",
+        ),
+      );
   }
 
   get oauth(): OAuthVerifier | null {
