@@ -14,6 +14,7 @@ import { readAuditFiles } from "../../gateway/audit/read.js";
 import { stateDir } from "../../gateway/state-dir.js";
 import { flagString, type ParsedArgs } from "../args.js";
 import { table, type Output } from "../render.js";
+import { revealHidden } from "../../gateway/pins/hidden-text.js";
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -96,22 +97,36 @@ export async function auditCommand(args: ParsedArgs, io: Output): Promise<ExitCo
         "OUT",
         "KEY",
       ],
-      ...rows.map((r) => [
-        r.time,
-        r.client,
-        ...(replicas ? [r.replica ?? "-"] : []),
-        r.session ? r.session.slice(0, 8) : "-",
-        r.instance,
-        `${r.kind} ${r.name}`,
-        r.outcome,
-        String(Math.round(r.durationMs)),
-        String(r.bytesIn),
-        String(r.bytesOut),
-        r.idempotencyKey ?? "-",
-      ]),
+      ...rows.map((r) =>
+        [
+          r.time,
+          r.client,
+          ...(replicas ? [r.replica ?? "-"] : []),
+          r.session ? r.session.slice(0, 8) : "-",
+          r.instance,
+          `${r.kind} ${r.name}`,
+          r.outcome,
+          String(Math.round(r.durationMs)),
+          String(r.bytesIn),
+          String(r.bytesOut),
+          r.idempotencyKey ?? "-",
+        ].map(printable),
+      ),
     ]),
   );
   return EXIT.OK;
+}
+
+/**
+ * A cell as text a terminal shows as it is: a client chooses its idempotency key and the names it
+ * calls, and an escape sequence, a line break or a bidi override there would repaint the
+ * operator's screen or forge a row. Each such character is shown as <U+XXXX>.
+ */
+function printable(cell: string): string {
+  return revealHidden(cell).replace(
+    /[\t\n\r]/g,
+    (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}>`,
+  );
 }
 
 /** Every replica's entries from gateway.state's table; the connection string is never printed. */
