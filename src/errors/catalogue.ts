@@ -492,12 +492,12 @@ export const CATALOGUE = Object.freeze({
   ),
   PB_ERR_CLIENT_FORBIDDEN: entry(
     "this client may not use what it asked for",
-    "The gateway's operator decides what each client sees: ask them to add it to this client's expose in connectors.json (gateway.clients.<id>.expose); tools/list shows what this client may call.",
+    "The gateway's operator decides what each client sees: ask them to add it to this client's expose in connectors.json (gateway.clients.<id>.expose, or gateway.oauth.clients.<id>.expose for an OAuth client); tools/list shows what this client may call.",
     EXIT.UNHEALTHY,
   ),
   PB_ERR_CLIENT_QUOTA: entry(
     "the client is past its quota",
-    "Wait the time the message names (or for a call of yours in flight to end), then retry; the operator sets the quota in gateway.clients.<id>.limits.",
+    "Wait the time the message names (or for a call of yours in flight to end), then retry; the operator sets the quota in the client's limits (gateway.clients.<id>.limits, or gateway.oauth.clients.<id>.limits).",
     EXIT.UNHEALTHY,
     true,
   ),

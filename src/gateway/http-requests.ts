@@ -24,7 +24,7 @@ export function resourceUrl(req: IncomingMessage, host: string, port: number): s
 export function refuseCaller(res: ServerResponse, r: AuthRefusal): void {
   if (r.challenge) res.setHeader("www-authenticate", r.challenge);
   if (r.retryAfter) res.setHeader("retry-after", String(r.retryAfter));
-  reject(res, r.status, r.code, r.message);
+  reject(res, r.status, r.code, r.message, r.hint);
 }
 
 /**

@@ -20,8 +20,8 @@ export async function mayScrape(req: IncomingMessage, access: RouteAccess): Prom
   return {
     status: 403,
     code: "PB_ERR_CLIENT_FORBIDDEN",
-    message: `Client "${verdict.id}" may not read /metrics: it has no metrics grant (gateway.clients.${verdict.id}.metrics).`,
-    hint: `The gateway's operator grants it: "metrics": true in gateway.clients.${verdict.id} of connectors.json (or \`patchbay client add ${verdict.id} --metrics\` for a new client).`,
+    message: `Client "${verdict.id}" may not read /metrics: it has no metrics grant (connectors.json ${verdict.policy.pointer}/metrics).`,
+    hint: `The gateway's operator grants it: "metrics": true at ${verdict.policy.pointer} of connectors.json (or \`patchbay client add ${verdict.id} --metrics\` for a new client).`,
   };
 }
 

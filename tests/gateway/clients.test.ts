@@ -143,7 +143,7 @@ describe("gateway clients over serve --http", () => {
       const body = (await refused.json()) as { error: { code: string; hint: string } };
       expect(body.error.code).toBe("PB_ERR_CLIENT_FORBIDDEN");
       // The fix is the grant, not the client's expose.
-      expect(body.error.hint).toContain('"metrics": true in gateway.clients.alpha');
+      expect(body.error.hint).toContain('"metrics": true at /gateway/clients/alpha of connectors.json');
       expect(body.error.hint).not.toContain("expose");
       expect((await get("/metrics", GAMMA)).status).toBe(200);
       expect((await get("/metrics", "not-a-token-of-anyone")).status).toBe(403);

@@ -50,6 +50,8 @@ describe("OAuth clients over serve --http", () => {
         expect(err).toBeInstanceOf(McpError);
         expect((err as McpError).message).toContain("PB_ERR_CLIENT_FORBIDDEN");
         expect((err as McpError).message).toContain('Client "alpha"');
+        // Where the operator finds it: the OAuth client's own entry, not gateway.clients.
+        expect((err as McpError).message).toContain("(connectors.json /gateway/oauth/clients/alpha/expose)");
         expect((err as McpError).message).not.toContain("beta");
       }
     } finally {
@@ -116,6 +118,10 @@ describe("OAuth clients over serve --http", () => {
     const r = await initialize(world.serve, `Bearer ${await world.token("nobody")}`);
     expect(r.status).toBe(403);
     expect(r.body.error?.code).toBe("PB_ERR_CLIENT_UNKNOWN");
+    // Not the CLI's "a client id from patchbay client list": this caller has a token, not an id.
+    expect((r.body.error as { hint?: string }).hint).toMatch(
+      /^Ask the gateway's operator for a client in gateway\.oauth\.clients/,
+    );
     expect(r.headers.get("mcp-session-id")).toBeNull();
   });
 

@@ -33,6 +33,10 @@ export interface AuthRefusal {
   hint?: string;
 }
 
+/** A valid token no client matches: the operator adds a client for it, or the token asks for more. */
+export const NO_CLIENT_HINT =
+  "Ask the gateway's operator for a client in gateway.oauth.clients whose match names a claim of your token (sub, client_id, azp or a scope), or request a token with the scope such a client matches.";
+
 export const isRefusal = (v: Caller | AuthRefusal): v is AuthRefusal => "status" in v;
 
 /** Sees every instance's tools (operator) or those its policy names. */
@@ -53,7 +57,7 @@ export const seesAny = (caller: Caller, instance: string): boolean =>
 export function forbidden(caller: Caller, what: string): PatchbayError {
   return pbError(
     "PB_ERR_CLIENT_FORBIDDEN",
-    `Client "${caller.id}" may not use ${what}: it is not in this client's policy (gateway.clients.${caller.id}.expose).`,
+    `Client "${caller.id}" may not use ${what}: it is not in this client's policy (connectors.json ${caller.policy?.pointer ?? `/gateway/clients/${caller.id}`}/expose).`,
     { client: caller.id },
   );
 }

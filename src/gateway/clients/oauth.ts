@@ -9,6 +9,7 @@
  */
 import { errors, jwtVerify } from "jose";
 import type { ResolvedOAuth, ResolvedOAuthClient } from "../../config/types.js";
+import { NO_CLIENT_HINT } from "./caller.js";
 import { VerifiedTokens } from "./oauth-cache.js";
 import { matchClient, scopesOf, subjectOf } from "./oauth-claims.js";
 import { type FetchCounts, KeySource, OAuthUnavailable } from "./oauth-discovery.js";
@@ -25,6 +26,7 @@ export interface OAuthRefusal {
   message: string;
   error: "invalid_token" | "insufficient_scope" | "temporarily_unavailable";
   retryAfter?: number;
+  hint?: string;
 }
 
 export interface OAuthVerifier {
@@ -91,6 +93,7 @@ export function createOAuthVerifier(spec: ResolvedOAuth): OAuthVerifier {
           message:
             "Refused by patchbay serve --http: the access token is valid but matches no gateway client (gateway.oauth.clients matches by sub, client_id, azp or scope).",
           error: "insufficient_scope",
+          hint: NO_CLIENT_HINT,
         };
       return { client, subject: subjectOf(claims), scopes: scopesOf(claims) };
     },

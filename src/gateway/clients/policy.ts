@@ -16,12 +16,15 @@ export class ClientPolicy {
   readonly id: string;
   readonly limits: ClientPolicySpec["limits"];
   readonly metrics: boolean;
+  /** Where connectors.json defines it, as a JSON pointer: a static client or an OAuth one. */
+  readonly pointer: string;
   private readonly rules = new Map<string, InstanceRule>();
 
   constructor(spec: ClientPolicySpec) {
     this.id = spec.id;
     this.limits = spec.limits;
     this.metrics = spec.metrics;
+    this.pointer = spec.pointer;
     for (const [instance, setting] of Object.entries(spec.expose)) {
       if (setting === false) continue;
       if (setting === true) {

@@ -17,7 +17,7 @@ export function pastRate(client: string, limit: number, waitMs: number): Admissi
   return {
     ok: false,
     code: "PB_ERR_CLIENT_QUOTA",
-    message: `Client "${client}" is past its quota of ${limit} calls per minute (gateway.clients.${client}.limits.callsPerMinute); retry in ${seconds(waitMs)}.`,
+    message: `Client "${client}" is past its quota of ${limit} calls per minute (its limits.callsPerMinute in connectors.json); retry in ${seconds(waitMs)}.`,
     retryAfterMs: waitMs,
   };
 }
@@ -26,7 +26,7 @@ export function pastConcurrent(client: string, limit: number): Admission {
   return {
     ok: false,
     code: "PB_ERR_CLIENT_QUOTA",
-    message: `Client "${client}" already has ${limit} calls in flight, its limit (gateway.clients.${client}.limits.concurrent); retry when one of them ends, in about ${seconds(CONCURRENT_RETRY_MS)}.`,
+    message: `Client "${client}" already has ${limit} calls in flight, its limit (limits.concurrent in connectors.json); retry when one of them ends, in about ${seconds(CONCURRENT_RETRY_MS)}.`,
     retryAfterMs: CONCURRENT_RETRY_MS,
   };
 }

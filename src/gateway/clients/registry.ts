@@ -10,7 +10,7 @@
 import crypto, { createHash, timingSafeEqual } from "node:crypto";
 import type { ResolvedGateway, ResolvedOAuthClient } from "../../config/types.js";
 import { pbError, type PatchbayError } from "../../errors.js";
-import { OPERATOR, type AuthRefusal, type Caller } from "./caller.js";
+import { NO_CLIENT_HINT, OPERATOR, type AuthRefusal, type Caller } from "./caller.js";
 import { ClientPolicy } from "./policy.js";
 import type { OAuthVerifier } from "./oauth.js";
 
@@ -137,10 +137,16 @@ export class ClientRegistry {
         message: verdict.message,
         ...(verdict.status === 401 && { challenge: verifier.challenge(this.resourceMetadataUrl, verdict) }),
         ...(verdict.retryAfter && { retryAfter: verdict.retryAfter }),
+        ...(verdict.hint && { hint: verdict.hint }),
       };
     const policy = this.oauthClients.get(verdict.client.id);
     if (!policy)
-      return { status: 403, code: "PB_ERR_CLIENT_UNKNOWN", message: "The access token matches no gateway client." };
+      return {
+        status: 403,
+        code: "PB_ERR_CLIENT_UNKNOWN",
+        message: "The access token matches no gateway client.",
+        hint: NO_CLIENT_HINT,
+      };
     return { id: policy.id, policy, binding: `oauth:${policy.id}:${verdict.subject ?? ""}` };
   }
 
