@@ -358,6 +358,11 @@ export const CATALOGUE = Object.freeze({
     "Connect through localhost (or the address serve listens on); a foreign Host or Origin is refused to stop DNS-rebinding attacks. Add extra names to PATCHBAY_ALLOWED_HOSTS if a proxy fronts the gateway.",
     EXIT.UNHEALTHY,
   ),
+  PB_ERR_GATEWAY_REQUEST_TOO_LARGE: entry(
+    "a request to the gateway is over its size bound",
+    "Send less: a request body is at most 4 MiB, its headers 16 KiB, the status page's sign-in form 4 KiB. Pass large data by reference (a path or URL the tool reads) rather than inline.",
+    EXIT.UNHEALTHY,
+  ),
   PB_ERR_GATEWAY_LISTEN: entry(
     "the gateway could not listen",
     "Pick a free --port (or 0 for any), check --host is an address of this machine, or stop the other `patchbay serve` using this folder.",

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "./clients/caller.js";
 import type { Gateway } from "./gateway.js";
-import { jsonRpcError, reject, SESSION_NOT_FOUND } from "./http-replies.js";
+import { bodyTooLarge, jsonRpcError, reject, SESSION_NOT_FOUND } from "./http-replies.js";
 import { cancelledId } from "./http-requests.js";
 import { withdrawOnHangup } from "./http-session-transport.js";
 import { answerAlone, readJson, wantsOwnStream } from "./http-stateless.js";
@@ -105,11 +105,9 @@ export function sharedSessionHandler(
     if (!isInitializeRequest(parsed))
       return jsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id; start with a POST initialize.");
     if (Buffer.byteLength(JSON.stringify(parsed.params ?? {})) > MAX_INIT_BYTES)
-      return jsonRpcError(
+      return bodyTooLarge(
         res,
-        413,
-        -32000,
-        `Payload too large: with shared sessions, an initialize request's params are at most ${MAX_INIT_BYTES} bytes (they are kept with the session).`,
+        `with shared sessions, an initialize request's params are at most ${MAX_INIT_BYTES} bytes (they are kept with the session)`,
       );
     let copy: SharedCopy;
     try {

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Gateway } from "./gateway.js";
 import type { Caller } from "./clients/caller.js";
-import { json, jsonRpcError, MAX_BODY } from "./http-replies.js";
+import { bodyTooLarge, json, jsonRpcError, MAX_BODY } from "./http-replies.js";
 import { adoptTraceHeader } from "./trace-header.js";
 
 export async function handleStateless(
@@ -98,8 +98,7 @@ export function wantsOwnStream(body: unknown): body is { id: string | number; me
 /** The body as JSON; undefined when a 413 or 400 was already answered. */
 export async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   const body = await readBody(req);
-  if (body === "too-large")
-    return jsonRpcError(res, 413, -32000, `Payload too large: a request body is at most ${MAX_BODY} bytes.`);
+  if (body === "too-large") return bodyTooLarge(res);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);

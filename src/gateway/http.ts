@@ -23,7 +23,16 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { pbError } from "../errors.js";
 import type { Gateway } from "./gateway.js";
 import { allowedHostnames, hostAndOriginCheck } from "./origin.js";
-import { json, jsonRpcError, MAX_BODY, reject, SESSION_NOT_FOUND } from "./http-replies.js";
+import {
+  answerClientError,
+  bodyTooLarge,
+  declaresTooLarge,
+  json,
+  jsonRpcError,
+  MAX_BODY,
+  reject,
+  SESSION_NOT_FOUND,
+} from "./http-replies.js";
 import { isRefusal, OPERATOR, type AuthRefusal, type Caller } from "./clients/caller.js";
 import type { ClientRegistry } from "./clients/registry.js";
 import { cancelledId, origin, refuseCaller, requestPath, RESOURCE_METADATA, resourceUrl } from "./http-requests.js";
@@ -116,6 +125,8 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
         "PB_ERR_USAGE",
         `Nothing at ${pathname.slice(0, 100)}: MCP is at /mcp, the status at /status.`,
       );
+    // Said here with its code for every mode: the SDK's transport would answer a bare -32000.
+    if (declaresTooLarge(req)) return bodyTooLarge(res);
     if (opts.stateless) return handleStateless(gateway, req, res, caller);
     if (shared) return shared(req, res, caller);
 
@@ -209,6 +220,7 @@ export async function startHttpGateway(gateway: Gateway, opts: HttpGatewayOption
     });
   });
 
+  http.on("clientError", answerClientError);
   // Slow-loris bounds: headers and bodies must arrive in reasonable time.
   http.headersTimeout = 30_000;
   http.requestTimeout = 120_000;

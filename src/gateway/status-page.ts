@@ -80,6 +80,9 @@ export function statusPageRoutes(data: () => PageData): ExtraRoutes {
     }
     if (pathname === "/signin" && req.method === "POST") {
       void readForm(req).then((form) => {
+        // The rest of the form is not kept: Node discards it once the answer is sent.
+        if (form === TOO_LARGE)
+          return html(res, 413, signInPage(`That form is over ${MAX_SIGNIN_BODY} bytes: paste only the token.`));
         const token = form?.get("token") ?? "";
         if (!token || !access.operator(`Bearer ${token}`))
           return html(res, 403, signInPage("That is not this server's token."));
@@ -180,18 +183,21 @@ function cookieOf(header: string | undefined): string | null {
 }
 
 /** The sign-in form's fields, or null when the body is too large or not a form. */
-function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
+const TOO_LARGE = Symbol("too large");
+
+function readForm(req: IncomingMessage): Promise<URLSearchParams | typeof TOO_LARGE | null> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > MAX_SIGNIN_BODY) {
-        req.destroy();
-        return resolve(null);
+        req.off("data", onData);
+        return resolve(TOO_LARGE);
       }
       chunks.push(c);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))));
     req.on("error", () => resolve(null));
   });

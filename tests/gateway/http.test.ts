@@ -114,7 +114,7 @@ describe("serve --http", () => {
     }
   });
 
-  it("answers malformed JSON, a 10 MB body and an unknown session with 4xx; a client that disconnects mid-call leaves others unaffected", async () => {
+  it("answers malformed JSON, a 10 MB body, 20 KB of headers and an unknown session with 4xx; a client that disconnects mid-call leaves others unaffected", async () => {
     const { file } = gatewayConfig({ defaults: { timeout_ms: 5_000, health_interval_ms: 60_000 } });
     const s = await startHttpServe(file);
     try {
@@ -124,6 +124,17 @@ describe("serve --http", () => {
       expect(JSON.parse(malformed.body).error.code).toBe(-32700);
       const big = await raw(s.url, { headers: mcpHeaders(s.token), body: Buffer.alloc(10 * 1024 * 1024, 0x20) });
       expect(big.status).toBe(413);
+      expect(JSON.parse(big.body).error).toMatchObject({
+        code: -32000,
+        data: { code: "PB_ERR_GATEWAY_REQUEST_TOO_LARGE" },
+      });
+      const filler = { "x-filler": "a".repeat(20_000) };
+      const bigHeaders = await raw(s.url, { headers: mcpHeaders(s.token, filler), body: init });
+      expect(bigHeaders.status).toBe(431);
+      expect(JSON.parse(bigHeaders.body).error).toMatchObject({
+        code: "PB_ERR_GATEWAY_REQUEST_TOO_LARGE",
+        message: "Refused: the request's headers are over 16 KiB.",
+      });
       expect(
         (await raw(s.url, { headers: mcpHeaders(s.token, { "mcp-session-id": "no-such-session" }), body: init }))
           .status,

@@ -58,6 +58,11 @@ describe("serve --http status page", () => {
       expect(wrong.status).toBe(403);
       expect(wrong.headers.get("set-cookie")).toBeNull();
       expect(await wrong.text()).toContain("not this server&#39;s token");
+      // A form past its 4 KiB bound is answered (not dropped), and the server goes on.
+      const huge = await signIn(s, "x".repeat(64 * 1024));
+      expect(huge.status).toBe(413);
+      expect(huge.headers.get("set-cookie")).toBeNull();
+      expect(await huge.text()).toContain("That form is over 4096 bytes: paste only the token.");
 
       const ok = await signIn(s, s.token);
       expect(ok.status).toBe(303);
