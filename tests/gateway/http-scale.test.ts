@@ -238,6 +238,8 @@ describe("patchbay status --peers", () => {
         ok: false,
         error: { code: "PB_ERR_GATEWAY_PEER_UNREACHABLE" },
       });
+      // Not "fetch failed": why it did not connect.
+      expect(doc.peers[2].error.message).toContain("fetch refuses to connect to port 1 (a port browsers block)");
       const wrong = await run(["--peers", a.base, "--json"], "not-the-peer-token");
       expect(wrong.code).toBe(1);
       expect(JSON.parse(wrong.out).peers[0].error.message).toContain("HTTP 403 (the token is not this replica's)");

@@ -79,10 +79,14 @@ export async function askPeers(peers: readonly string[], token: string | null): 
           return unreachable("the answer is not a patchbay status document");
         return { url, ok: true, status: doc };
       } catch (err) {
-        const e = err as Error & { cause?: { code?: string } };
-        return unreachable(
-          e.name === "TimeoutError" ? `no answer within ${PEER_TIMEOUT_MS} ms` : (e.cause?.code ?? e.message),
-        );
+        const e = err as Error & { cause?: { code?: string; message?: string } };
+        if (e.name === "TimeoutError") return unreachable(`no answer within ${PEER_TIMEOUT_MS} ms`);
+        // fetch refuses the ports browsers block (1, 9, 6000, ...) before connecting: "bad port", no code.
+        if (e.cause?.message === "bad port")
+          return unreachable(
+            `fetch refuses to connect to port ${new URL(url).port} (a port browsers block); use another`,
+          );
+        return unreachable(e.cause?.code ?? e.cause?.message ?? e.message);
       }
     }),
   );
