@@ -90,7 +90,7 @@ export function scaffoldPlugin(opts: ScaffoldOptions): ScaffoldResult {
 
   const parent = path.resolve(opts.parentDir);
   const dir = path.join(parent, opts.name);
-  mkdirSync(parent, { recursive: true });
+  makeFolders(parent);
   try {
     mkdirSync(dir);
   } catch (err) {
@@ -114,6 +114,50 @@ export function scaffoldPlugin(opts: ScaffoldOptions): ScaffoldResult {
     throw err;
   }
   return { kind, name: opts.name, section: SECTION_OF_KIND[kind], dir, files: files.sort() };
+}
+
+/**
+ * `--dir` and the folders above it that are missing, made one level at a time: Node 20's recursive
+ * mkdirSync spins for ever under /proc, and a path through a file (or a folder that cannot be made)
+ * is the user's to fix, said with the path, not an internal error.
+ */
+function makeFolders(parent: string): void {
+  const missing: string[] = [];
+  for (let at = parent; ; at = path.dirname(at)) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(at).isDirectory();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || path.dirname(at) === at) throw cannotMake(parent, err);
+      missing.push(at);
+      continue;
+    }
+    if (!isDir)
+      throw pbError(
+        "PB_ERR_SCAFFOLD_EXISTS",
+        `${at} is a file, so ${parent} cannot be a folder: --dir names the folder the plugin's folder is created in.`,
+        { dir: parent },
+        "Nothing was changed. Pass --dir a folder (or a path to one that does not exist yet).",
+      );
+    break;
+  }
+  for (const dir of missing.reverse())
+    try {
+      mkdirSync(dir);
+    } catch (err) {
+      throw cannotMake(parent, err);
+    }
+}
+
+function cannotMake(parent: string, err: unknown) {
+  const code = (err as NodeJS.ErrnoException).code ?? "error";
+  return pbError(
+    "PB_ERR_USAGE",
+    `Cannot create the folder ${parent} (${code}).`,
+    { dir: parent, flag: "dir" },
+    "Pass --dir a folder you can write to.",
+  );
 }
 
 /** Every `__KEY__` a template may use. Templates are checked by tests for anything else left over. */

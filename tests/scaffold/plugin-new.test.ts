@@ -146,6 +146,28 @@ describe("patchbay plugin new (the real bin)", () => {
     expect(readdirSync(path.join(cwd, "plugins", "empty"))).toEqual([]);
   });
 
+  it("refuses a --dir through a file, or one that cannot be created, as the user's to fix (exit 2), without hanging", async () => {
+    const cwd = tempDir();
+    writeFileSync(path.join(cwd, "afile"), "mine\n");
+    for (const dir of ["afile", "afile/deeper"]) {
+      const r = await runCli(["plugin", "new", "mcp", "a", "--dir", dir, "--json"], { cwd });
+      expect(r.code, dir).toBe(2);
+      expect(JSON.parse(r.stdout).error, dir).toMatchObject({
+        code: "PB_ERR_SCAFFOLD_EXISTS",
+        message: expect.stringContaining(`${path.join(cwd, "afile")} is a file`),
+      });
+    }
+    // Node 20's recursive mkdirSync spins for ever under /proc; each level is made alone instead.
+    const proc = await runCli(["plugin", "new", "mcp", "a", "--dir", "/proc/patchbay-test/x"], {
+      cwd,
+      timeoutMs: 20_000,
+    });
+    expect(proc.code).toBe(2);
+    expect(proc.stderr).toContain("PB_ERR_USAGE");
+    expect(proc.stderr).toContain("Cannot create the folder /proc/patchbay-test/x (ENOENT)");
+    expect(readdirSync(cwd)).toEqual(["afile"]);
+  });
+
   it("refuses a bad name with a suggestion and creates nothing", async () => {
     const cwd = tempDir();
     for (const name of ["../escape", "My Plugin", "a/b"]) {
