@@ -139,7 +139,7 @@ function toCheck(e: AdapterDoctorEntry): DoctorCheck {
     check: `${e.instance} (${e.plugin})`,
     ok: problems.length === 0,
     detail: [
-      `${client}; ${e.installed ? "installed" : "not installed"}`,
+      `${client}; Patchbay's hooks ${e.installed ? "installed" : "not installed"}`,
       caps,
       ...why.map((w) => `downgraded: ${w}`),
       ...e.diagnostics.map((d) => `${d.level}: ${d.message}`),

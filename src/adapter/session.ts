@@ -70,6 +70,7 @@ export async function resolveAdapterInstance(opts: Pick<OpenAdapterOptions, "con
       "PB_ERR_ADAPTER_UNKNOWN",
       `No adapter instance "${opts.instance}" in ${config.file ?? "the config"} (adapters: ${known.join(", ") || "none"}).`,
       { instance: opts.instance, known, configDir: config.dir },
+      `Add the instance to connectors.json, e.g. "adapters": { ${JSON.stringify(wanted.slice("adapters/".length))}: { "plugin": ${JSON.stringify(wanted.slice("adapters/".length))} } } (bundled adapters: claude-code, codex, gemini-cli), or name one of the instances listed.`,
     );
   }
   const planError = plan.errors.find((e) => e.data.instance === id);

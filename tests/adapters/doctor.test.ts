@@ -51,7 +51,12 @@ describe("adapterDoctor", () => {
     expect(doc.adapters[0]).toMatchObject({ client: { version: "2.0.0" }, effective: [] });
     expect(doc.adapters[0].downgrades[0].message).toContain("certified: 1.0.0");
     const human = await world.cli(["adapter", "doctor"], { env: { PATH: "/usr/bin:/bin" } });
-    expect(human.stdout).toContain("example not installed");
+    expect(human.stdout).toContain("example not installed; Patchbay's hooks not installed");
+    const unknown = await world.cli(["adapter", "doctor", "nosuch"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toMatch(
+      /FAIL adapters\/nosuch .*No adapter instance "nosuch"[^\n]*\n\s+PB_ERR_ADAPTER_UNKNOWN\n\s+fix: Add the instance/,
+    );
   });
 
   it("every bundled client's shipped evidence makes its capabilities effective for exactly the certified versions", async () => {

@@ -72,6 +72,16 @@ describe("install", () => {
     expect(hooked.code).toBe(0);
   });
 
+  it("an adapter connectors.json does not name: exit 2, and the hint shows the entry to add", async () => {
+    const w = fxWorld();
+    const r = await w.cli(["adapter", "install", "claude-code"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('PB_ERR_ADAPTER_UNKNOWN: No adapter instance "claude-code"');
+    expect(r.stderr).toContain(
+      'hint: Add the instance to connectors.json, e.g. "adapters": { "claude-code": { "plugin": "claude-code" } }',
+    );
+  });
+
   it("skips a client that is not installed, with the reason, writing nothing", async () => {
     const w = fxWorld();
     rmSync(path.join(w.bin, "fxclient"));

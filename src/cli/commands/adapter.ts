@@ -114,8 +114,11 @@ export async function adapterDoctorCommand(args: ParsedArgs, io: Output): Promis
   const ok = report.checks.every((c) => c.ok);
   if (args.flags.json) io.out(JSON.stringify({ ok, ...report }, null, 2));
   else
-    for (const c of report.checks)
+    for (const c of report.checks) {
       io.out(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail.split("\n").join("\n       ")}`);
+      // As `patchbay doctor` prints a failed check: its code, and the fix.
+      if (c.error) io.out(`       ${c.error.code}\n       fix: ${c.error.hint}`);
+    }
   return ok ? EXIT.OK : EXIT.UNHEALTHY;
 }
 
