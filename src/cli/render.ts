@@ -109,6 +109,15 @@ export function renderError(err: unknown, verbose: boolean): string {
           .split("\n")
           .map((l) => `    ${l.trim()}`),
       );
+    // A boot's failures: each plugin's own stack under the instance it belongs to.
+    for (const f of Array.isArray(wire.data.failures) ? (wire.data.failures as WireError[]) : [])
+      if (typeof f.data?.stack === "string")
+        lines.push(
+          `  ${String(f.data.instance ?? "")} stack:`,
+          ...relativePaths(f.data.stack)
+            .split("\n")
+            .map((l) => `    ${l.trim()}`),
+        );
   }
   return lines.join("\n");
 }

@@ -218,6 +218,8 @@ function initErrorToWire(err: unknown, task: InstanceTask): WireError {
       "PB_ERR_PLUGIN_LOAD_FAILED",
       `Plugin "${task.pluginName}" (${task.instance}): create() failed: ${message}`,
       { instance: task.instance, plugin: task.pluginName, ...(stack ? { stack } : {}) },
+      // The module loaded and is a definePlugin(): the catalogue's hint about the export would mislead.
+      "The plugin's create() threw while starting this instance: fix what the message names (--verbose shows the plugin's own stack); the instance's config is in connectors.json.",
     ),
   );
 }

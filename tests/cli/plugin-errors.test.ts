@@ -51,6 +51,19 @@ function project(): string {
       "",
     ].join("\n"),
   );
+  plugin(
+    "creator",
+    [
+      'import { definePlugin, z } from "patchbay/plugin";',
+      "",
+      "function open(url: string): never {",
+      "  throw new Error(`cannot open client for ${url}`);",
+      "}",
+      "",
+      'export default definePlugin({ kind: "mcp", config: z.object({}), create() { open("x://y"); } });',
+      "",
+    ].join("\n"),
+  );
   plugin("typo", 'import { definePlugin, z } from "patchbay/plugins";\nexport default definePlugin;\n');
   writeFileSync(
     path.join(cwd, "connectors.json"),
@@ -59,6 +72,7 @@ function project(): string {
         b: { plugin: "bad" },
         t: { plugin: "thrower", config: { token: "${TOKEN}" } },
         typo: { plugin: "typo" },
+        cr: { plugin: "creator" },
       },
     }),
   );
@@ -86,6 +100,21 @@ describe("plugin errors", () => {
       'Cannot find module "patchbay/plugins": Patchbay provides "patchbay/plugin", "patchbay/adapter", "patchbay/testing", "patchbay" (did you mean "patchbay/plugin"?).',
     );
     expect(r.stderr).not.toContain("index.js/plugins");
+  });
+
+  it("a throw in create() says so (not the export's hint), and boot --verbose shows its .ts frames", async () => {
+    const cwd = project();
+    const quiet = await runCli(["call", "mcpConnectors/cr", "list_tools"], { cwd, env: { TOKEN: SECRET } });
+    expect(quiet.code).toBe(3);
+    expect(quiet.stderr).toContain("create() failed: cannot open client for x://y");
+    expect(quiet.stderr).toContain("hint: The plugin's create() threw while starting this instance");
+    expect(quiet.stderr).not.toContain("definePlugin({...})");
+    expect(quiet.stderr).not.toMatch(/\n\s+at /);
+    writeFileSync(path.join(cwd, "connectors.json"), JSON.stringify({ mcpConnectors: { cr: { plugin: "creator" } } }));
+    const verbose = await runCli(["boot", "--verbose"], { cwd });
+    expect(verbose.code).toBe(3);
+    expect(verbose.stderr).toContain("mcpConnectors/cr stack:");
+    expect(verbose.stderr).toContain(`at open (${path.join("plugins", "creator", "src", "index.ts")}:4:9)`);
   });
 
   it("a throw shows the plugin's own .ts frames with --verbose only, relative and scrubbed", async () => {
