@@ -22,6 +22,11 @@ export interface GuardTarget extends ContractTarget {
   capabilities: readonly string[];
   /** null = every tool; [] = none. */
   allowedTools: readonly string[] | null;
+  /**
+   * mcp: the allowed_tools names the last list_tools did not offer (a typo allows nothing, silently),
+   * each with the offered name it most likely meant; set by the guard as it filters the list.
+   */
+  allowedNotOffered?: readonly { name: string; suggestion: string | null }[];
   identity: Readonly<Record<string, unknown>> | null;
 }
 

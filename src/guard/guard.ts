@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { pbError, type PatchbayError } from "../errors.js";
 import { callableMethods, METHODS } from "../contract/kinds.js";
 import { portableNameProblem } from "../contract/names.js";
+import { suggest } from "../contract/suggest.js";
 import { methodSchema } from "../contract/schemas.js";
 import type { GuardTarget, HostMeta } from "../contract/target.js";
 import { checkContractResult, prefillCorrelation, prepareArgs, violation } from "./contract-checks.js";
@@ -128,7 +129,9 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
   if (schema && kind === "mcp") checkMcpResult(target, method, args, result);
   if (kind === "mcp" && method === "list_tools" && target.allowedTools) {
     const allowed = target.allowedTools;
-    return (result as { name: string }[]).filter((t) => allowed.includes(t.name));
+    const tools = result as { name: string }[];
+    target.allowedNotOffered = notOffered(allowed, tools);
+    return tools.filter((t) => allowed.includes(t.name));
   }
   if (kind === "mcp" && method === "call" && isToolError(result)) {
     throw pbError(
@@ -168,4 +171,17 @@ function argsError(
     .map((i) => `argument ${i.path.length ? i.path.map(String).join(".") : "list"}: ${i.message}`)
     .join("; ");
   return pbError("PB_ERR_CONTRACT_ARGS", `${instance}.${method}(): ${detail}.`, { instance, method });
+}
+
+/**
+ * The allowed names `tools` does not have, each with its likeliest offered twin (a typo's fix). The
+ * search is bounded (the plugin chooses how many tools and how long their names): the first 1,000
+ * names of at most 128 characters, for the first 20 names missing.
+ */
+function notOffered(allowed: readonly string[], tools: readonly { name: string }[]) {
+  const names = new Set(tools.map((t) => t.name));
+  const missing = allowed.filter((a) => !names.has(a));
+  if (missing.length === 0) return [];
+  const offered = [...names].filter((n) => n.length <= 128).slice(0, 1_000);
+  return missing.slice(0, 20).map((name) => ({ name, suggestion: suggest(name, offered) }));
 }

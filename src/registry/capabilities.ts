@@ -24,6 +24,8 @@ export interface InstanceCapabilities extends Partial<StaticCapabilities> {
   healthMs: number | null;
   /** mcp: the tools a caller can use (after allowed_tools); null when not running or the lookup failed. */
   tools?: ToolDescriptor[] | null;
+  /** mcp: allowed_tools names the server does not offer (they allow nothing), with the likeliest meant. */
+  allowedToolsNotOffered?: { name: string; suggestion: string | null }[];
   /** mcp: the server's initialize instructions (server_info), when the plugin offers them and the server gave some. */
   instructions?: string;
   /** mcp: the server's name and version from initialize (server_info), for information (connectors.lock.json). */
@@ -91,6 +93,8 @@ async function describeOne(e: InstanceEntry, aliases: string[], invoke: Invoke):
     if (live) {
       try {
         out.tools = (await invoke(e, "list_tools", [], { timeoutMs })) as ToolDescriptor[];
+        const notOffered = e.target?.allowedNotOffered;
+        if (notOffered?.length) out.allowedToolsNotOffered = [...notOffered];
         if (e.planned?.pluginInfo.manifest.capabilities.includes("server_info")) {
           const info = (await invoke(e, "server_info", [], { timeoutMs })) as Record<string, unknown>;
           if (typeof info.instructions === "string") out.instructions = info.instructions;

@@ -68,7 +68,7 @@ export async function doctorCommand(args: ParsedArgs, io: Output): Promise<ExitC
   let report;
   try {
     report = host.report();
-    checks.push(...(await pinChecks(host)));
+    checks.push(...(await pinChecks(host)), ...(await allowedToolChecks(host)));
   } finally {
     await host.close();
   }
@@ -119,4 +119,18 @@ async function pinChecks(host: Host): Promise<Check[]> {
     const wire = toWire(err);
     return [{ check: "connectors.lock.json", ok: false, detail: wire.message, error: wire }];
   }
+}
+
+/** allowed_tools names an instance's server does not offer: a typo there silently allows nothing. */
+async function allowedToolChecks(host: Host): Promise<Check[]> {
+  const described = await host.capabilities();
+  return described.flatMap((c) =>
+    (c.allowedToolsNotOffered ?? []).map((n) => ({
+      check: `${c.id} allowed_tools`,
+      ok: false,
+      warn: true,
+      detail: `"${n.name}" is not a tool ${c.id} offers, so it allows nothing${n.suggestion ? ` (did you mean "${n.suggestion}"?)` : ""}; \`patchbay list --live\` shows the tools it allows.`,
+      error: null,
+    })),
+  );
 }

@@ -49,6 +49,9 @@ export async function listCommand(args: ParsedArgs, io: Output): Promise<ExitCod
           i.capabilities.modes ? `modes: ${i.capabilities.modes.join(",")}` : "",
           i.allowed_tools ? `allowed_tools: ${i.allowed_tools.join(",") || "(none)"}` : "",
           i.capabilities.tools ? `tools: ${i.capabilities.tools.map((t) => t.name).join(",") || "(none)"}` : "",
+          i.capabilities.allowedToolsNotOffered
+            ? `not offered: ${i.capabilities.allowedToolsNotOffered.map((n) => (n.suggestion ? `${n.name} (did you mean ${n.suggestion}?)` : n.name)).join(", ")}`
+            : "",
           i.capabilities.agents ? `agents: ${i.capabilities.agents.join(",") || "(none)"}` : "",
           i.error
             ? `${i.error.code}: ${i.error.message}`
