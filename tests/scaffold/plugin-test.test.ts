@@ -125,6 +125,7 @@ describe("patchbay plugin test", () => {
     const noConfig = await runCli(["plugin", "test", "notes"], { cwd });
     expect(noConfig.code).toBe(2);
     expect(noConfig.stderr).toContain('has no "config"');
+
     // Not even when connectors.json wires the plugin: its instance's store is live.
     writeFileSync(
       path.join(cwd, "connectors.json"),
@@ -137,6 +138,19 @@ describe("patchbay plugin test", () => {
     const missingArg = await runCli(["plugin", "test"], { cwd });
     expect(missingArg.code).toBe(2);
     expect(missingArg.stderr).toContain("PB_ERR_USAGE");
+
+    // A config the schema refuses is said in the fixture's terms, not of the kit's own instance.
+    writeFileSync(
+      path.join(dir, "test.config.json"),
+      JSON.stringify({ config: { file: 5 }, invalidConfig: null, invalidConfigReason: "none" }),
+    );
+    const badConfig = await runCli(["plugin", "test", "notes"], { cwd });
+    expect(badConfig.code).toBe(2);
+    expect(badConfig.stderr).toContain("PB_ERR_INSTANCE_CONFIG_INVALID: test.config.json's config");
+    expect(badConfig.stderr).toMatch(/\n  \/config\/file: /);
+    expect(badConfig.stderr).toContain(`file: ${path.join("plugins", "notes", "test.config.json")}`);
+    expect(badConfig.stderr).toContain('hint: Fix the fields named under "config" in test.config.json');
+    expect(badConfig.stderr).not.toContain("skillStores/kit");
   }, 180_000);
 
   it("reports an invalid plugin.json as a plugin load error (exit 3)", async () => {

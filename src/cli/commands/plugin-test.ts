@@ -56,7 +56,9 @@ export async function pluginTestCommand(args: ParsedArgs, io: Output): Promise<E
   const started = performance.now();
   const { source, run } = kind === "adapter" ? adapterRun(folder, name) : kitRun(kind as KitKind, folder, name);
   const spared = connectors?.instances.filter((i) => i.plugin === name).map((i) => i.id) ?? [];
-  const claims = await run();
+  const claims = await run().catch((err: unknown) => {
+    throw inFixtureTerms(err, source);
+  });
   const ok = claims.every((c) => c.ok);
   const summary = {
     passed: claims.filter((c) => c.ok && !c.skipped).length,
@@ -101,6 +103,29 @@ function row(c: ClaimResult): string {
   return `  ✗  ${c.claim}\n       ${relativePaths(c.reason ?? "failed")
     .split("\n")
     .join("\n       ")}`;
+}
+
+/**
+ * The kit boots the fixture's config as an instance named "<section>/kit": an error about that
+ * instance is said in the fixture's terms (its file, JSON pointers into it, its own settings),
+ * where the user fixes it, and not about an instance no connectors.json has.
+ */
+export function inFixtureTerms(err: unknown, fixtureFile: string): unknown {
+  if (!isPatchbayError(err)) return err;
+  const instance = err.data.instance;
+  if (typeof instance !== "string" || !/^[A-Za-z]+\/kit(-narrow)?$/.test(instance)) return err;
+  const said = (text: string) =>
+    text.replaceAll(`/${instance}/config`, "/config").replaceAll(instance, `${FIXTURE_FILE}'s config`);
+  const issues = Array.isArray(err.data.issues)
+    ? (err.data.issues as { pointer?: string }[]).map((i) => ({ ...i, ...(i.pointer && { pointer: said(i.pointer) }) }))
+    : undefined;
+  const hint =
+    err.code === "PB_ERR_INSTANCE_CONFIG_INVALID"
+      ? `Fix the fields named under "config" in ${FIXTURE_FILE}; the plugin's config schema (and README) lists its options.`
+      : err.code === "PB_ERR_HEALTH_TIMEOUT" || err.code === "PB_ERR_PLUGIN_START_TIMEOUT"
+        ? `Make the plugin answer sooner, or give the kit more time: "healthTimeoutMs" (and "timeoutMs") in ${FIXTURE_FILE}.`
+        : err.hint;
+  return pbError(err.code, said(err.message), { ...err.data, file: fixtureFile, ...(issues && { issues }) }, hint);
 }
 
 /** The connectors.json the host would use, or null when there is none (only then: a broken one is an error). */
