@@ -17,7 +17,7 @@ import {
 import { StandardAdapterConfigSchema, type StandardAdapterConfig } from "../adapter-sdk/define.js";
 import { deepFreeze } from "../adapter-sdk/event.js";
 import type { ResolvedConfig } from "../config/load.js";
-import type { DiscoveredPlugin } from "../discovery/scan.js";
+import type { DiscoveredPlugin, Discovery } from "../discovery/scan.js";
 import { createHost } from "../host/host.js";
 import type { Host } from "../host/api.js";
 import { inspect } from "../host/inspect.js";
@@ -60,7 +60,7 @@ export interface AdapterSession {
 export async function resolveAdapterInstance(opts: Pick<OpenAdapterOptions, "config" | "cwd" | "env" | "instance">) {
   const env = opts.env ?? process.env;
   const inspection = await inspect({ config: opts.config, cwd: opts.cwd, dir: opts.cwd, env });
-  const { config, plan } = inspection;
+  const { config, plan, discovery } = inspection;
   const wanted = opts.instance.startsWith("adapters/") ? opts.instance : `adapters/${opts.instance}`;
   const id = config.aliases[wanted] ?? wanted;
   const inst = config.instances.find((i) => i.id === id);
@@ -70,7 +70,7 @@ export async function resolveAdapterInstance(opts: Pick<OpenAdapterOptions, "con
       "PB_ERR_ADAPTER_UNKNOWN",
       `No adapter instance "${opts.instance}" in ${config.file ?? "the config"} (adapters: ${known.join(", ") || "none"}).`,
       { instance: opts.instance, known, configDir: config.dir },
-      `Add the instance to connectors.json, e.g. "adapters": { ${JSON.stringify(wanted.slice("adapters/".length))}: { "plugin": ${JSON.stringify(wanted.slice("adapters/".length))} } } (bundled adapters: claude-code, codex, gemini-cli), or name one of the instances listed.`,
+      `Add the instance to connectors.json, e.g. "adapters": { ${JSON.stringify(wanted.slice("adapters/".length))}: { "plugin": ${JSON.stringify(wanted.slice("adapters/".length))} } } (adapter plugins found: ${adapterPlugins(discovery).join(", ") || "none"}), or name one of the instances listed.`,
     );
   }
   const planError = plan.errors.find((e) => e.data.instance === id);
@@ -167,4 +167,9 @@ export function adapterEnv(
       ? { present: client.detect.present, path: client.probe.path, version: client.detect.version }
       : { present: false, path: null, version: null },
   };
+}
+
+/** The adapter plugins a config can name (bundled and its own folders'), for the hint of an unknown one. */
+function adapterPlugins(discovery: Discovery): string[] {
+  return [...discovery.plugins.values()].filter((p) => p.kind === "adapter").map((p) => p.name);
 }
