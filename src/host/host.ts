@@ -62,6 +62,7 @@ export async function createHost(opts: CreateHostOptions = {}): Promise<Host> {
   const index: PlanIndex = {
     plannedById: new Map(plan.instances.map((p) => [p.id, p])),
     errorById: firstById(plan.errors),
+    discovery,
   };
   for (const inst of config.instances) {
     if (!wanted || wanted.has(inst.id)) registry.add(plannedEntry(inst, index, byPlugin, config));
@@ -118,7 +119,7 @@ function plannedEntry(
     required: inst.required,
     plugin: inst.plugin,
     isolation: inst.isolation,
-    version: planned?.pluginInfo.version ?? "?",
+    version: planned?.pluginInfo.version ?? plan.discovery.plugins.get(inst.plugin)?.version ?? "?",
     planned: planError ? null : planned,
     worker: null,
     target: null,
@@ -156,6 +157,8 @@ function instanceProblem(
 interface PlanIndex {
   plannedById: Map<string, PlannedInstance>;
   errorById: Map<string, PatchbayError>;
+  /** What was found of each plugin: a row whose plan failed still shows its plugin's version. */
+  discovery: Discovery;
 }
 
 /** Each instance's first plan error. */

@@ -77,6 +77,21 @@ describe("boot", () => {
     }
   });
 
+  it("a row whose plan failed (a plugin of another kind) still shows the plugin's version", async () => {
+    const host = await createHost({
+      config: { plugins: [FIXTURE_PLUGINS], memoryStores: { wrong: { plugin: "fx-gw-mcp" } } },
+      collect: true,
+      logLevel: "silent",
+    });
+    try {
+      const [row] = host.report().instances;
+      expect(row.error?.code).toBe("PB_ERR_CONFIG_WRONG_KIND");
+      expect(row.version).toBe("1.0.0");
+    } finally {
+      await host.close();
+    }
+  });
+
   it("collects every plugin load and config problem into one error with the right exit code", async () => {
     const err = await bootError({
       memoryStores: {
