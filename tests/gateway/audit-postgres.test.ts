@@ -21,12 +21,14 @@ if (missing) console.log(`audit PostgreSQL tests skipped: ${missing}`);
 const run = randomBytes(4).toString("hex");
 const A = `alpha-${run}`;
 const B = `beta-${run}`;
+const G = `gamma-${run}`;
+const D = `delta-${run}`;
 
 afterAll(async () => {
   cleanupTempDirs();
   if (!PG) return;
   const pool = new pg.Pool({ connectionString: PG, max: 1 });
-  await pool.query("DELETE FROM patchbay_gateway_audit WHERE client = ANY($1)", [[A, B]]).catch(() => undefined);
+  await pool.query("DELETE FROM patchbay_gateway_audit WHERE client = ANY($1)", [[A, B, G, D]]).catch(() => undefined);
   await pool.end();
 });
 
@@ -115,6 +117,45 @@ describe("the audit trail when gateway.state's PostgreSQL does not answer", () =
       expect(cli.code).toBe(1);
       expect(cli.stderr).toContain("PB_ERR_AUDIT_UNREADABLE");
       expect(cli.stderr).not.toContain(password);
+    },
+    60_000,
+  );
+
+  it.skipIf(missing)(
+    "keeps what it could not write while the database was away and writes it once it is back, in order",
+    async () => {
+      const relay = await tcpProxy(new URL(PG!));
+      const through = new URL(PG!);
+      through.port = String(relay.port);
+      const env = { PATCHBAY_TOKEN: OPERATOR, AUDIT_PG: through.toString() };
+      const { file } = auditConfig({ state: { postgres: "${AUDIT_PG}" }, clients: auditClients(G, D) });
+      const s = await startHttpServe(file, env);
+      const gamma = await s.connect(ALPHA);
+      const pool = new pg.Pool({ connectionString: PG, max: 1 });
+      const stored = async () =>
+        (await pool.query("SELECT name FROM patchbay_gateway_audit WHERE client = $1 ORDER BY time, id", [G])).rows.map(
+          (r: { name: string }) => r.name,
+        );
+      try {
+        // The first call is made while the database is up, and cut off before its batch is written.
+        await gamma.callTool({ name: "gw__echo", arguments: { text: "before" } });
+        await relay.down();
+        for (let i = 0; i < 3; i++) await gamma.callTool({ name: "gw__echo", arguments: { text: `${i}` } });
+        // Past the batch delay (200 ms): the batch holding all four is tried while the database is away.
+        await new Promise((r) => setTimeout(r, 800));
+        expect(await stored()).toEqual([]);
+        await relay.up();
+        const until = Date.now() + 20_000;
+        while ((await stored()).length < 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+        expect(await stored()).toEqual(["gw__echo", "gw__echo", "gw__echo", "gw__echo"]);
+      } finally {
+        await gamma.close();
+        await pool.end();
+        expect(await s.stop()).toBe(0);
+        await relay.down();
+      }
+      expect(s.stderr()).toMatch(/\[PB_ERR_AUDIT_WRITE\] The audit trail could not be written/);
+      expect(s.stderr()).not.toMatch(/lost \d+ entries/);
     },
     60_000,
   );

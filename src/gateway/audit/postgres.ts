@@ -66,12 +66,20 @@ export interface AuditPgOptions {
   onError?: (err: Error) => void;
 }
 
+/** After a failed write the batch waits this long (doubling, up to RETRY_MAX_MS) before it is tried again. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
 export class AuditPostgres {
   lost = 0;
   private readonly replica: string;
   private pending: AuditEntry[] = [];
+  /** While the database is away: when the kept entries are tried again, and the wait after that. */
+  private retryAt = 0;
+  private retryMs = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
   private readonly batches = new Batches(
-    () => this.pending.length > 0,
+    () => this.pending.length > 0 && Date.now() >= this.retryAt,
     () => this.insertBatch(),
   );
   private reported = false;
@@ -97,15 +105,30 @@ export class AuditPostgres {
 
   record(entry: AuditEntry): void {
     this.pending.push(entry);
-    if (this.pending.length > MAX_PENDING) {
-      this.pending.shift();
-      this.lost++;
-    }
-    this.batches.added(FLUSH_MS, this.pending.length >= FLUSH_ROWS);
+    this.keepBound();
+    if (Date.now() >= this.retryAt) this.batches.added(FLUSH_MS, this.pending.length >= FLUSH_ROWS);
   }
 
-  async flush(): Promise<void> {
+  /**
+   * Writes what waits. `final` (the serve is stopping): one more try even while waiting to retry,
+   * and what still cannot be written is counted lost.
+   */
+  async flush(final = false): Promise<void> {
+    if (final) this.retryAt = 0;
     await this.batches.flush();
+    if (final) {
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.lost += this.pending.splice(0).length;
+    }
+  }
+
+  /** The oldest entries go first when the database has been away long enough to fill the buffer. */
+  private keepBound(): void {
+    const over = this.pending.length - MAX_PENDING;
+    if (over > 0) {
+      this.pending.splice(0, over);
+      this.lost += over;
+    }
   }
 
   private async insertBatch(): Promise<void> {
@@ -124,16 +147,31 @@ export class AuditPostgres {
           col((e) => e.session),
           col((e) => e.instance),
           col((e) => e.kind),
-          col((e) => e.name),
+          col((e) => noNul(e.name)),
           col((e) => e.outcome),
           col((e) => e.durationMs),
           col((e) => e.bytesIn),
           col((e) => e.bytesOut),
-          col((e) => e.idempotencyKey),
+          col((e) => (e.idempotencyKey === null ? null : noNul(e.idempotencyKey))),
         ],
       );
+      this.retryAt = 0;
+      this.retryMs = 0;
     } catch (err) {
-      this.lost += rows.length;
+      // A batch the database refuses for what it holds would be refused again: it is lost, as before.
+      if (!isTransient(err)) {
+        this.lost += rows.length;
+        return this.report(err as Error);
+      }
+      // Kept, in order, and tried again later: a database that is away for a moment must not
+      // leave a gap in the shared trail (the file trail has every entry regardless).
+      this.pending.unshift(...rows);
+      this.keepBound();
+      this.retryMs = Math.min(this.retryMs ? this.retryMs * 2 : RETRY_FIRST_MS, RETRY_MAX_MS);
+      this.retryAt = Date.now() + this.retryMs;
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => void this.batches.flush(), this.retryMs);
+      this.retryTimer.unref();
       this.report(err as Error);
     }
   }
@@ -144,6 +182,20 @@ export class AuditPostgres {
     this.opts.onError?.(err);
   }
 }
+
+/**
+ * Whether a failed write is worth trying again: the database or the way to it was away (no SQL
+ * error at all, or SQLSTATE class 08 connection, 53 resources, 57 operator intervention, 40
+ * rollback), not a refusal of the rows themselves.
+ */
+function isTransient(err: unknown): boolean {
+  const e = err as { severity?: unknown; code?: unknown };
+  if (typeof e?.severity !== "string" || typeof e.code !== "string") return true;
+  return /^(08|53|57|40)/.test(e.code);
+}
+
+/** PostgreSQL text cannot hold U+0000, and a client chooses its key and the names it calls. */
+const noNul = (text: string): string => (text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text);
 
 export interface AuditQuery {
   client?: string;

@@ -69,7 +69,7 @@ export async function startAuditTrail(opts: AuditTrailOptions): Promise<AuditTra
     },
     lost: () => ({ file: file.lost, postgres: pg?.lost ?? 0 }),
     async close() {
-      await Promise.all([file.close(), pg?.flush()]);
+      await Promise.all([file.close(), pg?.flush(true)]);
       await pool?.end().catch(() => undefined);
       const lost = file.lost + (pg?.lost ?? 0);
       // The count the first warning promised: what this run's trail is missing.
