@@ -21,7 +21,8 @@ export function synopsis(c: CommandDecl): string {
   const flags = Object.entries(c.flags ?? {}).sort(
     ([a, fa], [b, fb]) => Number(!fa.required) - Number(!fb.required) || Number(a === "json") - Number(b === "json"),
   );
-  if (c.name === "serve") return "serve [--mcp | --http [--host H] [--port P]] [--watch]";
+  if (c.name === "serve")
+    return "serve [--mcp | --http [--host H] [--port P] [--stateless]] [--metrics-port P] [--watch] [--json]";
   return [c.name, c.args, ...flags.map(([n, f]) => (f.required ? flagSyntax(n, f) : `[${flagSyntax(n, f)}]`))]
     .filter(Boolean)
     .join(" ");

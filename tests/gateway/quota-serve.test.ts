@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, cleanupTempDirs } from "../helpers.js";
+import { BIN, cleanupTempDirs, runCli } from "../helpers.js";
 import { childEnv, gatewayConfig, startHttpServe, type HttpServe } from "./_gateway.js";
 import { everythingConfig } from "./_updates.js";
 
@@ -191,5 +191,18 @@ describe("client quotas over serve --http (in memory)", () => {
     expect(out).toContain("gateway.state.postgres");
     expect(out).not.toContain("hunter2");
     expect(out).not.toContain("Streamable HTTP at");
+  }, 30_000);
+
+  it("refuses a gateway.state that is not a URL as a config error (exit 2), never as an outage to wait out", async () => {
+    const { file } = gatewayConfig({ gateway: { state: { postgres: "${STATE_URL}" } } });
+    const r = await runCli(["serve", "--http", "--port", "0", "--config", file], {
+      cwd: path.dirname(file),
+      env: { ...env, STATE_URL: "postgres://patchbay:pw-hunter2-xyz@127.0.0.1:notaport/nowhere" },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("PB_ERR_CONFIG_INVALID");
+    expect(r.stderr).toContain("/gateway/state/postgres: the value is not a PostgreSQL connection URL");
+    expect(r.stdout + r.stderr).not.toContain("hunter2");
+    expect(r.stderr).not.toContain("PB_ERR_STATE_UNAVAILABLE");
   }, 30_000);
 });

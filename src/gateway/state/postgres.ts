@@ -47,6 +47,14 @@ export async function openSharedState(url: string): Promise<SharedState> {
     await pool.query("SELECT 1");
   } catch (err) {
     await pool.end().catch(() => undefined);
+    // A URL that does not parse will never connect: the operator's to fix, not an outage to wait out.
+    if ((err as NodeJS.ErrnoException).code === "ERR_INVALID_URL")
+      throw pbError(
+        "PB_ERR_CONFIG_INVALID",
+        "connectors.json /gateway/state/postgres: the value is not a PostgreSQL connection URL (it does not parse as a URL).",
+        { pointer: "/gateway/state/postgres" },
+        "Give gateway.state.postgres a URL of the form postgres://user:password@host:5432/database (percent-encode special characters in the password).",
+      );
     throw unavailable(`could not connect: ${describe(err)}`);
   }
   let closed = false;
