@@ -53,7 +53,11 @@ export const declaresTooLarge = (req: IncomingMessage): boolean => Number(req.he
  * headers over Node's 16 KiB bound (431) get the Patchbay code, as every other refusal has.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+  // As Node's own handler: nothing is written where a response has begun on this connection.
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (err.code === "ECONNRESET" || !socket.writable || answering) return void socket.destroy();
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return void socket.end("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
   if (err.code !== "HPE_HEADER_OVERFLOW")
     return void socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   const code: ErrorCode = "PB_ERR_GATEWAY_REQUEST_TOO_LARGE";
