@@ -130,7 +130,7 @@ export function checkResult(target: GuardTarget, method: string, args: unknown[]
   if (kind === "mcp" && method === "list_tools" && target.allowedTools) {
     const allowed = target.allowedTools;
     const tools = result as { name: string }[];
-    target.allowedNotOffered = notOffered(allowed, tools);
+    target.allowedNotOffered = notOffered(allowed, tools, target.allowedNotOffered);
     return tools.filter((t) => allowed.includes(t.name));
   }
   if (kind === "mcp" && method === "call" && isToolError(result)) {
@@ -178,10 +178,16 @@ function argsError(
  * search is bounded (the plugin chooses how many tools and how long their names): the first 1,000
  * names of at most 128 characters, for the first 20 names missing.
  */
-function notOffered(allowed: readonly string[], tools: readonly { name: string }[]) {
+function notOffered(
+  allowed: readonly string[],
+  tools: readonly { name: string }[],
+  before: GuardTarget["allowedNotOffered"],
+): NonNullable<GuardTarget["allowedNotOffered"]> {
   const names = new Set(tools.map((t) => t.name));
-  const missing = allowed.filter((a) => !names.has(a));
+  const missing = allowed.filter((a) => !names.has(a)).slice(0, 20);
   if (missing.length === 0) return [];
+  // Every list (each live health tick re-reads it) finds the same typos: the search runs when they change.
+  if (before?.length === missing.length && before.every((b, i) => b.name === missing[i])) return before;
   const offered = [...names].filter((n) => n.length <= 128).slice(0, 1_000);
-  return missing.slice(0, 20).map((name) => ({ name, suggestion: suggest(name, offered) }));
+  return missing.map((name) => ({ name, suggestion: suggest(name, offered) }));
 }
